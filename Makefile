@@ -1,0 +1,33 @@
+# Two entry points: `make run` and `make test`. Both create .venv on first use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(VENV)/.installed $@
+
+run: $(VENV)/.installed
+	$(BIN)/trnsim topo list
+	$(BIN)/trnsim topo show nl72x2
+	$(BIN)/trnsim collective allreduce --sku nl72x2
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check trnsim tests
+	$(BIN)/ruff format --check trnsim tests
+
+test: lint
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,41 @@
+"""Shared fixtures: the catalog, loaded topologies and an in-process CLI runner."""
+
+from dataclasses import dataclass
+from functools import cache
+
+import pytest
+
+from trnsim.catalog import catalog_files
+from trnsim.cli.app import main
+from trnsim.topology import load_topology
+
+CATALOG = catalog_files()
+
+
+@cache
+def topology(sku: str):
+    """A catalog topology, built once per test session."""
+    return load_topology(sku)
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run ``trnsim ARGS...`` in-process; return exit code, stdout and stderr."""
+
+    def run(*args: str) -> Result:
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run

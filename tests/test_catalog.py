@@ -1,0 +1,157 @@
+"""Every catalog file loads, builds, carries sources, and every broken copy is refused cleanly."""
+
+import copy
+
+import pytest
+import yaml
+from conftest import CATALOG
+
+from trnsim.catalog import find_sku, load_spec, read_document, validate_document
+from trnsim.errors import ConfigError, UsageError
+
+CONTRACT = {
+    "trn2-nl16": {"nl16", "trn2"},
+    "trn2-nl64": {"nl64", "trn2-ultra", "trn2-nl32x2"},
+    "trn2-nl256-concept": {"trn2-ultra-max-plus"},
+    "trn3-nl32x2-gen1": {"nl32x2", "trn3-nl32x2"},
+    "trn3-nl32x2-gen2": set(),
+    "trn3-nl32x2-gen3": set(),
+    "trn3-nl72x2-gen1": {"nl72x2", "trn3-nl72x2"},
+    "trn3-nl72x2-gen2": set(),
+    "trn3-nl72x2-gen3": set(),
+    "trn3-nl72x2-pex90144": set(),
+    "trn3-ultraserver-gen1": set(),
+    "trn3-ultraserver-gen2": set(),
+}
+
+
+def test_catalog_holds_the_contracted_names_and_aliases():
+    names = {read_document(path)["name"]: set(read_document(path).get("aliases", [])) for path in CATALOG}
+    assert names == CONTRACT
+    for name, aliases in CONTRACT.items():
+        for alias in {name, *aliases}:
+            assert read_document(find_sku(alias))["name"] == name
+
+
+def test_names_and_aliases_are_unique():
+    seen = []
+    for path in CATALOG:
+        document = read_document(path)
+        seen += [document["name"], *document.get("aliases", [])]
+    assert len(seen) == len(set(seen))
+
+
+def _sections(node, keypath=""):
+    """Every mapping in a document that holds numbers, with its key path."""
+    if isinstance(node, dict):
+        if any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in node.values()):
+            yield keypath, node
+        for key, value in node.items():
+            yield from _sections(value, f"{keypath}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _sections(value, f"{keypath}[{i}]")
+
+
+@pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
+def test_every_number_in_the_catalog_has_a_source(path):
+    document = read_document(path)
+    assert document.get("source")
+    for keypath, section in _sections(document):
+        parent_has_source = "source" in section
+        # planes and slot lists carry no numbers of their own; everything else cites a source
+        assert parent_has_source, f"{path.name}: {keypath} has numbers but no source"
+
+
+@pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
+def test_latency_figures_say_they_are_assumptions(path):
+    assert "assumption" in read_document(path)["latency"]["source"]
+
+
+def test_unknown_sku_suggests_close_names():
+    with pytest.raises(UsageError, match="did you mean.*nl72x2"):
+        find_sku("nl72x3")
+    with pytest.raises(UsageError, match="trn3-nl32x2"):
+        find_sku("trn3-nl32")
+
+
+def _breakages(document: dict):
+    """(description, broken document, expected key path) for one catalog document."""
+    kind = document["kind"]
+    broken = copy.deepcopy(document)
+    del broken["chip"]
+    yield "missing key", broken, "chip"
+    broken = copy.deepcopy(document)
+    broken["latency"]["bogus_ns"] = 3
+    yield "unknown key", broken, "latency"
+    broken = copy.deepcopy(document)
+    broken["chip"]["lanes"] = "many"
+    yield "wrong type", broken, "chip.lanes"
+    broken = copy.deepcopy(document)
+    broken["chip"]["lane_gbps"] = 0
+    yield "non-positive bandwidth", broken, "chip.lane_gbps"
+    broken = copy.deepcopy(document)
+    if kind == "torus":
+        broken["torus"]["axes"][0]["lanes"] = -16
+        yield "negative lanes", broken, "torus.axes[0].lanes"
+    else:
+        broken["switched"]["cross_rack"]["lanes"] = 0
+        yield "zero lanes", broken, "switched.cross_rack.lanes"
+
+
+@pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
+def test_broken_copies_are_refused_naming_file_and_key(path, tmp_path):
+    document = read_document(path)
+    for what, broken, keypath in _breakages(document):
+        with pytest.raises(ConfigError) as caught:
+            validate_document(broken, tmp_path / path.name)
+        message = str(caught.value)
+        assert path.name in message and keypath in message, (what, message)
+        assert "\n" not in message
+
+
+def test_invalid_yaml_names_the_file_and_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nchip: [unclosed\n")
+    with pytest.raises(ConfigError, match=r"bad\.yaml: not valid YAML \(line"):
+        read_document(bad)
+
+
+def test_yaml_is_read_with_a_safe_loader(tmp_path):
+    evil = tmp_path / "evil.yaml"
+    evil.write_text("name: !!python/object/apply:os.system ['echo pwned']\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        read_document(evil)
+
+
+def test_kind_needs_its_section(tmp_path):
+    document = read_document(find_sku("nl16"))
+    document["switched"] = {"racks": 1, "nodes_per_rack": 1, "slots": ["A"]}
+    with pytest.raises(ConfigError, match="a torus file takes no `switched` section"):
+        validate_document(document, tmp_path / "x.yaml")
+    document = read_document(find_sku("nl16"))
+    del document["torus"]
+    with pytest.raises(ConfigError, match="missing required key `torus`"):
+        validate_document(document, tmp_path / "x.yaml")
+
+
+def test_overrides_change_the_spec_and_refuse_unknown_keys():
+    loaded = load_spec("nl72x2", overrides=["latency.switch_ns=50", "switched.cross_rack.lanes=8"])
+    assert loaded.spec.latency.switch_ns == 50
+    assert loaded.spec.switched.cross_rack.lanes == 8
+    loaded = load_spec("nl64", overrides=["torus.axes.z.lanes=32"])
+    assert loaded.spec.torus.axes[0].lanes == 32
+    with pytest.raises(UsageError, match="no key 'swich_ns'"):
+        load_spec("nl72x2", overrides=["latency.swich_ns=50"])
+    with pytest.raises(UsageError, match="KEY=VALUE"):
+        load_spec("nl72x2", overrides=["latency.switch_ns"])
+
+
+def test_user_topology_file_loads(tmp_path):
+    document = read_document(find_sku("nl16"))
+    document["name"] = "my-torus"
+    document["torus"]["axes"][0]["size"] = 8
+    del document["torus"]["hypercube_plane"]
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(document))
+    assert load_spec(topology=path).spec.name == "my-torus"

@@ -1,0 +1,50 @@
+import pytest
+
+from trnsim.errors import UsageError
+from trnsim.units import format_size, parse_percent, parse_size, size_sweep
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("8", 8),
+        ("64KiB", 65536),
+        ("1M", 1 << 20),
+        ("1G", 1 << 30),
+        ("2GiB", 2 << 30),
+        ("1KB", 1000),
+        ("1.5K", 1536),
+        (4096, 4096),
+        ("0", 0),
+    ],
+)
+def test_parse_size_accepts_bytes_and_suffixes(text, expected):
+    assert parse_size(text) == expected
+
+
+@pytest.mark.parametrize("text", ["12XB", "-5", "-1K", "abc", "", "1.3"])
+def test_parse_size_refuses_bad_input(text):
+    with pytest.raises(UsageError):
+        parse_size(text)
+
+
+def test_format_size_uses_binary_units():
+    assert format_size(1 << 30) == "1 GiB"
+    assert format_size(1536) == "1.5 KiB"
+    assert format_size(8) == "8 B"
+
+
+def test_size_sweep_matches_nccl_tests_convention():
+    assert size_sweep(8, 128, 2) == [8, 16, 32, 64, 128]
+    assert size_sweep(8, 1 << 30, 2)[-1] == 1 << 30
+    with pytest.raises(UsageError):
+        size_sweep(8, 4, 2)
+    with pytest.raises(UsageError):
+        size_sweep(8, 64, 1)
+
+
+def test_parse_percent():
+    assert parse_percent("5%") == pytest.approx(0.05)
+    assert parse_percent("0.1") == pytest.approx(0.1)
+    with pytest.raises(UsageError):
+        parse_percent("five")

@@ -1,0 +1,92 @@
+"""Hop metrics: the seed's paths, per-rack maxima, and agreement with networkx."""
+
+import networkx as nx
+import numpy as np
+import pytest
+from conftest import CATALOG, topology
+
+from trnsim.topology.metrics import (
+    cut_bandwidth_gbps,
+    hop_stats,
+    link_distances,
+    natural_cuts,
+    shortest_path,
+)
+
+
+def _hops(sku, a, b):
+    topo = topology(sku)
+    path, _ = shortest_path(topo, topo.chips[a], topo.chips[b])
+    return len(path) - 2
+
+
+@pytest.mark.parametrize(
+    ("sku", "src", "dst", "hops"),
+    [
+        ("trn3-nl32x2-gen1", 0, 30, 1),  # seed path A: A node 1 -> A node 16
+        ("trn3-nl32x2-gen1", 0, 3, 2),  # path B: A node 1 -> B node 2
+        ("trn3-nl32x2-gen1", 0, 35, 3),  # path C: A rack A node 1 -> B rack B node 2
+        ("trn3-nl72x2-gen1", 0, 4, 1),  # path A
+        ("trn3-nl72x2-gen1", 0, 6, 3),  # path B: A node 1 -> C node 2
+        ("trn3-nl72x2-gen1", 0, 78, 4),  # path C: A rack A node 1 -> C rack B node 2
+    ],
+)
+def test_seed_hop_examples(sku, src, dst, hops):
+    assert _hops(sku, src, dst) == hops
+
+
+@pytest.mark.parametrize(
+    ("sku", "max_in_rack"),
+    [
+        ("trn3-nl32x2-gen1", 2),
+        ("trn3-nl32x2-gen2", 1),
+        ("trn3-nl32x2-gen3", 1),
+        ("trn3-nl72x2-gen1", 3),
+        ("trn3-nl72x2-gen3", 1),
+    ],
+)
+def test_worst_case_hops_inside_a_rack(sku, max_in_rack):
+    topo = topology(sku)
+    rack0 = [c for c in topo.chips if topo.graph.nodes[c]["rack"] == 0]
+    assert hop_stats(topo, rack0).diameter_hops == max_in_rack
+
+
+@pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
+def test_distances_equal_networkx(path):
+    topo = topology(path.stem)
+    ours = link_distances(topo)
+    for i, chip in enumerate(topo.chips):
+        reference = nx.single_source_shortest_path_length(topo.graph, chip)
+        assert all(ours[i, j] == reference[other] for j, other in enumerate(topo.chips))
+
+
+@pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
+def test_hop_histogram_counts_every_pair_once(path):
+    topo = topology(path.stem)
+    stats = hop_stats(topo)
+    n = topo.n_chips
+    assert stats.pairs == n * (n - 1) // 2 == sum(stats.histogram_links.values())
+    assert stats.diameter_hops == stats.diameter_links - 1 == max(stats.histogram_hops)
+
+
+def test_path_counts_match_networkx():
+    topo = topology("trn3-nl72x2-gen1")
+    for a, b in [(0, 6), (0, 78), (5, 140)]:
+        path, count = shortest_path(topo, topo.chips[a], topo.chips[b])
+        assert count == len(list(nx.all_shortest_paths(topo.graph, topo.chips[a], topo.chips[b])))
+        assert nx.is_path(topo.graph, path)
+
+
+def test_cut_bandwidths():
+    cuts = {c["cut"]: c["bw_gbps"] for c in natural_cuts(topology("trn3-nl72x2-gen1"))}
+    assert cuts == {"rack-halves": 72 * 128.0}
+    cuts = {c["cut"]: c["bw_gbps"] for c in natural_cuts(topology("trn2-nl64"))}
+    # halving a 4-ring cuts two links per ring: 16 z-rings x 2 x 64 GB/s
+    assert cuts == {"z-halves": 2048.0, "x-halves": 4096.0, "y-halves": 4096.0}
+    topo = topology("trn2-nl16")
+    assert cut_bandwidth_gbps(topo, frozenset(topo.chips)) == 0.0
+
+
+def test_link_distances_are_symmetric():
+    d = link_distances(topology("trn3-nl32x2-gen1"))
+    assert np.array_equal(d, d.T)

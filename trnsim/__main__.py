@@ -1,0 +1,5 @@
+"""Allow ``python -m trnsim``."""
+
+from trnsim.cli.app import main
+
+main()

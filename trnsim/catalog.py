@@ -1,0 +1,193 @@
+"""Find SKUs in the catalog (``topologies/``), read YAML safely and validate it into a :class:`Spec`."""
+
+import difflib
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import msgspec
+import yaml
+
+from trnsim.errors import ConfigError, UsageError
+from trnsim.overrides import apply_overrides
+from trnsim.schema import Spec
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def catalog_dir() -> Path:
+    """The folder of built-in topology files (``$TRNSIM_CATALOG`` overrides it)."""
+    override = os.environ.get("TRNSIM_CATALOG")
+    return Path(override) if override else Path(__file__).resolve().parent.parent / "topologies"
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A validated spec with where it came from."""
+
+    spec: Spec
+    path: Path
+    document: dict
+
+
+def read_document(path: Path) -> dict:
+    """Read a YAML file with the safe loader; refuse anything but a mapping."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        document = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
+    if not isinstance(document, dict):
+        raise ConfigError(f"{path}: (top level): expected a mapping of keys, got {type(document).__name__}")
+    return document
+
+
+_MSGSPEC_AT = re.compile(r"^(.*?)(?: - at `\$(.*)`)?$", re.S)
+
+
+def _describe_validation(exc: msgspec.ValidationError) -> tuple[str, str]:
+    message, keypath = _MSGSPEC_AT.match(str(exc)).groups()
+    keypath = (keypath or "").lstrip(".") or "(top level)"
+    message = (
+        message.replace("Object contains unknown field", "unknown key")
+        .replace("Object missing required field", "missing required key")
+        .replace("Expected", "expected")
+    )
+    return keypath, message
+
+
+def validate_document(document: dict, path: Path) -> Spec:
+    """Convert a raw document into a :class:`Spec`, checking types, ranges and cross-references.
+
+    Raises
+    ------
+    ConfigError
+        With one line naming the file, the key path and what was expected.
+    """
+    try:
+        spec = msgspec.convert(document, Spec, strict=True)
+    except msgspec.ValidationError as exc:
+        keypath, message = _describe_validation(exc)
+        raise ConfigError(f"{path}: {keypath}: {message}") from None
+    _check_references(spec, path)
+    return spec
+
+
+def _check_references(spec: Spec, path: Path) -> None:
+    def fail(keypath: str, message: str) -> None:
+        raise ConfigError(f"{path}: {keypath}: {message}")
+
+    section = spec.torus if spec.kind == "torus" else spec.switched
+    other = "switched" if spec.kind == "torus" else "torus"
+    if section is None:
+        fail(spec.kind, f"missing required key `{spec.kind}` for kind {spec.kind!r}")
+    if getattr(spec, other) is not None:
+        fail(other, f"a {spec.kind} file takes no `{other}` section")
+    chip = spec.chip
+    if chip.active_lanes is not None and chip.active_lanes > chip.lanes:
+        fail("chip.active_lanes", f"expected at most chip.lanes ({chip.lanes}), got {chip.active_lanes}")
+    if spec.kind == "torus":
+        names = [axis.name for axis in spec.torus.axes]
+        if not names:
+            fail("torus.axes", "expected at least one axis")
+        if len(set(names)) != len(names):
+            fail("torus.axes", f"axis names must be unique, got {names}")
+        if spec.torus.server_axis is not None and spec.torus.server_axis not in names:
+            fail("torus.server_axis", f"expected one of the axis names {names}")
+        plane = spec.torus.hypercube_plane
+        if plane is not None:
+            sizes = {axis.name: axis.size for axis in spec.torus.axes}
+            if len(plane) != 2 or any(sizes.get(name) != 4 for name in plane):
+                fail("torus.hypercube_plane", "expected two names of size-4 axes (a 4x4 plane is a 4-cube)")
+        return
+    switched = spec.switched
+    if len(set(switched.slots)) != len(switched.slots) or not switched.slots:
+        fail("switched.slots", f"expected a non-empty list of unique slot names, got {switched.slots}")
+    fabric = switched.switch_fabric
+    if fabric is not None:
+        if fabric.switch_model not in spec.switch_models:
+            fail("switched.switch_fabric.switch_model", _unknown_model(fabric.switch_model, spec))
+        if fabric.active_lanes > fabric.backplane_lanes:
+            fail(
+                "switched.switch_fabric.active_lanes",
+                f"expected at most backplane_lanes ({fabric.backplane_lanes}), got {fabric.active_lanes}",
+            )
+        for index, plane in enumerate(fabric.planes):
+            for slot in plane.slots:
+                if slot not in switched.slots:
+                    fail(
+                        f"switched.switch_fabric.planes[{index}].slots",
+                        f"unknown slot {slot!r}; expected one of {switched.slots}",
+                    )
+    local = switched.node_local
+    if local is not None and local.kind == "switches":
+        if local.switch_model is None:
+            fail("switched.node_local.switch_model", "expected a switch model for kind 'switches'")
+        if local.switch_model not in spec.switch_models:
+            fail("switched.node_local.switch_model", _unknown_model(local.switch_model, spec))
+    if switched.cross_rack is not None and switched.racks % 2:
+        fail("switched.racks", f"cross-rack links pair racks: expected an even number, got {switched.racks}")
+
+
+def _unknown_model(name: str, spec: Spec) -> str:
+    known = ", ".join(sorted(spec.switch_models)) or "none defined"
+    return f"unknown switch model {name!r}; switch_models defines: {known}"
+
+
+@cache
+def _catalog_index(folder: Path) -> dict[str, Path]:
+    index: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.yaml")):
+        document = read_document(path)
+        for name in [document.get("name", path.stem), *document.get("aliases", [])]:
+            index.setdefault(str(name).lower(), path)
+    return index
+
+
+def catalog_files() -> list[Path]:
+    """Every topology file of the built-in catalog, sorted by name."""
+    return sorted(catalog_dir().glob("*.yaml"))
+
+
+def find_sku(name: str) -> Path:
+    """Resolve a SKU name or alias to its file; an unknown name suggests the closest ones."""
+    index = _catalog_index(catalog_dir())
+    key = name.strip().lower()
+    if key in index:
+        return index[key]
+    close = difflib.get_close_matches(key, index, n=4, cutoff=0.5)
+    if not close:
+        close = [candidate for candidate in index if key in candidate or candidate in key][:4]
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise UsageError(f"unknown SKU {name!r}{hint} (see `trnsim topo list`)")
+
+
+def load_spec(sku: str | None = None, topology: Path | None = None, overrides: list[str] = ()) -> LoadedSpec:
+    """Load and validate a SKU from the catalog or a user's file, with ``--set`` overrides applied.
+
+    Parameters
+    ----------
+    sku : str, optional
+        A catalog name or alias.
+    topology : Path, optional
+        A YAML file in the catalog schema (used when ``sku`` is not given).
+    overrides : list of str
+        ``KEY=VALUE`` edits applied to the document before validation.
+    """
+    if (sku is None) == (topology is None):
+        raise UsageError("give exactly one of --sku NAME or --topology FILE")
+    path = find_sku(sku) if sku is not None else Path(topology)
+    document = read_document(path)
+    if overrides:
+        document = apply_overrides(document, list(overrides))
+    return LoadedSpec(spec=validate_document(document, path), path=path, document=document)

@@ -1,0 +1,415 @@
+"""``trnsim topo``: list, show, hops, path, export and validate topologies."""
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from trnsim.cli.options import FormatOption, SetOption, TopologyOption, load
+from trnsim.cli.render import Column, Format, Table, emit, kv_table
+from trnsim.errors import UsageError
+
+app = typer.Typer(
+    help="Build topologies from the catalog and print hops, bandwidths and structure.", no_args_is_help=True
+)
+
+SkuArgument = Annotated[str | None, typer.Argument(help="SKU name or alias; or give --topology FILE.")]
+
+
+def _load(sku, topology, overrides):
+    if sku is None and topology is None:
+        raise UsageError("name a SKU (see `trnsim topo list`) or give --topology FILE")
+    return load(sku, topology, overrides)
+
+
+def _summary(topology) -> dict:
+    from trnsim.topology import metrics
+
+    bandwidth = metrics.chip_bandwidth_gbps(topology)
+    stats = metrics.hop_stats(topology)
+    graph = topology.graph
+    return {
+        "name": topology.name,
+        "aliases": list(topology.spec.aliases),
+        "description": topology.spec.description,
+        "kind": topology.spec.kind,
+        "chip": topology.spec.chip.name,
+        "chips": topology.n_chips,
+        "switches": len(topology.switches),
+        "links": sum(p for _, _, p in graph.edges(data="parallel")),
+        "chip_bw_gbps": max(bandwidth.values()),
+        "chip_bw_min_gbps": min(bandwidth.values()),
+        "diameter_links": stats.diameter_links,
+        "diameter_hops": stats.diameter_hops,
+        "avg_links": stats.avg_links,
+        "avg_hops": stats.avg_hops,
+        "hop_histogram": {str(k): v for k, v in stats.histogram_hops.items()},
+        "source": str(topology.path.name if topology.path else ""),
+    }
+
+
+@app.command("list")
+def list_(fmt: FormatOption = Format.table) -> None:
+    """List the catalog: name, aliases, chip, chips, switches, kind, per-chip GB/s, source file."""
+    from trnsim.catalog import catalog_files
+    from trnsim.topology import load_topology
+    from trnsim.topology.metrics import chip_bandwidth_gbps
+
+    rows = []
+    for path in catalog_files():
+        topology = load_topology(topology=path)
+        rows.append(
+            {
+                "name": topology.name,
+                "aliases": ", ".join(topology.spec.aliases),
+                "chip": topology.spec.chip.name,
+                "chips": topology.n_chips,
+                "switches": len(topology.switches),
+                "kind": topology.spec.kind,
+                "chip_bw_gbps": max(chip_bandwidth_gbps(topology).values()),
+                "source": f"topologies/{path.name}",
+            }
+        )
+    table = Table(
+        "trnsim catalog",
+        [
+            Column("name", "name", align="left"),
+            Column("aliases", "aliases", align="left"),
+            Column("chip", "chip", align="left"),
+            Column("chips", "chips"),
+            Column("switches", "switches"),
+            Column("kind", "topology", align="left"),
+            Column("chip_bw_gbps", "GB/s per chip", "{:,.0f}"),
+            Column("source", "file", align="left"),
+        ],
+        rows,
+    )
+    emit({"skus": rows}, [table], fmt)
+
+
+@app.command()
+def show(
+    sku: SkuArgument = None,
+    topology: TopologyOption = None,
+    overrides: SetOption = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Chips, switches by role, links by class, per-chip bandwidth, diameter, hop histogram and cuts."""
+    from trnsim.topology import metrics
+
+    topo = _load(sku, topology, overrides)
+    summary = _summary(topo)
+    classes = metrics.link_classes(topo)
+    roles = metrics.switch_roles(topo)
+    cuts = metrics.natural_cuts(topo)
+    scale_out = topo.spec.scale_out
+    payload = {
+        **summary,
+        "link_classes": classes,
+        "switch_roles": roles,
+        "cuts": cuts,
+        "scale_out": None
+        if scale_out is None
+        else {
+            "efa_gbit_per_chip": scale_out.efa_gbit_per_chip,
+            "efa_bw_gbps": scale_out.efa_gbit_per_chip / 8,
+            "efa_latency_ns": scale_out.efa_latency_ns,
+        },
+    }
+    bw = summary["chip_bw_gbps"]
+    bw_text = (
+        f"{bw:,.1f}"
+        if bw == summary["chip_bw_min_gbps"]
+        else f"{summary['chip_bw_min_gbps']:,.1f} to {bw:,.1f}"
+    )
+    items = [
+        ("name", topo.name),
+        ("aliases", ", ".join(topo.spec.aliases) or "-"),
+        ("description", topo.spec.description),
+        ("chip", topo.spec.chip.name),
+        ("chips", topo.n_chips),
+        ("switches", summary["switches"]),
+        ("links", summary["links"]),
+        ("GB/s per chip (per direction)", bw_text),
+        ("diameter", f"{summary['diameter_links']} links = {summary['diameter_hops']} hops"),
+        ("average", f"{summary['avg_links']:.3f} links = {summary['avg_hops']:.3f} hops"),
+    ]
+    if scale_out is not None:
+        items.append(
+            (
+                "EFA scale-out per chip",
+                f"{scale_out.efa_gbit_per_chip:g} Gbit/s = "
+                f"{scale_out.efa_gbit_per_chip / 8:g} GB/s (not in the scale-up graph)",
+            )
+        )
+    items.append(("file", str(topo.path)))
+    tables = [kv_table(topo.name, items)]
+    tables.append(
+        Table(
+            "links by class",
+            [
+                Column("cls", "class", align="left"),
+                Column("medium", "medium", align="left"),
+                Column("links", "links"),
+                Column("lanes_per_link", "lanes"),
+                Column("bw_gbps_per_link", "GB/s per link", "{:,.1f}"),
+                Column("total_bw_gbps", "GB/s total", "{:,.0f}"),
+            ],
+            classes,
+        )
+    )
+    if roles:
+        tables.append(
+            Table(
+                "switches by role",
+                [
+                    Column("role", "role", align="left"),
+                    Column("model", "model", align="left"),
+                    Column("count", "count"),
+                ],
+                roles,
+            )
+        )
+    histogram = [
+        {"hops": int(h), "links": int(h) + 1, "pairs": n} for h, n in summary["hop_histogram"].items()
+    ]
+    tables.append(
+        Table(
+            "hop histogram (unordered chip pairs)",
+            [
+                Column("hops", "hops"),
+                Column("links", "links"),
+                Column("pairs", "chip pairs", "{:,}"),
+            ],
+            histogram,
+        )
+    )
+    if cuts:
+        tables.append(
+            Table(
+                "cut bandwidth (per direction)",
+                [
+                    Column("cut", "cut", align="left"),
+                    Column("bw_gbps", "GB/s", "{:,.0f}"),
+                ],
+                cuts,
+            )
+        )
+    emit(payload, tables, fmt)
+
+
+class DistanceMetric(str, Enum):
+    hops = "hops"
+    links = "links"
+
+
+@app.command()
+def hops(
+    sku: SkuArgument = None,
+    topology: TopologyOption = None,
+    overrides: SetOption = None,
+    source: Annotated[str | None, typer.Option("--from", help="Rank or chip name to measure from.")] = None,
+    matrix: Annotated[bool, typer.Option("--matrix", help="Print the all-pairs matrix.")] = False,
+    metric: Annotated[
+        DistanceMetric, typer.Option("--metric", help="What --matrix shows.")
+    ] = DistanceMetric.hops,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Hop and link counts from one chip (--from) or for all pairs (histogram, or --matrix)."""
+    from trnsim.topology import metrics
+
+    topo = _load(sku, topology, overrides)
+    if source is not None:
+        origin = topo.resolve_chip(source)
+        links = metrics.link_distances(topo, [origin])[0]
+        rows = [
+            {"rank": r, "chip": name, "links": int(links[r]), "hops": max(int(links[r]) - 1, 0)}
+            for r, name in enumerate(topo.chips)
+        ]
+        payload = {"name": topo.name, "from": origin, "from_rank": topo.rank_of[origin], "rows": rows}
+        table = Table(
+            f"{topo.name}: from rank {topo.rank_of[origin]} ({origin})",
+            [
+                Column("rank", "rank"),
+                Column("chip", "chip", align="left"),
+                Column("links", "links"),
+                Column("hops", "hops"),
+            ],
+            rows,
+        )
+        emit(payload, [table], fmt)
+        return
+    if matrix:
+        links = metrics.link_distances(topo)
+        values = links if metric == DistanceMetric.links else (links - 1).clip(min=0)
+        rows = [
+            {"rank": r, **{str(c): int(values[r, c]) for c in range(topo.n_chips)}}
+            for r in range(topo.n_chips)
+        ]
+        columns = [Column("rank", "rank")] + [Column(str(c), str(c)) for c in range(topo.n_chips)]
+        emit(
+            {"name": topo.name, "metric": metric.value, "matrix": values.tolist()},
+            [Table(f"{topo.name}: {metric.value} between ranks", columns, rows)],
+            fmt,
+        )
+        return
+    stats = metrics.hop_stats(topo)
+    rows = [{"hops": h, "links": h + 1, "pairs": n} for h, n in stats.histogram_hops.items()]
+    payload = {
+        "name": topo.name,
+        "pairs": stats.pairs,
+        "diameter_links": stats.diameter_links,
+        "diameter_hops": stats.diameter_hops,
+        "avg_links": stats.avg_links,
+        "avg_hops": stats.avg_hops,
+        "hop_histogram": {str(k): v for k, v in stats.histogram_hops.items()},
+    }
+    table = Table(
+        f"{topo.name}: hops over {stats.pairs:,} chip pairs",
+        [
+            Column("hops", "hops"),
+            Column("links", "links"),
+            Column("pairs", "chip pairs", "{:,}"),
+        ],
+        rows,
+        footer=[
+            f"diameter {stats.diameter_links} links = {stats.diameter_hops} hops; average "
+            f"{stats.avg_links:.3f} links = {stats.avg_hops:.3f} hops"
+        ],
+    )
+    emit(payload, [table], fmt)
+
+
+@app.command()
+def path(
+    sku: Annotated[str, typer.Argument(help="SKU name or alias.")],
+    src: Annotated[str, typer.Argument(help="Source rank or chip name.")],
+    dst: Annotated[str, typer.Argument(help="Destination rank or chip name.")],
+    overrides: SetOption = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """One shortest path between two chips with its links, and how many equal paths exist."""
+    from trnsim.topology.metrics import shortest_path
+
+    topo = _load(sku, None, overrides)
+    a, b = topo.resolve_chip(src), topo.resolve_chip(dst)
+    nodes, count = shortest_path(topo, a, b)
+    graph = topo.graph
+    steps = []
+    for u, v in zip(nodes, nodes[1:], strict=False):
+        data = graph.edges[u, v]
+        steps.append(
+            {
+                "from": u,
+                "to": v,
+                "cls": data["cls"],
+                "medium": data["medium"],
+                "lanes": data["lanes"],
+                "bw_gbps": data["bw_gbps"],
+                "to_kind": graph.nodes[v]["kind"],
+            }
+        )
+    links = len(nodes) - 1
+    payload = {
+        "name": topo.name,
+        "src": a,
+        "dst": b,
+        "src_rank": topo.rank_of[a],
+        "dst_rank": topo.rank_of[b],
+        "links": links,
+        "hops": max(links - 1, 0),
+        "paths": count,
+        "path": nodes,
+        "steps": steps,
+    }
+    table = Table(
+        f"{topo.name}: rank {topo.rank_of[a]} ({a}) -> rank {topo.rank_of[b]} ({b})",
+        [
+            Column("from", "from", align="left"),
+            Column("to", "to", align="left"),
+            Column("cls", "class", align="left"),
+            Column("medium", "medium", align="left"),
+            Column("lanes", "lanes"),
+            Column("bw_gbps", "GB/s", "{:,.1f}"),
+        ],
+        steps,
+        footer=[
+            f"{links} links, {max(links - 1, 0)} hops (devices passed through); "
+            f"{count:,} shortest path{'s' if count != 1 else ''}"
+        ],
+    )
+    emit(payload, [table], fmt)
+
+
+class ExportFormat(str, Enum):
+    graphml = "graphml"
+    json = "json"
+    dot = "dot"
+
+
+@app.command()
+def export(
+    sku: SkuArgument = None,
+    topology: TopologyOption = None,
+    overrides: SetOption = None,
+    fmt: Annotated[
+        ExportFormat, typer.Option("--format", help="graphml (Gephi), json (networkx node-link), dot.")
+    ] = ExportFormat.graphml,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write to a file instead of stdout.")
+    ] = None,
+) -> None:
+    """Export the graph for Gephi (graphml), Graphviz (dot) or a script (json: networkx node-link data)."""
+    from trnsim.topology.export import to_text
+
+    topo = _load(sku, topology, overrides)
+    text = to_text(topo, fmt.value)
+    if output is None:
+        typer.echo(text, nl=not text.endswith("\n"))
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(
+            f"wrote {output} ({fmt.value}, {topo.n_chips} chips, {len(topo.switches)} switches)", err=True
+        )
+
+
+@app.command()
+def validate(
+    files: Annotated[list[Path], typer.Argument(help="Topology YAML files.", dir_okay=False)],
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Load, validate, build and hardware-check topology files (exit 2 on the first bad one)."""
+    from trnsim.topology import load_topology
+
+    rows = []
+    for file in files:
+        topo = load_topology(topology=file)
+        rows.append(
+            {
+                "file": str(file),
+                "name": topo.name,
+                "chips": topo.n_chips,
+                "switches": len(topo.switches),
+                "links": sum(p for _, _, p in topo.graph.edges(data="parallel")),
+                "status": "ok",
+            }
+        )
+    emit(
+        {"files": rows},
+        [
+            Table(
+                "validated",
+                [
+                    Column("file", "file", align="left"),
+                    Column("name", "name", align="left"),
+                    Column("chips", "chips"),
+                    Column("switches", "switches"),
+                    Column("links", "links"),
+                    Column("status", "status", align="left"),
+                ],
+                rows,
+            )
+        ],
+        fmt,
+    )

@@ -1,0 +1,152 @@
+"""The topology file schema: typed, strict structs that YAML documents are converted into.
+
+Every section may carry a ``source`` naming the seed document or FACTS.md section its numbers come
+from; the catalog tests require one on every section of every built-in file.
+"""
+
+from typing import Annotated, Literal
+
+import msgspec
+
+PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
+PositiveFloat = Annotated[float, msgspec.Meta(gt=0)]
+NonNegativeFloat = Annotated[float, msgspec.Meta(ge=0)]
+Medium = Literal["pcb", "backplane", "copper", "aec", "optics"]
+
+
+class Section(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Base for every mapping in a topology file: unknown keys are refused."""
+
+
+class Chip(Section, kw_only=True):
+    """The accelerator: its scale-up lane budget and lane rate."""
+
+    name: str
+    lanes: PositiveInt
+    active_lanes: PositiveInt | None = None
+    lane_gbps: PositiveFloat
+    source: str = ""
+
+    @property
+    def usable_lanes(self) -> int:
+        """Lanes that may carry traffic (all of them when no redundancy is declared)."""
+        return self.active_lanes if self.active_lanes is not None else self.lanes
+
+
+class Axis(Section, kw_only=True):
+    """One torus dimension: a ring (or a line when ``wrap`` is false) of ``size`` chips."""
+
+    name: str
+    size: PositiveInt
+    lanes: PositiveInt
+    medium: Medium = "backplane"
+    wrap: bool = True
+    source: str = ""
+
+
+class Torus(Section, kw_only=True):
+    """An N-dimensional torus; ranks enumerate coordinates row-major, the last axis fastest."""
+
+    axes: list[Axis]
+    server_axis: str | None = None
+    hypercube_plane: list[str] | None = None
+    source: str = ""
+
+
+class SwitchModel(Section, kw_only=True):
+    """A switch part: its lane and port budget (either may be unknown)."""
+
+    lanes: PositiveInt | None = None
+    ports: PositiveInt | None = None
+    source: str = ""
+
+
+class NodeLocal(Section, kw_only=True):
+    """Links between the chips of one node (tray or server): direct PCB links or on-node switches."""
+
+    kind: Literal["direct", "switches"]
+    lanes_per_link: PositiveInt
+    switches: PositiveInt = 1
+    switch_model: str | None = None
+    cls: str = "pcb"
+    medium: Medium = "pcb"
+    source: str = ""
+
+
+class Plane(Section, kw_only=True):
+    """A switch plane: the node slots whose chips attach to the plane's switches."""
+
+    name: str
+    slots: list[str]
+
+
+class SwitchFabric(Section, kw_only=True):
+    """Switch trays: per rack, ``switches_per_plane`` switches in each plane, each linked to every chip
+    of its plane's slots in the rack."""
+
+    planes: list[Plane]
+    switches_per_plane: PositiveInt
+    switch_model: str
+    lanes_per_link: PositiveInt
+    backplane_lanes: PositiveInt
+    active_lanes: PositiveInt
+    cls: str = "backplane"
+    medium: Medium = "backplane"
+    source: str = ""
+
+
+class CrossRack(Section, kw_only=True):
+    """Direct links from each chip to the chip in the same position of the paired rack."""
+
+    lanes: PositiveInt
+    cls: str = "xrack"
+    medium: Medium = "aec"
+    source: str = ""
+
+
+class Switched(Section, kw_only=True):
+    """A switched multi-rack fabric: racks of nodes (trays or servers) of chips in named slots."""
+
+    racks: PositiveInt
+    nodes_per_rack: PositiveInt
+    slots: list[str]
+    node_label: str = "tray"
+    node_local: NodeLocal | None = None
+    switch_fabric: SwitchFabric | None = None
+    cross_rack: CrossRack | None = None
+    source: str = ""
+
+
+class Latency(Section, kw_only=True):
+    """Latency parameters of the alpha-beta model (documented assumptions, overridable)."""
+
+    step_ns: NonNegativeFloat
+    link_ns: NonNegativeFloat
+    relay_ns: NonNegativeFloat
+    switch_ns: NonNegativeFloat = 0.0
+    node_switch_ns: NonNegativeFloat = 0.0
+    source: str = ""
+
+
+class ScaleOut(Section, kw_only=True):
+    """The EFA scale-out network behind the scale-up domain (reported, not part of the graph)."""
+
+    efa_gbit_per_chip: PositiveFloat
+    efa_latency_ns: PositiveFloat | None = None
+    source: str = ""
+
+
+class Spec(Section, kw_only=True):
+    """A whole topology file."""
+
+    name: str
+    kind: Literal["torus", "switched"]
+    chip: Chip
+    latency: Latency
+    description: str = ""
+    aliases: list[str] = []
+    source: str = ""
+    torus: Torus | None = None
+    switched: Switched | None = None
+    switch_models: dict[str, SwitchModel] = {}
+    scale_out: ScaleOut | None = None

@@ -1,0 +1,5 @@
+"""Topology graphs: the data model, builders, hardware checks and metrics."""
+
+from trnsim.topology.graph import Topology, load_topology
+
+__all__ = ["Topology", "load_topology"]

@@ -1,0 +1,275 @@
+"""Parametric builders: an N-dimensional torus and a switched multi-rack fabric.
+
+Builders never use ``networkx.grid_graph(periodic=True)``: it merges the two wrap links of a size-2
+ring and reverses coordinate order. Here a size-2 ring keeps both links as one bundle with
+``parallel=2``, and coordinates are enumerated row-major with the last axis fastest.
+"""
+
+import itertools
+
+import networkx as nx
+
+from trnsim.schema import Spec
+from trnsim.topology.graph import Topology
+
+# Gray code of a 4-ring: consecutive positions differ in one bit, so C4 is the 2-cube.
+_GRAY4 = (0b00, 0b01, 0b11, 0b10)
+_GRAY2 = (0, 1)
+
+
+def build(spec: Spec) -> Topology:
+    """Build the topology a validated spec describes."""
+    return torus(spec) if spec.kind == "torus" else switched_fabric(spec)
+
+
+def _add_link(
+    graph: nx.Graph,
+    u: str,
+    v: str,
+    *,
+    cls: str,
+    lanes: int,
+    active_lanes: float,
+    lane_gbps: float,
+    latency_ns: float,
+    medium: str,
+) -> None:
+    """Add one link to the bundle between ``u`` and ``v`` (bundles add up lanes and bandwidth)."""
+    if graph.has_edge(u, v):
+        data = graph.edges[u, v]
+        data["lanes"] += lanes
+        data["active_lanes"] += active_lanes
+        data["bw_gbps"] += active_lanes * lane_gbps
+        data["parallel"] += 1
+        return
+    graph.add_edge(
+        u,
+        v,
+        cls=cls,
+        lanes=lanes,
+        active_lanes=active_lanes,
+        bw_gbps=active_lanes * lane_gbps,
+        latency_ns=latency_ns,
+        medium=medium,
+        parallel=1,
+    )
+
+
+def torus(spec: Spec) -> Topology:
+    """Build an N-dimensional torus with per-axis lanes (and so bandwidth).
+
+    Parameters
+    ----------
+    spec : Spec
+        A spec of kind ``torus``; axis ``i`` links coordinate ``c`` to ``c+1 (mod size)``.
+
+    Returns
+    -------
+    Topology
+        Chips named ``<axis><coord>`` joined by dots (``z1.x2.y3``); ranks row-major, last axis fastest.
+        Tori whose axes are all of size 1, 2 or 4 are hypercubes: chips carry ``hcube``, their cube
+        address. A ``hypercube_plane`` adds ``tray`` and ``slot`` labels (bit 0 of the plane's
+        4-cube address is the slot; its links are PCB traces).
+    """
+    axes = spec.torus.axes
+    latency = spec.latency
+    lane_gbps = spec.chip.lane_gbps
+    graph = nx.Graph(name=spec.name)
+    coords = list(itertools.product(*(range(axis.size) for axis in axes)))
+    names = [".".join(f"{axis.name}{c}" for axis, c in zip(axes, coord, strict=True)) for coord in coords]
+    index_of_axis = {axis.name: i for i, axis in enumerate(axes)}
+    is_cube = all(axis.size in (1, 2, 4) for axis in axes)
+    plane = spec.torus.hypercube_plane
+    server_axis = spec.torus.server_axis
+
+    for rank, (name, coord) in enumerate(zip(names, coords, strict=True)):
+        attrs = {"kind": "chip", "rank": rank, "coord": coord, "latency_ns": latency.relay_ns}
+        if server_axis is not None:
+            attrs["server"] = coord[index_of_axis[server_axis]]
+        if is_cube:
+            attrs["hcube"] = _cube_address(coord, [axis.size for axis in axes])
+        if plane is not None:
+            address = _cube_address([coord[index_of_axis[a]] for a in plane], [4, 4])
+            attrs["tray"], attrs["slot"] = address >> 1, address & 1
+        graph.add_node(name, **attrs)
+
+    strides = [1] * len(axes)
+    for i in range(len(axes) - 2, -1, -1):
+        strides[i] = strides[i + 1] * axes[i + 1].size
+    for rank, coord in enumerate(coords):
+        for i, axis in enumerate(axes):
+            c = coord[i]
+            if axis.size == 1 or (c + 1 == axis.size and not axis.wrap):
+                continue
+            neighbour = rank + ((c + 1) % axis.size - c) * strides[i]
+            medium = axis.medium
+            if plane is not None and axis.name == plane[1] and (_GRAY4[c] ^ _GRAY4[(c + 1) % 4]) == 1:
+                medium = "pcb"  # bit 0 of the plane's cube address: the two chips of one tray
+            _add_link(
+                graph,
+                names[rank],
+                names[neighbour],
+                cls=axis.name,
+                lanes=axis.lanes,
+                active_lanes=axis.lanes,
+                lane_gbps=lane_gbps,
+                latency_ns=latency.link_ns,
+                medium=medium,
+            )
+
+    cuts = {}
+    for i, axis in enumerate(axes):
+        if axis.size >= 2:
+            half = frozenset(n for n, coord in zip(names, coords, strict=True) if coord[i] < axis.size // 2)
+            cuts[f"{axis.name}-halves"] = half
+    return Topology(spec=spec, graph=graph, chips=names, cuts=cuts)
+
+
+def _cube_address(coord, sizes) -> int:
+    address = 0
+    for c, size in zip(coord, sizes, strict=True):
+        bits = {1: 0, 2: 1, 4: 2}[size]
+        code = _GRAY4[c] if size == 4 else _GRAY2[c] if size == 2 else 0
+        address = (address << bits) | code
+    return address
+
+
+def switched_fabric(spec: Spec) -> Topology:
+    """Build a switched multi-rack fabric.
+
+    Racks hold ``nodes_per_rack`` nodes (trays or servers) of ``len(slots)`` chips. Chips of a node
+    meet over direct links or on-node switches (``node_local``); switch trays give each plane
+    ``switches_per_plane`` switches per rack, each linked to every chip of the plane's slots in that
+    rack; cross-rack links join each chip to the chip in the same position of the paired rack
+    (racks 0-1, 2-3, ...).
+
+    When a chip wires more backplane lanes than are active (for example 80 wired, 64 active), every
+    backplane link is derated evenly: which lanes are the spares is not published, and an even split
+    keeps the aggregate right.
+
+    Returns
+    -------
+    Topology
+        Chips ``r<rack>.n<node>.<slot>`` with rank ``(rack * nodes_per_rack + node) * slots + slot``;
+        plane switches ``r<rack>.<plane>.sw<k>``, node switches ``r<rack>.n<node>.sw<k>``.
+    """
+    layout = spec.switched
+    latency = spec.latency
+    lane_gbps = spec.chip.lane_gbps
+    graph = nx.Graph(name=spec.name)
+    chips: list[str] = []
+
+    def chip_name(rack: int, node: int, slot: str) -> str:
+        return f"r{rack}.n{node}.{slot}"
+
+    for rack in range(layout.racks):
+        for node in range(layout.nodes_per_rack):
+            for slot_index, slot in enumerate(layout.slots):
+                name = chip_name(rack, node, slot)
+                graph.add_node(
+                    name,
+                    kind="chip",
+                    rank=len(chips),
+                    rack=rack,
+                    node=node,
+                    slot=slot,
+                    slot_index=slot_index,
+                    latency_ns=latency.relay_ns,
+                )
+                chips.append(name)
+
+    local = layout.node_local
+    if local is not None:
+        model = spec.switch_models.get(local.switch_model) if local.switch_model else None
+        link = dict(
+            cls=local.cls,
+            lanes=local.lanes_per_link,
+            active_lanes=local.lanes_per_link,
+            lane_gbps=lane_gbps,
+            latency_ns=latency.link_ns,
+            medium=local.medium,
+        )
+        for rack in range(layout.racks):
+            for node in range(layout.nodes_per_rack):
+                members = [chip_name(rack, node, slot) for slot in layout.slots]
+                if local.kind == "direct":
+                    for u, v in itertools.combinations(members, 2):
+                        _add_link(graph, u, v, **link)
+                    continue
+                for k in range(local.switches):
+                    switch = f"r{rack}.n{node}.sw{k}"
+                    graph.add_node(
+                        switch,
+                        kind="switch",
+                        role="node",
+                        model=local.switch_model,
+                        rack=rack,
+                        node=node,
+                        plane=None,
+                        ports=model.ports,
+                        lanes=model.lanes,
+                        latency_ns=latency.node_switch_ns,
+                    )
+                    for member in members:
+                        _add_link(graph, member, switch, **link)
+
+    fabric = layout.switch_fabric
+    if fabric is not None:
+        model = spec.switch_models[fabric.switch_model]
+        for slot in layout.slots:
+            planes_of_slot = sum(slot in plane.slots for plane in fabric.planes)
+            wired = planes_of_slot * fabric.switches_per_plane * fabric.lanes_per_link
+            derate = min(1.0, fabric.active_lanes / wired) if wired else 1.0
+            for rack in range(layout.racks):
+                for plane in fabric.planes:
+                    if slot not in plane.slots:
+                        continue
+                    for k in range(fabric.switches_per_plane):
+                        switch = f"r{rack}.{plane.name}.sw{k}"
+                        if switch not in graph:
+                            graph.add_node(
+                                switch,
+                                kind="switch",
+                                role="plane",
+                                model=fabric.switch_model,
+                                rack=rack,
+                                node=None,
+                                plane=plane.name,
+                                ports=model.ports,
+                                lanes=model.lanes,
+                                latency_ns=latency.switch_ns,
+                            )
+                        for node in range(layout.nodes_per_rack):
+                            _add_link(
+                                graph,
+                                chip_name(rack, node, slot),
+                                switch,
+                                cls=fabric.cls,
+                                lanes=fabric.lanes_per_link,
+                                active_lanes=fabric.lanes_per_link * derate,
+                                lane_gbps=lane_gbps,
+                                latency_ns=latency.link_ns,
+                                medium=fabric.medium,
+                            )
+
+    cross = layout.cross_rack
+    if cross is not None:
+        for rack in range(0, layout.racks, 2):
+            for node in range(layout.nodes_per_rack):
+                for slot in layout.slots:
+                    _add_link(
+                        graph,
+                        chip_name(rack, node, slot),
+                        chip_name(rack + 1, node, slot),
+                        cls=cross.cls,
+                        lanes=cross.lanes,
+                        active_lanes=cross.lanes,
+                        lane_gbps=lane_gbps,
+                        latency_ns=latency.link_ns,
+                        medium=cross.medium,
+                    )
+
+    cuts = {}
+    if layout.racks >= 2:
+        cuts["rack-halves"] = frozenset(n for n, r in graph.nodes(data="rack") if r < layout.racks // 2)
+    return Topology(spec=spec, graph=graph, chips=chips, cuts=cuts)

@@ -1,0 +1,45 @@
+"""Export a topology graph as GraphML, networkx node-link JSON or Graphviz DOT."""
+
+import io
+import json
+
+import networkx as nx
+
+from trnsim.topology.graph import Topology
+
+
+def _plain_graph(topology: Topology) -> nx.Graph:
+    """A copy whose attributes are all strings, numbers or booleans (GraphML has no tuples or None)."""
+    plain = nx.Graph(name=topology.name)
+    for node, data in topology.graph.nodes(data=True):
+        plain.add_node(
+            node,
+            **{
+                k: (",".join(map(str, v)) if isinstance(v, tuple) else v)
+                for k, v in data.items()
+                if v is not None
+            },
+        )
+    for u, v, data in topology.graph.edges(data=True):
+        plain.add_edge(u, v, **data)
+    return plain
+
+
+def to_text(topology: Topology, fmt: str) -> str:
+    """Serialise the graph: ``graphml``, ``json`` (node-link data) or ``dot``."""
+    if fmt == "graphml":
+        buffer = io.BytesIO()
+        nx.write_graphml(_plain_graph(topology), buffer)
+        return buffer.getvalue().decode()
+    if fmt == "json":
+        data = nx.node_link_data(topology.graph, edges="links")
+        return json.dumps(data, indent=1, default=list)
+    lines = [f'graph "{topology.name}" {{', "  node [fontsize=9];"]
+    for node, data in topology.graph.nodes(data=True):
+        shape = "box" if data["kind"] == "switch" else "ellipse"
+        label = f"{node}\\nrank {data['rank']}" if data["kind"] == "chip" else node
+        lines.append(f'  "{node}" [shape={shape}, label="{label}"];')
+    for u, v, data in topology.graph.edges(data=True):
+        lines.append(f'  "{u}" -- "{v}" [label="{data["cls"]} {data["bw_gbps"]:g} GB/s"];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,86 @@
+"""The :class:`Topology` type: a networkx graph plus the chips in rank order.
+
+Nodes carry ``kind`` ("chip" or "switch") and ``latency_ns`` (the cost of passing through them);
+chips carry ``rank`` and a location; switches ``role``, ``model``, ``plane``. Each edge is one
+physical link bundle with ``cls``, ``lanes``, ``active_lanes``, ``bw_gbps`` (per direction),
+``latency_ns``, ``medium`` and ``parallel`` (links in the bundle, 2 for the wrap of a size-2 ring).
+"""
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import networkx as nx
+
+from trnsim.errors import UsageError
+from trnsim.schema import Spec
+
+
+@dataclass
+class Topology:
+    """A built scale-up system."""
+
+    spec: Spec
+    graph: nx.Graph
+    chips: list[str]
+    path: Path | None = None
+    cuts: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def n_chips(self) -> int:
+        return len(self.chips)
+
+    @cached_property
+    def rank_of(self) -> dict[str, int]:
+        return {name: rank for rank, name in enumerate(self.chips)}
+
+    @cached_property
+    def switches(self) -> list[str]:
+        return [node for node, kind in self.graph.nodes(data="kind") if kind == "switch"]
+
+    def resolve_chip(self, ref: str | int) -> str:
+        """Return the node name of a chip given by rank (``"5"``) or by node name (``"r0.n1.A"``)."""
+        text = str(ref).strip()
+        if text.lstrip("-").isdigit():
+            rank = int(text)
+            if not 0 <= rank < self.n_chips:
+                raise UsageError(f"rank {rank} is not a chip of {self.name}: ranks are 0..{self.n_chips - 1}")
+            return self.chips[rank]
+        if text in self.rank_of:
+            return text
+        import difflib
+
+        close = difflib.get_close_matches(text, self.chips, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UsageError(
+            f"{text!r} is not a chip of {self.name}: give a rank 0..{self.n_chips - 1} or a name{hint}"
+        )
+
+
+def load_topology(
+    sku: str | None = None, topology: Path | None = None, overrides: list[str] = ()
+) -> Topology:
+    """Load, validate, build and hardware-check a SKU (or a user's YAML file).
+
+    Parameters
+    ----------
+    sku : str, optional
+        Catalog name or alias.
+    topology : Path, optional
+        A user's topology file in the catalog schema.
+    overrides : list of str
+        ``KEY=VALUE`` what-if edits (see :mod:`trnsim.overrides`).
+    """
+    from trnsim.catalog import load_spec
+    from trnsim.topology.builders import build
+    from trnsim.topology.hardware import check_hardware
+
+    loaded = load_spec(sku, topology, overrides)
+    built = build(loaded.spec)
+    built.path = loaded.path
+    check_hardware(built)
+    return built

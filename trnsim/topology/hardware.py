@@ -1,0 +1,67 @@
+"""Refuse impossible hardware: more lanes than a chip has, more ports or lanes than a switch has."""
+
+from trnsim.errors import HardwareError
+from trnsim.topology.graph import Topology
+
+
+def check_hardware(topology: Topology) -> None:
+    """Check every chip's and switch's lane and port budget.
+
+    Raises
+    ------
+    HardwareError
+        Naming the file, the key whose budget is exceeded, the device and the numbers.
+    """
+    spec, graph = topology.spec, topology.graph
+    where = topology.path or spec.name
+    chip = spec.chip
+    spare = _unwired_backplane_lanes(topology)
+    for name in topology.chips:
+        links = graph.edges(name, data=True)
+        wired = sum(data["lanes"] for _, _, data in links) + spare.get(graph.nodes[name].get("slot"), 0)
+        active = sum(data["active_lanes"] for _, _, data in links)
+        if wired > chip.lanes:
+            raise HardwareError(
+                f"{where}: chip.lanes: chip {name} is wired with {wired} lanes but a {chip.name} has {chip.lanes}"
+            )
+        if active > chip.usable_lanes + 1e-9:
+            raise HardwareError(
+                f"{where}: chip.active_lanes: chip {name} uses {active:g} active lanes "
+                f"but a {chip.name} has {chip.usable_lanes}"
+            )
+    for name in topology.switches:
+        node = graph.nodes[name]
+        links = graph.edges(name, data=True)
+        used_ports = sum(data["parallel"] for _, _, data in links)
+        used_lanes = sum(data["lanes"] for _, _, data in links)
+        key = f"switch_models.{node['model']}"
+        if node["ports"] is not None and used_ports > node["ports"]:
+            raise HardwareError(
+                f"{where}: {key}.ports: switch {name} needs {used_ports} ports but a {node['model']} has "
+                f"{node['ports']}"
+            )
+        if node["lanes"] is not None and used_lanes > node["lanes"]:
+            raise HardwareError(
+                f"{where}: {key}.lanes: switch {name} needs {used_lanes} lanes but a {node['model']} has "
+                f"{node['lanes']}"
+            )
+
+
+def _unwired_backplane_lanes(topology: Topology) -> dict[str, int]:
+    """Backplane lanes a chip has but the fabric does not wire (redundant spares), per slot."""
+    spec = topology.spec
+    if spec.kind != "switched" or spec.switched.switch_fabric is None:
+        return {}
+    fabric = spec.switched.switch_fabric
+    spare = {}
+    for slot in spec.switched.slots:
+        planes = sum(slot in plane.slots for plane in fabric.planes)
+        wired = planes * fabric.switches_per_plane * fabric.lanes_per_link
+        if wired > fabric.backplane_lanes:
+            raise HardwareError(
+                f"{topology.path or spec.name}: switched.switch_fabric.backplane_lanes: slot {slot} is wired "
+                f"to {planes * fabric.switches_per_plane} switches x{fabric.lanes_per_link} = {wired} lanes, "
+                f"more than its {fabric.backplane_lanes} backplane lanes"
+            )
+        spare[slot] = fabric.backplane_lanes - wired
+    return spare

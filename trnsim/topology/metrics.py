@@ -1,0 +1,132 @@
+"""Hop and link statistics, bandwidth per chip, link classes and cut bandwidths.
+
+Two hop metrics are always kept apart: ``links`` is the number of links on a shortest path (the
+torus convention) and ``hops`` the number of devices passed through between source and destination
+(switches and relaying chips: the convention of the Trainium3 descriptions). On any shortest path
+between two distinct chips, ``hops = links - 1``.
+"""
+
+from collections import Counter, deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from trnsim.topology.graph import Topology
+
+
+@dataclass(frozen=True)
+class HopStats:
+    """Shortest-path statistics over unordered pairs of distinct chips."""
+
+    pairs: int
+    diameter_links: int
+    avg_links: float
+    histogram_links: dict[int, int]
+
+    @property
+    def diameter_hops(self) -> int:
+        return self.diameter_links - 1
+
+    @property
+    def avg_hops(self) -> float:
+        return self.avg_links - 1
+
+    @property
+    def histogram_hops(self) -> dict[int, int]:
+        return {links - 1: count for links, count in self.histogram_links.items()}
+
+
+def link_distances(topology: Topology, sources: list[str] | None = None) -> np.ndarray:
+    """Links on a shortest path from each source chip to every chip (a sources x chips matrix).
+
+    A level-synchronous BFS from all sources at once.
+    """
+    from trnsim.topology.shortest import bfs, graph_arrays
+
+    arrays = graph_arrays(topology)
+    rows = np.asarray([arrays.index[s] for s in (sources if sources is not None else topology.chips)])
+    return bfs(arrays, rows).dist[:, : topology.n_chips]
+
+
+def hop_stats(topology: Topology, chips: list[str] | None = None) -> HopStats:
+    """Hop statistics over all unordered pairs of the given chips (all chips by default)."""
+    from trnsim.topology.shortest import hop_histogram
+
+    return hop_histogram(topology, chips)
+
+
+def chip_bandwidth_gbps(topology: Topology) -> dict[str, float]:
+    """Scale-up bandwidth per chip (per direction, all of its links)."""
+    graph = topology.graph
+    return {
+        chip: round(sum(bw for _, _, bw in graph.edges(chip, data="bw_gbps")), 9) for chip in topology.chips
+    }
+
+
+def link_classes(topology: Topology) -> list[dict]:
+    """Links grouped by class: count of links, lanes and bandwidth per link, total bandwidth."""
+    groups: dict[tuple, dict] = {}
+    for _, _, data in topology.graph.edges(data=True):
+        per_link_bw = data["bw_gbps"] / data["parallel"]
+        key = (data["cls"], data["medium"], data["lanes"] // data["parallel"], round(per_link_bw, 6))
+        group = groups.setdefault(
+            key,
+            {
+                "cls": data["cls"],
+                "medium": data["medium"],
+                "links": 0,
+                "lanes_per_link": key[2],
+                "bw_gbps_per_link": per_link_bw,
+                "total_bw_gbps": 0.0,
+            },
+        )
+        group["links"] += data["parallel"]
+        group["total_bw_gbps"] += data["bw_gbps"]
+    return sorted(groups.values(), key=lambda g: (g["cls"], -g["bw_gbps_per_link"]))
+
+
+def switch_roles(topology: Topology) -> list[dict]:
+    """Switches grouped by role and model."""
+    counts = Counter(
+        (data["role"], data["model"])
+        for _, data in topology.graph.nodes(data=True)
+        if data["kind"] == "switch"
+    )
+    return [{"role": role, "model": model, "count": count} for (role, model), count in sorted(counts.items())]
+
+
+def cut_bandwidth_gbps(topology: Topology, side: frozenset[str]) -> float:
+    """Bandwidth (per direction) of the links with exactly one end in ``side``."""
+    return sum(bw for u, v, bw in topology.graph.edges(data="bw_gbps") if (u in side) != (v in side))
+
+
+def natural_cuts(topology: Topology) -> list[dict]:
+    """The SKU's natural cuts (rack halves, torus halves per axis) with their bandwidth."""
+    return [
+        {"cut": name, "bw_gbps": cut_bandwidth_gbps(topology, side)} for name, side in topology.cuts.items()
+    ]
+
+
+def shortest_path(topology: Topology, src: str, dst: str) -> tuple[list[str], int]:
+    """One shortest path (fewest links) from ``src`` to ``dst`` and the number of such paths."""
+    graph = topology.graph
+    dist, sigma, parents = {src: 0}, {src: 1}, {src: []}
+    queue = deque([src])
+    while queue:
+        node = queue.popleft()
+        if node == dst:
+            break
+        for nbr in graph.adj[node]:
+            if nbr not in dist:
+                dist[nbr], sigma[nbr], parents[nbr] = dist[node] + 1, 0, []
+                queue.append(nbr)
+            if dist[nbr] == dist[node] + 1:
+                sigma[nbr] += sigma[node]
+                parents[nbr].append(node)
+    if dst not in dist:
+        return [], 0
+    # sigma[dst] is complete: every parent of dst was dequeued before dst
+    path = [dst]
+    while path[-1] != src:
+        path.append(min(parents[path[-1]]))
+    return path[::-1], sigma[dst]

@@ -1,0 +1,208 @@
+"""Vectorised shortest-path machinery: BFS with path counts, ECMP link loads, path latencies.
+
+Everything works on numpy arrays of directed edges, many sources at once, so no Python loop runs per
+pair of chips. ECMP splits a flow evenly over all shortest paths (fewest links): the bytes a flow
+from ``s`` puts on the directed edge ``u -> v`` are its share ``sigma_s(u) / sigma_s(v)`` of what
+enters ``v`` towards its destinations (Brandes' dependency accumulation, one BFS level at a time).
+"""
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from trnsim.topology.graph import Topology
+
+
+@dataclass
+class GraphArrays:
+    """A topology as arrays: nodes (chips first, in rank order) and directed edges."""
+
+    nodes: list[str]
+    n_chips: int
+    src: np.ndarray  # directed edge tail (node index)
+    dst: np.ndarray  # directed edge head
+    edge: np.ndarray  # undirected edge index of each directed edge
+    bw_gbps: np.ndarray  # per directed edge
+    link_latency_ns: np.ndarray  # per directed edge
+    node_latency_ns: np.ndarray  # per node, paid when a path passes through it
+    edge_cls: list[str]  # per undirected edge
+    edge_ends: list[tuple[str, str]]  # per undirected edge
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.nodes)
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.nodes)}
+
+
+def graph_arrays(topology: Topology) -> GraphArrays:
+    """Arrays for a topology (cached on the topology object)."""
+    cached = topology.__dict__.get("_arrays")
+    if cached is not None:
+        return cached
+    graph = topology.graph
+    nodes = list(topology.chips) + topology.switches
+    index = {name: i for i, name in enumerate(nodes)}
+    ends, cls, bw, lat = [], [], [], []
+    for u, v, data in graph.edges(data=True):
+        ends.append((u, v))
+        cls.append(data["cls"])
+        bw.append(data["bw_gbps"])
+        lat.append(data["latency_ns"])
+    m = len(ends)
+    u_idx = np.fromiter((index[u] for u, _ in ends), dtype=np.int64, count=m)
+    v_idx = np.fromiter((index[v] for _, v in ends), dtype=np.int64, count=m)
+    arrays = GraphArrays(
+        nodes=nodes,
+        n_chips=topology.n_chips,
+        src=np.concatenate([u_idx, v_idx]),
+        dst=np.concatenate([v_idx, u_idx]),
+        edge=np.concatenate([np.arange(m), np.arange(m)]),
+        bw_gbps=np.tile(np.asarray(bw, dtype=float), 2),
+        link_latency_ns=np.tile(np.asarray(lat, dtype=float), 2),
+        node_latency_ns=np.asarray([graph.nodes[n]["latency_ns"] for n in nodes], dtype=float),
+        edge_cls=cls,
+        edge_ends=ends,
+    )
+    topology.__dict__["_arrays"] = arrays
+    return arrays
+
+
+@dataclass
+class BFS:
+    """Distances (links) and shortest-path counts from a set of source nodes to every node."""
+
+    sources: np.ndarray  # node indices, one per row
+    dist: np.ndarray  # rows x nodes, -1 where unreachable
+    sigma: np.ndarray  # rows x nodes, number of shortest paths
+
+
+def bfs(arrays: GraphArrays, sources: np.ndarray) -> BFS:
+    """Level-synchronous BFS from every source at once, counting shortest paths.
+
+    Parameters
+    ----------
+    arrays : GraphArrays
+        The graph.
+    sources : array of int
+        Node indices to start from (one row each).
+    """
+    sources = np.asarray(sources, dtype=np.int64)
+    rows, n = len(sources), arrays.n_nodes
+    dist = np.full((rows, n), -1, dtype=np.int32)
+    sigma = np.zeros((rows, n), dtype=float)
+    row_ids = np.arange(rows)
+    dist[row_ids, sources] = 0
+    sigma[row_ids, sources] = 1.0
+    frontier_rows, frontier_nodes = row_ids, sources
+    src, dst = arrays.src, arrays.dst
+    # out-edges of each node, to expand only the frontier
+    order = np.argsort(src, kind="stable")
+    starts = np.searchsorted(src[order], np.arange(n + 1))
+    level = 0
+    while len(frontier_rows):
+        level += 1
+        degree = starts[frontier_nodes + 1] - starts[frontier_nodes]
+        rep_rows = np.repeat(frontier_rows, degree)
+        offsets = np.arange(degree.sum()) - np.repeat(np.cumsum(degree) - degree, degree)
+        edges = order[np.repeat(starts[frontier_nodes], degree) + offsets]
+        heads = dst[edges]
+        fresh = dist[rep_rows, heads] < 0
+        rep_rows, edges, heads = rep_rows[fresh], edges[fresh], heads[fresh]
+        flat = rep_rows * n + heads
+        counts = np.bincount(flat, weights=sigma[rep_rows, src[edges]], minlength=rows * n)
+        reached = np.unique(flat)
+        frontier_rows, frontier_nodes = reached // n, reached % n
+        dist[frontier_rows, frontier_nodes] = level
+        sigma[frontier_rows, frontier_nodes] = counts[reached]
+    return BFS(sources=sources, dist=dist, sigma=sigma)
+
+
+def _dag(arrays: GraphArrays, result: BFS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Shortest-path DAG entries ``(row, directed edge, level of the edge's head)``, deepest first."""
+    cached = result.__dict__.get("_dag")
+    if cached is not None:
+        return cached
+    d_tail = result.dist[:, arrays.src]
+    d_head = result.dist[:, arrays.dst]
+    rows, edges = np.nonzero((d_tail >= 0) & (d_head == d_tail + 1))
+    levels = d_head[rows, edges]
+    order = np.argsort(-levels, kind="stable")
+    cached = (rows[order], edges[order], levels[order])
+    result.__dict__["_dag"] = cached
+    return cached
+
+
+def ecmp_loads(arrays: GraphArrays, result: BFS, demand: np.ndarray) -> np.ndarray:
+    """Bytes on each directed edge when every row's demand is split evenly over shortest paths.
+
+    Parameters
+    ----------
+    arrays : GraphArrays
+        The graph.
+    result : BFS
+        BFS from the demand's source nodes (row ``r`` starts at ``result.sources[r]``).
+    demand : ndarray, rows x nodes
+        Bytes each source sends to each node.
+
+    Returns
+    -------
+    ndarray
+        Bytes per directed edge (length ``2 * edges``), summed over all sources.
+    """
+    rows_n, n = demand.shape
+    rows, edges, levels = _dag(arrays, result)
+    through = demand.astype(float).copy()  # bytes entering each node that are bound for it or beyond
+    loads = np.zeros(len(arrays.src))
+    boundaries = np.flatnonzero(np.diff(levels)) + 1
+    for lo, hi in zip(np.r_[0, boundaries], np.r_[boundaries, len(levels)], strict=True):
+        r, e = rows[lo:hi], edges[lo:hi]
+        u, v = arrays.src[e], arrays.dst[e]
+        share = result.sigma[r, u] / result.sigma[r, v] * through[r, v]
+        loads += np.bincount(e, weights=share, minlength=len(loads))
+        through += np.bincount(r * n + u, weights=share, minlength=rows_n * n).reshape(rows_n, n)
+    return loads
+
+
+def path_latency_ns(arrays: GraphArrays, result: BFS) -> np.ndarray:
+    """Largest latency over the shortest paths from each source to each node (rows x nodes).
+
+    A path's latency is the sum of its links' latencies plus the latency of every device it passes
+    through (not counting its two ends).
+    """
+    rows, edges, levels = _dag(arrays, result)
+    n = arrays.n_nodes
+    latency = np.zeros(result.dist.shape)
+    order = np.argsort(levels, kind="stable")
+    rows, edges, levels = rows[order], edges[order], levels[order]
+    boundaries = np.flatnonzero(np.diff(levels)) + 1
+    for lo, hi in zip(np.r_[0, boundaries], np.r_[boundaries, len(levels)], strict=True):
+        r, e = rows[lo:hi], edges[lo:hi]
+        u, v = arrays.src[e], arrays.dst[e]
+        through_u = np.where(levels[lo] > 1, arrays.node_latency_ns[u], 0.0)
+        candidate = latency[r, u] + through_u + arrays.link_latency_ns[e]
+        flat = latency.reshape(-1)
+        np.maximum.at(flat, r * n + v, candidate)
+    return latency
+
+
+def hop_histogram(topology: Topology, chips: list[str] | None = None):
+    """Hop statistics over unordered pairs of the given chips."""
+    from trnsim.topology.metrics import HopStats
+
+    arrays = graph_arrays(topology)
+    names = chips if chips is not None else topology.chips
+    idx = np.asarray([arrays.index[c] for c in names], dtype=np.int64)
+    result = bfs(arrays, idx)
+    d = result.dist[:, idx]
+    upper = d[np.triu_indices(len(idx), k=1)]
+    values, counts = np.unique(upper, return_counts=True)
+    return HopStats(
+        pairs=int(upper.size),
+        diameter_links=int(upper.max()) if upper.size else 0,
+        avg_links=float(upper.mean()) if upper.size else 0.0,
+        histogram_links={int(v): int(c) for v, c in zip(values, counts, strict=True)},
+    )

@@ -1,0 +1,99 @@
+"""Parse and format sizes, bandwidths and times.
+
+Conventions: GB/s means 10**9 bytes per second per direction. Sizes are bytes; on input the binary
+suffixes K/M/G (as nccl-tests reads them), KiB/MiB/GiB/TiB, and the decimal KB/MB/GB/TB are accepted.
+"""
+
+import re
+
+from trnsim.errors import UsageError
+
+GB = 1e9
+
+_SIZE_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1 << 10,
+    "kib": 1 << 10,
+    "m": 1 << 20,
+    "mib": 1 << 20,
+    "g": 1 << 30,
+    "gib": 1 << 30,
+    "t": 1 << 40,
+    "tib": 1 << 40,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+}
+_SIZE_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
+
+
+def parse_size(text: str | int) -> int:
+    """Parse a size such as ``"64KiB"``, ``"1M"`` or ``"4096"`` into bytes.
+
+    Parameters
+    ----------
+    text : str or int
+        The size; ``K``, ``M``, ``G`` and ``KiB``... are powers of 1024, ``KB``, ``MB``... powers of 1000.
+
+    Returns
+    -------
+    int
+        The size in bytes (a whole, non-negative number).
+
+    Raises
+    ------
+    UsageError
+        If the text is not a size, is negative, or is not a whole number of bytes.
+    """
+    if isinstance(text, int):
+        value, unit = float(text), ""
+    else:
+        if text.strip().startswith("-"):
+            raise UsageError(f"size {text!r} is negative: sizes are whole numbers of bytes >= 0")
+        match = _SIZE_RE.match(text)
+        if not match or match.group(2).lower() not in _SIZE_UNITS:
+            raise UsageError(
+                f"size {text!r} is not a size: use bytes or a suffix K, M, G (x1024), KiB, MiB, GiB, KB, MB, GB"
+            )
+        value, unit = float(match.group(1)), match.group(2).lower()
+    nbytes = value * _SIZE_UNITS[unit]
+    if nbytes < 0:
+        raise UsageError(f"size {text!r} is negative: sizes are whole numbers of bytes >= 0")
+    if nbytes != int(nbytes):
+        raise UsageError(f"size {text!r} is not a whole number of bytes")
+    return int(nbytes)
+
+
+def format_size(nbytes: float) -> str:
+    """Format bytes with a binary suffix, e.g. ``1048576 -> "1 MiB"``."""
+    for suffix, factor in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= factor:
+            value = nbytes / factor
+            return f"{value:g} {suffix}" if value == int(value) else f"{value:.3g} {suffix}"
+    return f"{int(nbytes)} B"
+
+
+def parse_percent(text: str) -> float:
+    """Parse ``"5%"`` or ``"0.05"`` into a fraction (0.05)."""
+    raw = text.strip()
+    try:
+        return float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise UsageError(f"threshold {text!r} is not a percentage such as 5% or 0.05") from None
+
+
+def size_sweep(min_bytes: int, max_bytes: int, factor: float) -> list[int]:
+    """Sizes from ``min_bytes`` to ``max_bytes`` multiplying by ``factor``, as nccl-tests' -b/-e/-f."""
+    if min_bytes <= 0:
+        raise UsageError("the smallest size (-b) must be at least 1 byte")
+    if max_bytes < min_bytes:
+        raise UsageError(f"-e {max_bytes} is smaller than -b {min_bytes}")
+    if factor <= 1:
+        raise UsageError(f"step factor -f {factor} must be greater than 1")
+    sizes, size = [], float(min_bytes)
+    while size <= max_bytes * (1 + 1e-12):
+        sizes.append(int(round(size)))
+        size *= factor
+    return sizes
