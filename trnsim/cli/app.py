@@ -21,10 +21,8 @@ app.add_typer(topo.app, name="topo")
 
 
 def _register_collective() -> None:
-    try:
-        from trnsim.cli import collective
-    except ImportError:  # TEMP until the collective engine lands
-        return
+    from trnsim.cli import collective
+
     if not any(group.name == "collective" for group in app.registered_groups):
         app.add_typer(collective.app, name="collective")
 

@@ -85,6 +85,7 @@ def list_(fmt: FormatOption = Format.table) -> None:
         ],
         rows,
     )
+    rows.sort(key=lambda r: (r["chip"], r["kind"] == "switched", r["chips"], r["name"]))
     emit({"skus": rows}, [table], fmt)
 
 
@@ -103,6 +104,12 @@ def show(
     classes = metrics.link_classes(topo)
     roles = metrics.switch_roles(topo)
     cuts = metrics.natural_cuts(topo)
+    node_cuts = [
+        c["bw_gbps"] for c in metrics.natural_cuts(topo, per_node=True) if c["cut"].startswith("node-")
+    ]
+    if node_cuts:
+        label = topo.spec.switched.node_label
+        cuts.append({"cut": f"one {label} vs the rest (smallest)", "bw_gbps": min(node_cuts)})
     scale_out = topo.spec.scale_out
     payload = {
         **summary,

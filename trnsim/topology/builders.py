@@ -272,4 +272,21 @@ def switched_fabric(spec: Spec) -> Topology:
     cuts = {}
     if layout.racks >= 2:
         cuts["rack-halves"] = frozenset(n for n, r in graph.nodes(data="rack") if r < layout.racks // 2)
+    if layout.nodes_per_rack * layout.racks > 1 and (local is not None or fabric is not None):
+        # one node (tray or server) with its on-node switches against the rest
+        for rack in range(layout.racks):
+            for node in range(layout.nodes_per_rack):
+                cuts[f"node-r{rack}.n{node}"] = frozenset(
+                    n
+                    for n, data in graph.nodes(data=True)
+                    if data.get("rack") == rack and data.get("node") == node
+                )
+    if fabric is not None and len(fabric.planes) > 1:
+        # a plane's chips and switches against the rest: what crosses must use the node-local links
+        for plane in fabric.planes:
+            cuts[f"plane-{plane.name}"] = frozenset(
+                n
+                for n, data in graph.nodes(data=True)
+                if data.get("plane") == plane.name or (data["kind"] == "chip" and data["slot"] in plane.slots)
+            )
     return Topology(spec=spec, graph=graph, chips=chips, cuts=cuts)

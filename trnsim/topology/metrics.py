@@ -56,11 +56,15 @@ def hop_stats(topology: Topology, chips: list[str] | None = None) -> HopStats:
 
 
 def chip_bandwidth_gbps(topology: Topology) -> dict[str, float]:
-    """Scale-up bandwidth per chip (per direction, all of its links)."""
+    """Scale-up bandwidth per chip (per direction, all of its links); cached on the topology."""
+    cached = topology.__dict__.get("_chip_bw")
+    if cached is not None:
+        return cached
     graph = topology.graph
-    return {
+    topology.__dict__["_chip_bw"] = cached = {
         chip: round(sum(bw for _, _, bw in graph.edges(chip, data="bw_gbps")), 9) for chip in topology.chips
     }
+    return cached
 
 
 def link_classes(topology: Topology) -> list[dict]:
@@ -97,13 +101,18 @@ def switch_roles(topology: Topology) -> list[dict]:
 
 def cut_bandwidth_gbps(topology: Topology, side: frozenset[str]) -> float:
     """Bandwidth (per direction) of the links with exactly one end in ``side``."""
-    return sum(bw for u, v, bw in topology.graph.edges(data="bw_gbps") if (u in side) != (v in side))
+    adjacency = topology.graph.adj
+    total = sum(data["bw_gbps"] for u in side for v, data in adjacency[u].items() if v not in side)
+    return round(total, 9)
 
 
-def natural_cuts(topology: Topology) -> list[dict]:
-    """The SKU's natural cuts (rack halves, torus halves per axis) with their bandwidth."""
+def natural_cuts(topology: Topology, per_node: bool = False) -> list[dict]:
+    """The SKU's natural cuts with their bandwidth: rack halves, torus halves per axis, switch planes,
+    and (with ``per_node``) each node with its on-node switches against the rest."""
     return [
-        {"cut": name, "bw_gbps": cut_bandwidth_gbps(topology, side)} for name, side in topology.cuts.items()
+        {"cut": name, "bw_gbps": cut_bandwidth_gbps(topology, side)}
+        for name, side in topology.cuts.items()
+        if per_node or not name.startswith("node-")
     ]
 
 

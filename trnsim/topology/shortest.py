@@ -37,6 +37,20 @@ class GraphArrays:
     def index(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.nodes)}
 
+    @cached_property
+    def out_edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """CSR view: directed edges sorted by tail, and where each node's run starts (length n + 1)."""
+        order = np.argsort(self.src, kind="stable")
+        return order, np.searchsorted(self.src[order], np.arange(self.n_nodes + 1))
+
+    def expand(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each entry of ``nodes``, its out-edges: (index into ``nodes``, directed edge)."""
+        order, starts = self.out_edges
+        degree = starts[nodes + 1] - starts[nodes]
+        owner = np.repeat(np.arange(len(nodes)), degree)
+        offsets = np.arange(degree.sum()) - np.repeat(np.cumsum(degree) - degree, degree)
+        return owner, order[np.repeat(starts[nodes], degree) + offsets]
+
 
 def graph_arrays(topology: Topology) -> GraphArrays:
     """Arrays for a topology (cached on the topology object)."""
@@ -99,16 +113,11 @@ def bfs(arrays: GraphArrays, sources: np.ndarray) -> BFS:
     sigma[row_ids, sources] = 1.0
     frontier_rows, frontier_nodes = row_ids, sources
     src, dst = arrays.src, arrays.dst
-    # out-edges of each node, to expand only the frontier
-    order = np.argsort(src, kind="stable")
-    starts = np.searchsorted(src[order], np.arange(n + 1))
     level = 0
     while len(frontier_rows):
         level += 1
-        degree = starts[frontier_nodes + 1] - starts[frontier_nodes]
-        rep_rows = np.repeat(frontier_rows, degree)
-        offsets = np.arange(degree.sum()) - np.repeat(np.cumsum(degree) - degree, degree)
-        edges = order[np.repeat(starts[frontier_nodes], degree) + offsets]
+        owner, edges = arrays.expand(frontier_nodes)
+        rep_rows = frontier_rows[owner]
         heads = dst[edges]
         fresh = dist[rep_rows, heads] < 0
         rep_rows, edges, heads = rep_rows[fresh], edges[fresh], heads[fresh]

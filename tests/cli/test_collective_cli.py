@@ -1,0 +1,124 @@
+"""``trnsim collective``: the table contract, JSON keys, and bad input."""
+
+import json
+
+import pytest
+
+
+def test_json_contract(cli):
+    result = cli("collective", "allreduce", "--sku", "nl72x2", "--sizes", "1K,1M,1G", "--format", "json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["schema"] == "trnsim/1"
+    assert (data["sku"], data["op"], data["ranks"]) == ("trn3-nl72x2-gen1", "allreduce", 144)
+    assert [row["bytes"] for row in data["rows"]] == [1024, 1 << 20, 1 << 30]
+    for key in ("bytes", "time_us", "algbw_gbps", "busbw_gbps", "algorithm", "bound_busbw_gbps", "max_hops"):
+        assert key in data["rows"][0]
+
+
+def test_table_has_nccl_tests_columns_and_average(cli):
+    result = cli("collective", "allgather", "--sku", "nl16", "-b", "1K", "-e", "1M", "-f", "4")
+    assert result.code == 0
+    header = result.out.splitlines()[2]
+    order = [
+        "size (B)",
+        "count",
+        "type",
+        "time (us)",
+        "algbw",
+        "busbw",
+        "algorithm",
+        "bound busbw",
+        "eff %",
+        "max hops",
+        "bottleneck",
+    ]
+    positions = [header.index(name) for name in order]
+    assert positions == sorted(positions)
+    assert "# Avg bus bandwidth" in result.out
+
+
+def test_default_sweep_is_8_bytes_to_1_gib(cli):
+    data = json.loads(cli("collective", "alltoall", "--sku", "nl16", "--format", "json").out)
+    sizes = [row["bytes"] for row in data["rows"]]
+    assert sizes[0] == 8 and sizes[-1] == 1 << 30 and sizes[1] == 16  # factor 2 off a terminal
+
+
+def test_algo_all_prints_side_by_side(cli):
+    result = cli(
+        "collective", "allreduce", "--sku", "nl16", "--algo", "all", "--sizes", "1G", "--format", "csv"
+    )
+    header = result.out.splitlines()[0].split(",")
+    assert {"ring", "multiring", "torus", "rdh", "tree", "mesh", "best"} <= set(header)
+
+
+def test_kangaring_alias_and_dtype(cli):
+    data = json.loads(
+        cli(
+            "collective",
+            "allreduce",
+            "--sku",
+            "nl16",
+            "--algo",
+            "kangaring",
+            "--sizes",
+            "1M",
+            "--dtype",
+            "bf16",
+            "--format",
+            "json",
+        ).out
+    )
+    row = data["rows"][0]
+    assert row["algorithm"] == "multiring" and row["count"] == (1 << 20) // 2 and row["type"] == "bf16"
+
+
+def test_set_and_alpha_override(cli):
+    base = json.loads(
+        cli("collective", "allreduce", "--sku", "nl72x2", "--sizes", "8", "--format", "json").out
+    )
+    fast = json.loads(
+        cli(
+            "collective",
+            "allreduce",
+            "--sku",
+            "nl72x2",
+            "--sizes",
+            "8",
+            "--alpha-us",
+            "0",
+            "--set",
+            "latency.switch_ns=0",
+            "--format",
+            "json",
+        ).out
+    )
+    assert fast["rows"][0]["time_us"] < base["rows"][0]["time_us"]
+
+
+def test_algorithms_lists_the_registry(cli):
+    out = cli("collective", "algorithms", "--format", "json").out
+    names = {a["name"] for a in json.loads(out)["algorithms"]}
+    assert names == {"ring", "multiring", "torus", "rdh", "tree", "mesh", "pairwise", "bruck", "hierarchical"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["allreduc", "--sku", "nl16"], "No such command"),
+        (["allreduce", "--sku", "nl16", "--algo", "fastest"], "unknown algorithm"),
+        (["allreduce", "--sku", "nl72x2", "--algo", "torus"], "does not apply"),
+        (["alltoall", "--sku", "nl16", "--algo", "ring"], "does not implement alltoall"),
+        (["allreduce", "--sku", "nl16", "--group", "0-99"], "not a chip"),
+        (["allreduce", "--sku", "nl16", "--sizes", "12XB"], "not a size"),
+        (["allreduce", "--sku", "nl16", "-b", "-5"], "negative"),
+        (["allreduce", "--sku", "nl16", "--dtype", "float7"], "unknown --dtype"),
+        (["allreduce"], "exactly one of --sku"),
+        (["allreduce", "--sku", "nl17"], "did you mean"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(cli, args, message):
+    result = cli("collective", *args)
+    assert result.code == 2
+    assert message in result.err
+    assert "Traceback" not in result.err

@@ -1,0 +1,58 @@
+"""Small synthetic topologies with equal links, for closed-form tests."""
+
+import msgspec
+import networkx as nx
+
+from trnsim.catalog import validate_document
+from trnsim.schema import Spec
+from trnsim.topology.builders import build
+from trnsim.topology.graph import Topology
+
+LATENCY = {"step_ns": 1000.0, "link_ns": 0.0, "relay_ns": 0.0, "source": "test"}
+CHIP = {"name": "x", "lanes": 10_000, "lane_gbps": 1.0}
+
+
+def ring_topology(p: int, lanes: int = 100, step_ns: float = 1000.0) -> Topology:
+    """A 1-D torus: p chips on a ring of links of ``lanes`` GB/s each."""
+    document = {
+        "name": f"ring{p}",
+        "kind": "torus",
+        "chip": CHIP,
+        "latency": {**LATENCY, "step_ns": step_ns},
+        "torus": {"axes": [{"name": "x", "size": p, "lanes": lanes}]},
+    }
+    return build(validate_document(document, "ring.yaml"))
+
+
+def complete_topology(p: int, bw_gbps: float = 100.0, step_ns: float = 1000.0) -> Topology:
+    """p chips, every pair joined by one link of ``bw_gbps`` (no switches, zero link latency)."""
+    spec = msgspec.convert(
+        {
+            "name": f"complete{p}",
+            "kind": "switched",
+            "chip": CHIP,
+            "latency": {**LATENCY, "step_ns": step_ns},
+            "switched": {"racks": 1, "nodes_per_rack": 1, "slots": [f"c{i}" for i in range(p)]},
+        },
+        Spec,
+    )
+    graph = nx.Graph()
+    chips = [f"c{i}" for i in range(p)]
+    for rank, chip in enumerate(chips):
+        graph.add_node(
+            chip, kind="chip", rank=rank, rack=0, node=0, slot=chip, slot_index=rank, latency_ns=0.0
+        )
+    for i in range(p):
+        for j in range(i + 1, p):
+            graph.add_edge(
+                chips[i],
+                chips[j],
+                cls="link",
+                lanes=1,
+                active_lanes=1,
+                bw_gbps=bw_gbps,
+                latency_ns=0.0,
+                medium="pcb",
+                parallel=1,
+            )
+    return Topology(spec=spec, graph=graph, chips=chips)

@@ -1,0 +1,95 @@
+"""On a ring and on a fully connected graph with equal links, every algorithm equals its textbook
+closed form (Thakur, Rabenseifner and Gropp 2005; Bruck et al. 1997; Patarasuk and Yuan 2009)."""
+
+import math
+
+import pytest
+
+from collectives.synthetic import complete_topology, ring_topology
+from trnsim.collectives.engine import evaluate
+
+ALPHA_US = 1.0  # step_ns = 1000 in the synthetic topologies
+BW = 100.0  # GB/s per link
+SIZES = [64, 4096, 1 << 20, 1 << 30]
+
+
+def _time(topology, op, algo, size):
+    result = evaluate(topology, op, [size], topology.chips, algo=algo)
+    return result.rows[0].time_us
+
+
+def _us(seconds: float) -> float:
+    return seconds * 1e6
+
+
+def beta(size: float, bw_gbps: float = BW) -> float:
+    """Microseconds to move ``size`` bytes over one link."""
+    return _us(size / (bw_gbps * 1e9))
+
+
+def close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+@pytest.mark.parametrize("p", [3, 5, 8, 16])
+@pytest.mark.parametrize("size", SIZES)
+def test_complete_graph_closed_forms(p, size):
+    topo = complete_topology(p, BW)
+    log_p = math.log2(p)
+    expected = {
+        ("allreduce", "ring"): 2 * (p - 1) * (ALPHA_US + beta(size / p)),
+        ("allgather", "ring"): (p - 1) * (ALPHA_US + beta(size / p)),
+        ("reducescatter", "ring"): (p - 1) * (ALPHA_US + beta(size / p)),
+        ("allreduce", "mesh"): 2 * (ALPHA_US + beta(size / p)),
+        ("allgather", "mesh"): ALPHA_US + beta(size / p),
+        ("reducescatter", "mesh"): ALPHA_US + beta(size / p),
+        ("alltoall", "mesh"): ALPHA_US + beta(size / p),
+        ("alltoall", "pairwise"): (p - 1) * (ALPHA_US + beta(size / p)),
+    }
+    if p & (p - 1) == 0:
+        expected.update(
+            {
+                ("allreduce", "rdh"): 2 * log_p * ALPHA_US + 2 * (p - 1) / p * beta(size),
+                ("allgather", "rdh"): log_p * ALPHA_US + (p - 1) / p * beta(size),
+                ("reducescatter", "rdh"): log_p * ALPHA_US + (p - 1) / p * beta(size),
+                ("alltoall", "bruck"): log_p * (ALPHA_US + beta(size / 2)),
+                ("allgather", "bruck"): log_p * ALPHA_US + (p - 1) / p * beta(size),
+            }
+        )
+    if p % 2 == 1:
+        # K_p with p odd splits into (p-1)/2 Hamiltonian cycles: p-1 directed rings share the data
+        expected[("allreduce", "multiring")] = 2 * (p - 1) * ALPHA_US + 2 * (p - 1) / p * beta(size / (p - 1))
+    depth = int(math.log2(p))
+    # double binary tree, not pipelined: reduce then broadcast, half the data on each tree
+    expected[("allreduce", "tree")] = 2 * depth * (ALPHA_US + beta(size / 2))
+    for (op, algo), want in expected.items():
+        got = _time(topo, op, algo, size)
+        assert close(got, want), (op, algo, p, size, got, want)
+
+
+@pytest.mark.parametrize("p", [2, 3, 4, 7, 8])
+@pytest.mark.parametrize("size", SIZES)
+def test_ring_graph_closed_forms(p, size):
+    topo = ring_topology(p, lanes=int(BW))
+    # a ring of two chips has two links between them (both wraps), so one ring flow gets both
+    link = 2 * BW if p == 2 else BW
+    expected = {
+        ("allreduce", "ring"): 2 * (p - 1) * (ALPHA_US + beta(size / p, link)),
+        ("allgather", "ring"): (p - 1) * (ALPHA_US + beta(size / p, link)),
+        ("reducescatter", "ring"): (p - 1) * (ALPHA_US + beta(size / p, link)),
+        # both directions of the ring, half the data each (the torus algorithm on one axis is the same)
+        ("allreduce", "torus"): 2 * (p - 1) * (ALPHA_US + beta(size / (2 * p))),
+        ("allgather", "torus"): (p - 1) * (ALPHA_US + beta(size / (2 * p))),
+    }
+    if p >= 3:
+        expected[("allreduce", "multiring")] = 2 * (p - 1) * (ALPHA_US + beta(size / (2 * p)))
+    for (op, algo), want in expected.items():
+        got = _time(topo, op, algo, size)
+        assert close(got, want), (op, algo, p, size, got, want)
+
+
+def test_ring_allreduce_meets_the_patarasuk_yuan_bandwidth_optimum():
+    # on a unidirectional ring, 2(p-1)/p * S / B is optimal; busbw then equals the link bandwidth
+    topo = ring_topology(8, lanes=int(BW), step_ns=0.0)
+    row = evaluate(topo, "allreduce", [1 << 30], topo.chips, algo="ring").rows[0]
+    assert math.isclose(row.busbw_gbps, BW, rel_tol=1e-12)

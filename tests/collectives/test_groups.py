@@ -1,0 +1,41 @@
+import pytest
+from conftest import topology
+
+from trnsim.collectives.groups import select_group
+from trnsim.errors import UsageError
+
+
+def _ranks(sku, spec=None, ranks=None):
+    topo = topology(sku)
+    return [topo.rank_of[c] for c in select_group(topo, spec, ranks)]
+
+
+def test_group_specs():
+    assert len(_ranks("nl72x2")) == 144
+    assert _ranks("nl72x2", "rack:1") == list(range(72, 144))
+    assert _ranks("nl72x2", "plane:A") == list(range(0, 144, 4))
+    assert _ranks("nl72x2", "server:3") == [12, 13, 14, 15]
+    assert _ranks("nl64", "server:2") == list(range(32, 48))
+    assert _ranks("nl32x2", "0-31") == list(range(32))
+    assert _ranks("nl32x2", "0,2,5-7") == [0, 2, 5, 6, 7]
+    assert _ranks("nl32x2", "r0.n0.A,r1.n0.A") == [0, 32]
+    assert _ranks("nl16", ranks=4) == [0, 1, 2, 3]
+    assert _ranks("trn3-ultraserver-gen1", "server:1") == list(range(16, 32))
+
+
+@pytest.mark.parametrize(
+    ("sku", "spec", "message"),
+    [
+        ("nl16", "0-200", "rank 16 is not a chip"),
+        ("nl16", "0,0", "twice"),
+        ("nl16", "3", "at least 2"),
+        ("nl16", "rack:0", "has no racks"),
+        ("nl72x2", "plane:Z", "no switch plane 'Z'"),
+        ("nl72x2", "rack:7", "names no chips"),
+        ("nl72x2", "color:red", "unknown --group kind"),
+        ("nl16", "5-2", "runs backwards"),
+    ],
+)
+def test_bad_groups_are_refused(sku, spec, message):
+    with pytest.raises(UsageError, match=message):
+        select_group(topology(sku), spec)

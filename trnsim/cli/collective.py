@@ -1,0 +1,212 @@
+"""``trnsim collective``: model a collective at every message size, in nccl-tests' conventions."""
+
+import sys
+from typing import Annotated
+
+import typer
+
+from trnsim.cli.options import FormatOption, SetOption, SkuOption, TopologyOption, load
+from trnsim.cli.render import Column, Format, Table, emit
+from trnsim.collectives.ops import OPS
+from trnsim.errors import UsageError
+
+app = typer.Typer(
+    help="Model all-reduce, all-gather, reduce-scatter and all-to-all over a topology, congestion included.",
+    no_args_is_help=True,
+)
+
+DEFAULT_MIN, DEFAULT_MAX = "8", "1G"
+
+
+def resolve_sizes(
+    minbytes: str, maxbytes: str, stepfactor: float | None, sizes: str | None, fmt: Format
+) -> list[int]:
+    """Sizes from ``--sizes`` or the -b/-e/-f sweep (factor 2, or 4 on a terminal table)."""
+    from trnsim.units import parse_size, size_sweep
+
+    if sizes is not None:
+        values = [parse_size(part) for part in sizes.split(",") if part.strip()]
+        if not values:
+            raise UsageError("--sizes needs at least one size, e.g. --sizes 1K,1M,1G")
+        if any(v <= 0 for v in values):
+            raise UsageError("--sizes must all be at least 1 byte")
+        return sorted(set(values))
+    if stepfactor is None:
+        stepfactor = 4.0 if fmt == Format.table and sys.stdout.isatty() else 2.0
+    return size_sweep(parse_size(minbytes), parse_size(maxbytes), stepfactor)
+
+
+Algo = Annotated[
+    str, typer.Option("--algo", help="Algorithm name, auto (fastest per size) or all (side by side).")
+]
+MinBytes = Annotated[
+    str, typer.Option("-b", "--minbytes", help="Smallest size (bytes; K/M/G, KiB/MiB/GiB ok).")
+]
+MaxBytes = Annotated[str, typer.Option("-e", "--maxbytes", help="Largest size.")]
+StepFactor = Annotated[
+    float | None,
+    typer.Option("-f", "--stepfactor", help="Multiply the size by this between rows [2; 4 on a terminal]."),
+]
+Sizes = Annotated[str | None, typer.Option("--sizes", help="Comma-separated sizes instead of -b/-e/-f.")]
+Ranks = Annotated[int | None, typer.Option("--ranks", help="Use the first N ranks.")]
+Group = Annotated[
+    str | None,
+    typer.Option(
+        "--group", help="all, rack:K, server:K, plane:NAME, slot:NAME, a range 0-31 or a list 0,2,5-7."
+    ),
+]
+Dtype = Annotated[
+    str, typer.Option("--dtype", help="Element type for the count column (float, bf16, half, ...).")
+]
+AlphaUs = Annotated[
+    float | None, typer.Option("--alpha-us", help="Per-step alpha in microseconds (overrides the SKU file).")
+]
+
+
+def run(
+    op: str,
+    sku,
+    topology,
+    algo,
+    minbytes,
+    maxbytes,
+    stepfactor,
+    sizes,
+    ranks,
+    group,
+    dtype,
+    alpha_us,
+    overrides,
+    fmt,
+) -> None:
+    """Evaluate and print one collective."""
+    from trnsim.collectives.engine import evaluate
+    from trnsim.collectives.groups import select_group
+
+    topo = load(sku, topology, overrides)
+    chips = select_group(topo, group, ranks)
+    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes, fmt)
+    result = evaluate(topo, op, size_list, chips, algo=algo.lower(), dtype=dtype, alpha_us=alpha_us)
+    alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
+    group_text = group or (f"first {ranks}" if ranks else "all")
+    header = (
+        f"{topo.name} {op}: {result.ranks} ranks (group {group_text}), alpha {alpha:g} us/step, "
+        f"algorithm {algo}; bound limited by {result.bound.limited_by}"
+    )
+    payload = {
+        "sku": topo.name,
+        "op": op,
+        "ranks": result.ranks,
+        "group": group_text,
+        "group_ranks": [topo.rank_of[c] for c in chips],
+        "algorithm": algo,
+        "alpha_us": alpha,
+        "avg_busbw_gbps": result.avg_busbw_gbps,
+        "bound_limited_by": result.bound.limited_by,
+        "rows": [row.as_dict() for row in result.rows],
+        "skipped": result.skipped,
+    }
+    footer = [f"# Avg bus bandwidth    : {result.avg_busbw_gbps:.3f} GB/s"]
+    if algo.lower() == "all":
+        names = list(result.by_algorithm)
+        payload["algorithms"] = {
+            name: [{"bytes": r.bytes, "time_us": r.time_us, "busbw_gbps": r.busbw_gbps} for r in rows]
+            for name, rows in result.by_algorithm.items()
+        }
+        table_rows = []
+        for i, row in enumerate(result.rows):
+            entry = {"bytes": row.bytes, "best": row.algorithm, "bound_busbw_gbps": row.bound_busbw_gbps}
+            entry.update({name: result.by_algorithm[name][i].busbw_gbps for name in names})
+            table_rows.append(entry)
+        columns = [Column("bytes", "size (B)")] + [Column(n, f"{n} busbw", "{:.2f}") for n in names]
+        columns += [Column("best", "best", align="left"), Column("bound_busbw_gbps", "bound busbw", "{:.2f}")]
+        skipped = [f"# not applicable: {name}: {why}" for name, why in result.skipped.items()]
+        emit(payload, [Table(header + " (busbw in GB/s)", columns, table_rows, footer + skipped)], fmt)
+        return
+    columns = [
+        Column("bytes", "size (B)"),
+        Column("count", "count"),
+        Column("type", "type", align="left"),
+        Column("time_us", "time (us)", "{:.2f}"),
+        Column("algbw_gbps", "algbw (GB/s)", "{:.2f}"),
+        Column("busbw_gbps", "busbw (GB/s)", "{:.2f}"),
+        Column("algorithm", "algorithm", align="left"),
+        Column("bound_busbw_gbps", "bound busbw", "{:.2f}"),
+        Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}"),
+        Column("max_hops", "max hops"),
+        Column("bottleneck", "bottleneck", align="left"),
+    ]
+    emit(payload, [Table(header, columns, [row.as_dict() for row in result.rows], footer)], fmt)
+
+
+def _register(op: str) -> None:
+    def command(
+        sku: SkuOption = None,
+        topology: TopologyOption = None,
+        algo: Algo = "auto",
+        minbytes: MinBytes = DEFAULT_MIN,
+        maxbytes: MaxBytes = DEFAULT_MAX,
+        stepfactor: StepFactor = None,
+        sizes: Sizes = None,
+        ranks: Ranks = None,
+        group: Group = None,
+        dtype: Dtype = "float",
+        alpha_us: AlphaUs = None,
+        overrides: SetOption = None,
+        fmt: FormatOption = Format.table,
+    ) -> None:
+        run(
+            op,
+            sku,
+            topology,
+            algo,
+            minbytes,
+            maxbytes,
+            stepfactor,
+            sizes,
+            ranks,
+            group,
+            dtype,
+            alpha_us,
+            overrides,
+            fmt,
+        )
+
+    command.__doc__ = f"Model {op}: {OPS[op].description}."
+    app.command(op)(command)
+
+
+for _op in OPS:
+    _register(_op)
+
+
+@app.command("algorithms")
+def algorithms_(fmt: FormatOption = Format.table) -> None:
+    """List the algorithms, the ops each implements and what it does."""
+    from trnsim.collectives.algorithms import REGISTRY
+
+    rows = [
+        {
+            "name": a.name,
+            "aliases": ", ".join(a.aliases),
+            "ops": ", ".join(o for o in OPS if o in a.ops),
+            "summary": a.summary,
+        }
+        for a in REGISTRY.values()
+    ]
+    emit(
+        {"algorithms": rows},
+        [
+            Table(
+                "collective algorithms (plus auto: the fastest per size; all: side by side)",
+                [
+                    Column("name", "name", align="left"),
+                    Column("aliases", "aliases", align="left"),
+                    Column("ops", "ops", align="left"),
+                    Column("summary", "what it does", align="left"),
+                ],
+                rows,
+            )
+        ],
+        fmt,
+    )

@@ -1,0 +1,1 @@
+"""Alpha-beta models of collectives evaluated over a topology graph, congestion included."""

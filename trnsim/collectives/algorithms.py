@@ -1,0 +1,395 @@
+"""Collective algorithms as schedules: steps of flows between group positions.
+
+A :class:`Step` lists flows ``src -> dst`` (positions in the group, 0..p-1) with the fraction of the
+collective's size each carries, and how many times the same pattern repeats (a pipelined ring
+repeats one pattern). Schedules depend on the op and the group, never on the size, so a whole size
+sweep routes each step once.
+
+Each algorithm declares the ops it supports and refuses groups it cannot serve, with a reason.
+Closed forms on a fully connected graph with equal links (alpha per step, beta per byte):
+
+=============  ================  ==============================================
+algorithm      op                time
+=============  ================  ==============================================
+ring           allreduce         2(p-1) alpha + 2(p-1)/p S beta
+ring           allgather/RS      (p-1) alpha + (p-1)/p S beta
+rdh            allreduce         2 log p alpha + 2(p-1)/p S beta   (Rabenseifner)
+rdh            allgather/RS      log p alpha + (p-1)/p S beta
+mesh           allreduce         2 alpha + 2 S/p beta
+mesh           others            alpha + S/p beta
+pairwise       alltoall          (p-1) alpha + (p-1)/p S beta
+bruck          alltoall          log p alpha + (log p) S/2 beta    (p a power of 2)
+bruck          allgather         log p alpha + (p-1)/p S beta      (p a power of 2)
+=============  ================  ==============================================
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import networkx as nx
+import numpy as np
+
+from trnsim.topology.graph import Topology
+
+
+class NotApplicable(Exception):
+    """The algorithm cannot run this op on this group; the message says why."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: flows between group positions, each carrying ``weight`` x size bytes."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    weight: np.ndarray
+    repeat: int = 1
+    label: str = ""
+
+    @staticmethod
+    def of(pairs, weight, repeat: int = 1, label: str = "") -> "Step":
+        """A step from ``(src, dst)`` pairs and one weight for all or one per pair (self-pairs dropped)."""
+        pairs = list(pairs)
+        weights = np.broadcast_to(np.asarray(weight, dtype=float), (len(pairs),))
+        keep = [i for i, (a, b) in enumerate(pairs) if a != b]
+        src = np.fromiter((pairs[i][0] for i in keep), dtype=np.int64, count=len(keep))
+        dst = np.fromiter((pairs[i][1] for i in keep), dtype=np.int64, count=len(keep))
+        return Step(src, dst, weights[keep].copy(), repeat, label)
+
+
+@dataclass
+class Context:
+    """What an algorithm may look at: the topology and the group (chips in rank order)."""
+
+    topology: Topology
+    group: list[str]
+
+    @property
+    def p(self) -> int:
+        return len(self.group)
+
+    def attr(self, position: int, key: str):
+        return self.topology.graph.nodes[self.group[position]].get(key)
+
+    @cached_property
+    def direct_links(self) -> nx.Graph:
+        """The group's chips and the links that join two of them directly."""
+        return self.topology.graph.subgraph(self.group).copy()
+
+    @cached_property
+    def disjoint_rings(self) -> list[list[str]] | None:
+        """Edge-disjoint Hamiltonian cycles over the group's direct links, if they split into some."""
+        from trnsim.collectives.rings import disjoint_hamiltonian_cycles
+
+        return disjoint_hamiltonian_cycles(self.direct_links)
+
+    @cached_property
+    def ring_order(self) -> list[int]:
+        """Positions in ring order: a Hamiltonian cycle over direct links if there is one, else rank order."""
+        if self.disjoint_rings is None:
+            return list(range(self.p))
+        position = {chip: i for i, chip in enumerate(self.group)}
+        return [position[chip] for chip in self.disjoint_rings[0]]
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """A registered algorithm."""
+
+    name: str
+    ops: frozenset[str]
+    summary: str
+    build: Callable[[Context, str], list[Step]]
+    aliases: tuple[str, ...] = field(default=())
+    dominated_by: str | None = None  # never faster than this one under the model, where both apply
+
+    def schedule(self, ctx: Context, op: str) -> list[Step]:
+        if op not in self.ops:
+            raise NotApplicable(
+                f"{self.name} does not implement {op} (it does {', '.join(sorted(self.ops))})"
+            )
+        return self.build(ctx, op)
+
+
+REGISTRY: dict[str, Algorithm] = {}
+
+
+def algorithm(
+    name: str, ops: set[str], summary: str, aliases: tuple[str, ...] = (), dominated_by: str | None = None
+):
+    """Register a schedule builder under ``name``."""
+
+    def register(build):
+        REGISTRY[name] = Algorithm(name, frozenset(ops), summary, build, aliases, dominated_by)
+        return build
+
+    return register
+
+
+def find(name: str) -> Algorithm:
+    """An algorithm by name or alias (case-insensitive)."""
+    from trnsim.errors import UsageError
+
+    key = name.lower()
+    for algo in REGISTRY.values():
+        if key == algo.name or key in algo.aliases:
+            return algo
+    raise UsageError(f"unknown algorithm {name!r}; choose one of {', '.join(REGISTRY)}, auto or all")
+
+
+ALL = {"allreduce", "allgather", "reducescatter", "alltoall"}
+REDUCTIONS = {"allreduce", "allgather", "reducescatter"}
+
+
+def _ring_phases(op: str, p: int) -> int:
+    return 2 * (p - 1) if op == "allreduce" else p - 1
+
+
+@algorithm("ring", REDUCTIONS, "one ring through every rank (over direct links where they form one)")
+def _ring(ctx: Context, op: str) -> list[Step]:
+    order = ctx.ring_order
+    pairs = [(order[i], order[(i + 1) % ctx.p]) for i in range(ctx.p)]
+    return [Step.of(pairs, 1 / ctx.p, _ring_phases(op, ctx.p), "ring")]
+
+
+@algorithm(
+    "multiring",
+    REDUCTIONS,
+    "edge-disjoint rings in both directions using every direct link (Neuron's KangaRing on a 4x4 torus)",
+    aliases=("kangaring",),
+)
+def _multiring(ctx: Context, op: str) -> list[Step]:
+    graph = ctx.direct_links
+    cycles = ctx.disjoint_rings
+    if cycles is None:
+        raise NotApplicable(
+            "the group's direct links do not split into edge-disjoint rings through every rank "
+            "(needs every chip to have the same even number of direct links to other members)"
+        )
+    position = {chip: i for i, chip in enumerate(ctx.group)}
+    rings = []
+    for cycle in cycles:
+        closing = list(zip(cycle, cycle[1:] + cycle[:1], strict=True))
+        bottleneck = min(graph.edges[u, v]["bw_gbps"] for u, v in closing)
+        forward = [(position[u], position[v]) for u, v in closing]
+        rings += [(forward, bottleneck), ([(b, a) for a, b in forward], bottleneck)]
+    total = sum(bw for _, bw in rings)
+    # each directed ring carries a share of the data proportional to its slowest link
+    pairs = [pair for ring, _ in rings for pair in ring]
+    weights = [bw / total / ctx.p for ring, bw in rings for _ in ring]
+    return [Step.of(pairs, weights, _ring_phases(op, ctx.p), f"{len(rings)} rings")]
+
+
+def _torus_lines(ctx: Context):
+    topology = ctx.topology
+    if topology.spec.kind != "torus":
+        raise NotApplicable("needs a torus topology")
+    if ctx.p != topology.n_chips:
+        raise NotApplicable("runs over the whole torus: use --group all")
+    axes = topology.spec.torus.axes
+    sizes = [axis.size for axis in axes]
+    strides = [int(np.prod(sizes[i + 1 :])) for i in range(len(sizes))]
+    # fastest axes first: a reduce-scatter moves the most data in its first phase
+    order = sorted((i for i, s in enumerate(sizes) if s > 1), key=lambda i: -axes[i].lanes)
+    return axes, sizes, strides, order
+
+
+def _axis_ring_pairs(p: int, size: int, stride: int):
+    forward, backward = [], []
+    for rank in range(p):
+        c = (rank // stride) % size
+        forward.append((rank, rank + (((c + 1) % size) - c) * stride))
+        backward.append((rank, rank + (((c - 1) % size) - c) * stride))
+    return forward + backward
+
+
+@algorithm(
+    "torus", ALL, "dimension by dimension: bidirectional rings along each torus axis (alltoall: axis by axis)"
+)
+def _torus(ctx: Context, op: str) -> list[Step]:
+    axes, sizes, strides, order = _torus_lines(ctx)
+    p = ctx.p
+    if op == "alltoall":
+        steps = []
+        for i in order:
+            pairs = []
+            for rank in range(p):
+                c = (rank // strides[i]) % sizes[i]
+                pairs += [(rank, rank + (other - c) * strides[i]) for other in range(sizes[i]) if other != c]
+            steps.append(Step.of(pairs, 1 / sizes[i], 1, f"axis {axes[i].name}"))
+        return steps
+    reduce_phase, data = [], 1.0
+    for i in order:
+        pairs = _axis_ring_pairs(p, sizes[i], strides[i])
+        reduce_phase.append(Step.of(pairs, data / (2 * sizes[i]), sizes[i] - 1, f"RS axis {axes[i].name}"))
+        data /= sizes[i]
+    gather_phase = [
+        Step(s.src, s.dst, s.weight, s.repeat, s.label.replace("RS", "AG")) for s in reversed(reduce_phase)
+    ]
+    return {
+        "allreduce": reduce_phase + gather_phase,
+        "reducescatter": reduce_phase,
+        "allgather": gather_phase,
+    }[op]
+
+
+def _power_of_two(p: int) -> bool:
+    return p & (p - 1) == 0
+
+
+def _cube_order(ctx: Context) -> tuple[list[int], list[int]]:
+    """Positions indexed by cube address, and the address bits, fastest link first."""
+    p = ctx.p
+    cubes = [ctx.attr(i, "hcube") for i in range(p)]
+    if all(c is not None for c in cubes):
+        by_address = sorted(range(p), key=lambda i: cubes[i])
+    else:
+        by_address = list(range(p))
+    bits = p.bit_length() - 1
+    graph = ctx.topology.graph
+
+    def bit_bandwidth(bit: int) -> float:
+        a, b = ctx.group[by_address[0]], ctx.group[by_address[1 << bit]]
+        return graph.edges[a, b]["bw_gbps"] if graph.has_edge(a, b) else 0.0
+
+    return by_address, sorted(range(bits), key=lambda bit: -bit_bandwidth(bit))
+
+
+@algorithm(
+    "rdh", REDUCTIONS, "recursive halving (reduce-scatter) and doubling (all-gather): a hypercube exchange"
+)
+def _rdh(ctx: Context, op: str) -> list[Step]:
+    p = ctx.p
+    if not _power_of_two(p):
+        raise NotApplicable(f"needs a power-of-two group; this one has {p} ranks")
+    at, bits = _cube_order(ctx)
+    halving = [
+        Step.of([(at[a], at[a ^ (1 << bit)]) for a in range(p)], 1 / 2 ** (k + 1), 1, f"halving bit {bit}")
+        for k, bit in enumerate(bits)
+    ]
+    doubling = [
+        Step.of([(at[a], at[a ^ (1 << bit)]) for a in range(p)], 2**j / p, 1, f"doubling bit {bit}")
+        for j, bit in enumerate(reversed(bits))
+    ]
+    return {"allreduce": halving + doubling, "reducescatter": halving, "allgather": doubling}[op]
+
+
+@algorithm("tree", {"allreduce"}, "double binary tree: reduce then broadcast, half the data on each tree")
+def _tree(ctx: Context, op: str) -> list[Step]:
+    p = ctx.p
+    depth = p.bit_length() - 1
+
+    def edges(mirror: bool):
+        for node in range(1, p):
+            parent = (node - 1) // 2
+            level = (node + 1).bit_length() - 1
+            if mirror:
+                yield level, p - 1 - node, p - 1 - parent
+            else:
+                yield level, node, parent
+
+    links = list(edges(False)) + list(edges(True))
+    reduce_steps = [
+        Step.of([(c, par) for level, c, par in links if level == d], 0.5, 1, f"reduce level {d}")
+        for d in range(depth, 0, -1)
+    ]
+    broadcast_steps = [
+        Step.of([(par, c) for level, c, par in links if level == d], 0.5, 1, f"broadcast level {d}")
+        for d in range(1, depth + 1)
+    ]
+    return reduce_steps + broadcast_steps
+
+
+def _all_pairs(p: int):
+    return [(i, j) for i in range(p) for j in range(p) if i != j]
+
+
+@algorithm(
+    "mesh",
+    ALL,
+    "direct: every rank sends its share straight to every other rank at once (Neuron's Mesh)",
+    aliases=("direct",),
+)
+def _mesh(ctx: Context, op: str) -> list[Step]:
+    step = Step.of(_all_pairs(ctx.p), 1 / ctx.p, 1, "all pairs")
+    return [step, step] if op == "allreduce" else [step]
+
+
+# Mesh sends the same blocks in one step: link loads add up linearly, so its busiest link carries no
+# more than the sum of the rounds' busiest links, and one step's latency is at most p-1 steps' latency.
+@algorithm(
+    "pairwise",
+    {"alltoall"},
+    "p-1 rounds: in round k rank i sends its block to rank i+k",
+    dominated_by="mesh",
+)
+def _pairwise(ctx: Context, op: str) -> list[Step]:
+    p = ctx.p
+    return [Step.of([(i, (i + k) % p) for i in range(p)], 1 / p, 1, f"shift {k}") for k in range(1, p)]
+
+
+@algorithm("bruck", {"alltoall", "allgather"}, "Bruck et al.: ceil(log2 p) rounds of doubling distance")
+def _bruck(ctx: Context, op: str) -> list[Step]:
+    p = ctx.p
+    steps, k = [], 0
+    while (1 << k) < p:
+        distance = 1 << k
+        if op == "alltoall":
+            blocks = sum(1 for j in range(p) if j & distance)
+            pairs = [(i, (i + distance) % p) for i in range(p)]
+        else:
+            blocks = min(distance, p - distance)
+            pairs = [(i, (i - distance) % p) for i in range(p)]
+        steps.append(Step.of(pairs, blocks / p, 1, f"distance {distance}"))
+        k += 1
+    return steps
+
+
+def _levels(ctx: Context) -> tuple[list[list[int]], str]:
+    topology = ctx.topology
+    if topology.spec.kind != "switched":
+        raise NotApplicable("needs a switched fabric (racks of nodes)")
+    for key in ("rack", "node_global"):
+        groups: dict[int, list[int]] = {}
+        for i in range(ctx.p):
+            if key == "rack":
+                label = ctx.attr(i, "rack")
+            else:
+                label = topology.rank_of[ctx.group[i]] // len(topology.spec.switched.slots)
+            groups.setdefault(label, []).append(i)
+        if len(groups) > 1:
+            members = list(groups.values())
+            if len({len(m) for m in members}) != 1 or len(members[0]) < 2:
+                raise NotApplicable(
+                    f"needs the same number (>= 2) of group members in every {key.split('_')[0]}"
+                )
+            return members, key.split("_")[0]
+    raise NotApplicable("the group sits inside one node: nothing to do hierarchically")
+
+
+@algorithm("hierarchical", ALL, "inside each rack (or node) first, then across between same-position chips")
+def _hierarchical(ctx: Context, op: str) -> list[Step]:
+    members, level = _levels(ctx)
+    r, m = len(members), len(members[0])
+    p = ctx.p
+    inner = [(g[a], g[b]) for g in members for a in range(m) for b in range(m) if a != b]
+    outer = [(members[x][j], members[y][j]) for j in range(m) for x in range(r) for y in range(r) if x != y]
+    if op == "allreduce":
+        return [
+            Step.of(inner, 1 / m, 1, f"RS inside {level}"),
+            Step.of(outer, 1 / (m * r), 1, f"RS across {level}s"),
+            Step.of(outer, 1 / (m * r), 1, f"AG across {level}s"),
+            Step.of(inner, 1 / m, 1, f"AG inside {level}"),
+        ]
+    if op == "allgather":
+        return [
+            Step.of(outer, 1 / p, 1, f"AG across {level}s"),
+            Step.of(inner, r / p, 1, f"AG inside {level}"),
+        ]
+    if op == "reducescatter":
+        return [
+            Step.of(inner, r / p, 1, f"RS inside {level}"),
+            Step.of(outer, 1 / p, 1, f"RS across {level}s"),
+        ]
+    return [Step.of(outer, m / p, 1, f"across {level}s"), Step.of(inner, r / p, 1, f"inside {level}")]

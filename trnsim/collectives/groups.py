@@ -1,0 +1,103 @@
+"""Select the chips a collective runs on: ``--group`` and ``--ranks``.
+
+Group specs: ``all``; ``rack:K``; ``server:K`` / ``node:K`` / ``tray:K`` (a node of a switched fabric,
+numbered across racks, or a server of a torus); ``plane:NAME`` (the chips a switch plane serves);
+``slot:NAME``; a rank range ``0-31``; a list ``0,2,5-7`` (ranks or chip names).
+"""
+
+from trnsim.errors import UsageError
+from trnsim.topology.graph import Topology
+
+
+def _ranks_from_list(topology: Topology, text: str) -> list[int]:
+    ranks: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        if sep and lo.isdigit() and hi.isdigit():
+            if int(hi) < int(lo):
+                raise UsageError(f"--group range {part!r} runs backwards")
+            for rank in range(int(lo), int(hi) + 1):
+                ranks.append(topology.rank_of[topology.resolve_chip(rank)])
+        else:
+            ranks.append(topology.rank_of[topology.resolve_chip(part)])
+    return ranks
+
+
+def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
+    graph, spec = topology.graph, topology.spec
+    chips = topology.chips
+    if key == "rack":
+        if spec.kind != "switched":
+            raise UsageError(
+                f"{topology.name} has no racks (it is a {spec.kind}); try server:K or a rank range"
+            )
+        return [r for r, c in enumerate(chips) if str(graph.nodes[c]["rack"]) == value]
+    if key in ("server", "node", "tray"):
+        if spec.kind == "switched":
+            per_node = len(spec.switched.slots)
+            return [r for r in range(len(chips)) if str(r // per_node) == value]
+        if spec.torus.server_axis is None:
+            return list(range(len(chips))) if value == "0" else []
+        return [r for r, c in enumerate(chips) if str(graph.nodes[c]["server"]) == value]
+    if key == "plane":
+        fabric = spec.switched.switch_fabric if spec.kind == "switched" else None
+        planes = {plane.name: plane.slots for plane in fabric.planes} if fabric else {}
+        if value not in planes:
+            raise UsageError(
+                f"{topology.name} has no switch plane {value!r}; planes: {', '.join(planes) or 'none'}"
+            )
+        return [r for r, c in enumerate(chips) if graph.nodes[c]["slot"] in planes[value]]
+    if key == "slot":
+        if spec.kind != "switched":
+            raise UsageError(f"{topology.name} has no slots (it is a torus)")
+        return [r for r, c in enumerate(chips) if graph.nodes[c]["slot"] == value]
+    raise UsageError(
+        f"unknown --group kind {key!r}; use all, rack:K, server:K, plane:NAME, slot:NAME, 0-31 or 0,1,5"
+    )
+
+
+def select_group(topology: Topology, spec: str | None = None, ranks: int | None = None) -> list[str]:
+    """The chips (in rank order) that take part, from ``--group`` or ``--ranks``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The system.
+    spec : str, optional
+        A group spec (see the module docstring); ``all`` by default.
+    ranks : int, optional
+        Use the first ``ranks`` ranks instead.
+
+    Raises
+    ------
+    UsageError
+        For an unknown spec, chips the topology does not have, or fewer than two chips.
+    """
+    if spec is not None and ranks is not None:
+        raise UsageError("give --group or --ranks, not both")
+    if ranks is not None:
+        if not 2 <= ranks <= topology.n_chips:
+            raise UsageError(
+                f"--ranks {ranks}: {topology.name} has {topology.n_chips} chips; give 2..{topology.n_chips}"
+            )
+        selected = list(range(ranks))
+    elif spec is None or spec.strip().lower() == "all":
+        selected = list(range(topology.n_chips))
+    else:
+        key, sep, value = spec.partition(":")
+        selected = (
+            _attribute_group(topology, key.strip().lower(), value.strip())
+            if sep
+            else _ranks_from_list(topology, spec)
+        )
+        if not selected:
+            raise UsageError(f"--group {spec!r} names no chips of {topology.name}")
+    unique = sorted(set(selected))
+    if len(unique) != len(selected):
+        raise UsageError(f"--group {spec!r} names a chip twice")
+    if len(unique) < 2:
+        raise UsageError(f"--group {spec!r} has {len(unique)} chip; a collective needs at least 2")
+    return [topology.chips[r] for r in unique]
