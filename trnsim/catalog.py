@@ -144,13 +144,26 @@ def _unknown_model(name: str, spec: Spec) -> str:
     return f"unknown switch model {name!r}; switch_models defines: {known}"
 
 
+_TOP_LEVEL_NAMES = re.compile(r"^(name|aliases):(.*)$", re.M)
+
+
+def _names_of(path: Path) -> list[str]:
+    """A file's name and aliases, read from its top-level lines (the whole file only if need be)."""
+    found = {
+        key: yaml.load(value, Loader=_Loader) for key, value in _TOP_LEVEL_NAMES.findall(path.read_text())
+    }
+    if not isinstance(found.get("name"), str) or not isinstance(found.get("aliases", []), list):
+        document = read_document(path)
+        found = {"name": document.get("name", path.stem), "aliases": document.get("aliases", [])}
+    return [str(found["name"]), *map(str, found.get("aliases") or [])]
+
+
 @cache
 def _catalog_index(folder: Path) -> dict[str, Path]:
     index: dict[str, Path] = {}
     for path in sorted(folder.glob("*.yaml")):
-        document = read_document(path)
-        for name in [document.get("name", path.stem), *document.get("aliases", [])]:
-            index.setdefault(str(name).lower(), path)
+        for name in _names_of(path):
+            index.setdefault(name.lower(), path)
     return index
 
 

@@ -1,7 +1,6 @@
 """Small synthetic topologies with equal links, for closed-form tests."""
 
 import msgspec
-import networkx as nx
 
 from trnsim.catalog import validate_document
 from trnsim.schema import Spec
@@ -36,23 +35,30 @@ def complete_topology(p: int, bw_gbps: float = 100.0, step_ns: float = 1000.0) -
         },
         Spec,
     )
-    graph = nx.Graph()
     chips = [f"c{i}" for i in range(p)]
-    for rank, chip in enumerate(chips):
-        graph.add_node(
-            chip, kind="chip", rank=rank, rack=0, node=0, slot=chip, slot_index=rank, latency_ns=0.0
-        )
-    for i in range(p):
-        for j in range(i + 1, p):
-            graph.add_edge(
-                chips[i],
-                chips[j],
-                cls="link",
-                lanes=1,
-                active_lanes=1,
-                bw_gbps=bw_gbps,
-                latency_ns=0.0,
-                medium="pcb",
-                parallel=1,
-            )
-    return Topology(spec=spec, graph=graph, chips=chips)
+    nodes = {
+        chip: {
+            "kind": "chip",
+            "rank": rank,
+            "rack": 0,
+            "node": 0,
+            "slot": chip,
+            "slot_index": rank,
+            "latency_ns": 0.0,
+        }
+        for rank, chip in enumerate(chips)
+    }
+    links = {
+        (chips[i], chips[j]): {
+            "cls": "link",
+            "lanes": 1,
+            "active_lanes": 1,
+            "bw_gbps": bw_gbps,
+            "latency_ns": 0.0,
+            "medium": "pcb",
+            "parallel": 1,
+        }
+        for i in range(p)
+        for j in range(i + 1, p)
+    }
+    return Topology(spec=spec, nodes=nodes, links=links, chips=chips)

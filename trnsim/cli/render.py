@@ -99,6 +99,7 @@ def _emit_markdown(tables: list[Table], stream) -> None:
 def _emit_rich(tables: list[Table], stream) -> None:
     from rich.console import Console
     from rich.table import Table as RichTable
+    from rich.text import Text
 
     console = Console(file=stream, width=None if stream.isatty() else 200)
     for i, table in enumerate(tables):
@@ -106,9 +107,12 @@ def _emit_rich(tables: list[Table], stream) -> None:
             console.print()
         view = RichTable(title=table.title, title_justify="left", title_style="bold")
         for column in table.columns:
-            view.add_column(column.header, justify=column.align, overflow="fold")
+            # numbers never wrap; skipping the wrap measurement keeps long tables fast
+            numeric = column.align == "right"
+            view.add_column(column.header, justify=column.align, overflow="fold", no_wrap=numeric)
         for row in table.rows:
-            view.add_row(*(column.text(row.get(column.key)) for column in table.columns))
+            # Text cells skip markup and emoji parsing: values are data, not Rich markup
+            view.add_row(*(Text(column.text(row.get(column.key))) for column in table.columns))
         console.print(view)
         for line in table.footer:
             console.print(line, highlight=False)

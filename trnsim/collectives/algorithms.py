@@ -27,7 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import networkx as nx
 import numpy as np
 
 from trnsim.topology.graph import Topology
@@ -50,6 +49,10 @@ class Step:
     @staticmethod
     def of(pairs, weight, repeat: int = 1, label: str = "") -> "Step":
         """A step from ``(src, dst)`` pairs and one weight for all or one per pair (self-pairs dropped)."""
+        if isinstance(pairs, tuple) and len(pairs) == 2 and isinstance(pairs[0], np.ndarray):
+            src, dst = pairs  # already arrays, without self-pairs
+            weights = np.broadcast_to(np.asarray(weight, dtype=float), src.shape).copy()
+            return Step(src.astype(np.int64), dst.astype(np.int64), weights, repeat, label)
         pairs = list(pairs)
         weights = np.broadcast_to(np.asarray(weight, dtype=float), (len(pairs),))
         keep = [i for i, (a, b) in enumerate(pairs) if a != b]
@@ -70,16 +73,26 @@ class Context:
         return len(self.group)
 
     def attr(self, position: int, key: str):
-        return self.topology.graph.nodes[self.group[position]].get(key)
+        return self.topology.nodes[self.group[position]].get(key)
 
     @cached_property
-    def direct_links(self) -> nx.Graph:
-        """The group's chips and the links that join two of them directly."""
+    def direct_links(self):
+        """The group's chips and the links that join two of them directly (a ``networkx.Graph``)."""
         return self.topology.graph.subgraph(self.group).copy()
 
     @cached_property
     def disjoint_rings(self) -> list[list[str]] | None:
         """Edge-disjoint Hamiltonian cycles over the group's direct links, if they split into some."""
+        members = set(self.group)
+        degree = dict.fromkeys(self.group, 0)
+        for u, v in self.topology.links:
+            if u in members and v in members:
+                degree[u] += 1
+                degree[v] += 1
+        values = set(degree.values())
+        # only a connected 2k-regular graph splits into Hamiltonian cycles; most fabrics fail here cheaply
+        if len(values) != 1 or min(values) < 2 or min(values) % 2:
+            return None
         from trnsim.collectives.rings import disjoint_hamiltonian_cycles
 
         return disjoint_hamiltonian_cycles(self.direct_links)
@@ -160,7 +173,6 @@ def _ring(ctx: Context, op: str) -> list[Step]:
     aliases=("kangaring",),
 )
 def _multiring(ctx: Context, op: str) -> list[Step]:
-    graph = ctx.direct_links
     cycles = ctx.disjoint_rings
     if cycles is None:
         raise NotApplicable(
@@ -171,7 +183,7 @@ def _multiring(ctx: Context, op: str) -> list[Step]:
     rings = []
     for cycle in cycles:
         closing = list(zip(cycle, cycle[1:] + cycle[:1], strict=True))
-        bottleneck = min(graph.edges[u, v]["bw_gbps"] for u, v in closing)
+        bottleneck = min(ctx.topology.link(u, v)["bw_gbps"] for u, v in closing)
         forward = [(position[u], position[v]) for u, v in closing]
         rings += [(forward, bottleneck), ([(b, a) for a, b in forward], bottleneck)]
     total = sum(bw for _, bw in rings)
@@ -247,11 +259,10 @@ def _cube_order(ctx: Context) -> tuple[list[int], list[int]]:
     else:
         by_address = list(range(p))
     bits = p.bit_length() - 1
-    graph = ctx.topology.graph
 
     def bit_bandwidth(bit: int) -> float:
-        a, b = ctx.group[by_address[0]], ctx.group[by_address[1 << bit]]
-        return graph.edges[a, b]["bw_gbps"] if graph.has_edge(a, b) else 0.0
+        link = ctx.topology.link(ctx.group[by_address[0]], ctx.group[by_address[1 << bit]])
+        return link["bw_gbps"] if link else 0.0
 
     return by_address, sorted(range(bits), key=lambda bit: -bit_bandwidth(bit))
 
@@ -301,8 +312,8 @@ def _tree(ctx: Context, op: str) -> list[Step]:
     return reduce_steps + broadcast_steps
 
 
-def _all_pairs(p: int):
-    return [(i, j) for i in range(p) for j in range(p) if i != j]
+def _all_pairs(p: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.nonzero(~np.eye(p, dtype=bool))
 
 
 @algorithm(

@@ -11,8 +11,6 @@
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from trnsim.collectives.ops import Op
 from trnsim.topology.graph import Topology
 from trnsim.topology.metrics import chip_bandwidth_gbps, cut_bandwidth_gbps
@@ -62,6 +60,6 @@ def lower_bound(topology: Topology, group: list[str], op: Op, alpha_ns: float, m
         }[op.name]
         candidates.append((crossing / (cut_bandwidth_gbps(topology, side) * 1e9), f"cut {name}"))
     seconds_per_byte, limited_by = max(candidates)
-    min_link_ns = float(np.min([lat for _, _, lat in topology.graph.edges(data="latency_ns")]))
+    min_link_ns = min(data["latency_ns"] for data in topology.links.values())
     latency_us = (alpha_ns + max_links * min_link_ns) / 1e3
     return Bound(seconds_per_byte, latency_us, limited_by, peak)

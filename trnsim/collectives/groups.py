@@ -27,21 +27,21 @@ def _ranks_from_list(topology: Topology, text: str) -> list[int]:
 
 
 def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
-    graph, spec = topology.graph, topology.spec
+    graph, spec = topology.nodes, topology.spec
     chips = topology.chips
     if key == "rack":
         if spec.kind != "switched":
             raise UsageError(
                 f"{topology.name} has no racks (it is a {spec.kind}); try server:K or a rank range"
             )
-        return [r for r, c in enumerate(chips) if str(graph.nodes[c]["rack"]) == value]
+        return [r for r, c in enumerate(chips) if str(graph[c]["rack"]) == value]
     if key in ("server", "node", "tray"):
         if spec.kind == "switched":
             per_node = len(spec.switched.slots)
             return [r for r in range(len(chips)) if str(r // per_node) == value]
         if spec.torus.server_axis is None:
             return list(range(len(chips))) if value == "0" else []
-        return [r for r, c in enumerate(chips) if str(graph.nodes[c]["server"]) == value]
+        return [r for r, c in enumerate(chips) if str(graph[c]["server"]) == value]
     if key == "plane":
         fabric = spec.switched.switch_fabric if spec.kind == "switched" else None
         planes = {plane.name: plane.slots for plane in fabric.planes} if fabric else {}
@@ -49,11 +49,11 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
             raise UsageError(
                 f"{topology.name} has no switch plane {value!r}; planes: {', '.join(planes) or 'none'}"
             )
-        return [r for r, c in enumerate(chips) if graph.nodes[c]["slot"] in planes[value]]
+        return [r for r, c in enumerate(chips) if graph[c]["slot"] in planes[value]]
     if key == "slot":
         if spec.kind != "switched":
             raise UsageError(f"{topology.name} has no slots (it is a torus)")
-        return [r for r, c in enumerate(chips) if graph.nodes[c]["slot"] == value]
+        return [r for r, c in enumerate(chips) if graph[c]["slot"] == value]
     raise UsageError(
         f"unknown --group kind {key!r}; use all, rack:K, server:K, plane:NAME, slot:NAME, 0-31 or 0,1,5"
     )

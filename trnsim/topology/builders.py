@@ -7,8 +7,6 @@ ring and reverses coordinate order. Here a size-2 ring keeps both links as one b
 
 import itertools
 
-import networkx as nx
-
 from trnsim.schema import Spec
 from trnsim.topology.graph import Topology
 
@@ -23,7 +21,7 @@ def build(spec: Spec) -> Topology:
 
 
 def _add_link(
-    graph: nx.Graph,
+    links: dict,
     u: str,
     v: str,
     *,
@@ -35,24 +33,22 @@ def _add_link(
     medium: str,
 ) -> None:
     """Add one link to the bundle between ``u`` and ``v`` (bundles add up lanes and bandwidth)."""
-    if graph.has_edge(u, v):
-        data = graph.edges[u, v]
+    data = links.get((u, v)) or links.get((v, u))
+    if data is not None:
         data["lanes"] += lanes
         data["active_lanes"] += active_lanes
         data["bw_gbps"] += active_lanes * lane_gbps
         data["parallel"] += 1
         return
-    graph.add_edge(
-        u,
-        v,
-        cls=cls,
-        lanes=lanes,
-        active_lanes=active_lanes,
-        bw_gbps=active_lanes * lane_gbps,
-        latency_ns=latency_ns,
-        medium=medium,
-        parallel=1,
-    )
+    links[(u, v)] = {
+        "cls": cls,
+        "lanes": lanes,
+        "active_lanes": active_lanes,
+        "bw_gbps": active_lanes * lane_gbps,
+        "latency_ns": latency_ns,
+        "medium": medium,
+        "parallel": 1,
+    }
 
 
 def torus(spec: Spec) -> Topology:
@@ -74,7 +70,6 @@ def torus(spec: Spec) -> Topology:
     axes = spec.torus.axes
     latency = spec.latency
     lane_gbps = spec.chip.lane_gbps
-    graph = nx.Graph(name=spec.name)
     coords = list(itertools.product(*(range(axis.size) for axis in axes)))
     names = [".".join(f"{axis.name}{c}" for axis, c in zip(axes, coord, strict=True)) for coord in coords]
     index_of_axis = {axis.name: i for i, axis in enumerate(axes)}
@@ -82,6 +77,7 @@ def torus(spec: Spec) -> Topology:
     plane = spec.torus.hypercube_plane
     server_axis = spec.torus.server_axis
 
+    nodes: dict[str, dict] = {}
     for rank, (name, coord) in enumerate(zip(names, coords, strict=True)):
         attrs = {"kind": "chip", "rank": rank, "coord": coord, "latency_ns": latency.relay_ns}
         if server_axis is not None:
@@ -91,8 +87,9 @@ def torus(spec: Spec) -> Topology:
         if plane is not None:
             address = _cube_address([coord[index_of_axis[a]] for a in plane], [4, 4])
             attrs["tray"], attrs["slot"] = address >> 1, address & 1
-        graph.add_node(name, **attrs)
+        nodes[name] = attrs
 
+    links: dict = {}
     strides = [1] * len(axes)
     for i in range(len(axes) - 2, -1, -1):
         strides[i] = strides[i + 1] * axes[i + 1].size
@@ -106,7 +103,7 @@ def torus(spec: Spec) -> Topology:
             if plane is not None and axis.name == plane[1] and (_GRAY4[c] ^ _GRAY4[(c + 1) % 4]) == 1:
                 medium = "pcb"  # bit 0 of the plane's cube address: the two chips of one tray
             _add_link(
-                graph,
+                links,
                 names[rank],
                 names[neighbour],
                 cls=axis.name,
@@ -122,7 +119,7 @@ def torus(spec: Spec) -> Topology:
         if axis.size >= 2:
             half = frozenset(n for n, coord in zip(names, coords, strict=True) if coord[i] < axis.size // 2)
             cuts[f"{axis.name}-halves"] = half
-    return Topology(spec=spec, graph=graph, chips=names, cuts=cuts)
+    return Topology(spec=spec, nodes=nodes, links=links, chips=names, cuts=cuts)
 
 
 def _cube_address(coord, sizes) -> int:
@@ -156,7 +153,8 @@ def switched_fabric(spec: Spec) -> Topology:
     layout = spec.switched
     latency = spec.latency
     lane_gbps = spec.chip.lane_gbps
-    graph = nx.Graph(name=spec.name)
+    nodes: dict[str, dict] = {}
+    links: dict = {}
     chips: list[str] = []
 
     def chip_name(rack: int, node: int, slot: str) -> str:
@@ -166,52 +164,50 @@ def switched_fabric(spec: Spec) -> Topology:
         for node in range(layout.nodes_per_rack):
             for slot_index, slot in enumerate(layout.slots):
                 name = chip_name(rack, node, slot)
-                graph.add_node(
-                    name,
-                    kind="chip",
-                    rank=len(chips),
-                    rack=rack,
-                    node=node,
-                    slot=slot,
-                    slot_index=slot_index,
-                    latency_ns=latency.relay_ns,
-                )
+                nodes[name] = {
+                    "kind": "chip",
+                    "rank": len(chips),
+                    "rack": rack,
+                    "node": node,
+                    "slot": slot,
+                    "slot_index": slot_index,
+                    "latency_ns": latency.relay_ns,
+                }
                 chips.append(name)
 
     local = layout.node_local
     if local is not None:
         model = spec.switch_models.get(local.switch_model) if local.switch_model else None
-        link = dict(
-            cls=local.cls,
-            lanes=local.lanes_per_link,
-            active_lanes=local.lanes_per_link,
-            lane_gbps=lane_gbps,
-            latency_ns=latency.link_ns,
-            medium=local.medium,
-        )
+        link = {
+            "cls": local.cls,
+            "lanes": local.lanes_per_link,
+            "active_lanes": local.lanes_per_link,
+            "lane_gbps": lane_gbps,
+            "latency_ns": latency.link_ns,
+            "medium": local.medium,
+        }
         for rack in range(layout.racks):
             for node in range(layout.nodes_per_rack):
                 members = [chip_name(rack, node, slot) for slot in layout.slots]
                 if local.kind == "direct":
                     for u, v in itertools.combinations(members, 2):
-                        _add_link(graph, u, v, **link)
+                        _add_link(links, u, v, **link)
                     continue
                 for k in range(local.switches):
                     switch = f"r{rack}.n{node}.sw{k}"
-                    graph.add_node(
-                        switch,
-                        kind="switch",
-                        role="node",
-                        model=local.switch_model,
-                        rack=rack,
-                        node=node,
-                        plane=None,
-                        ports=model.ports,
-                        lanes=model.lanes,
-                        latency_ns=latency.node_switch_ns,
-                    )
+                    nodes[switch] = {
+                        "kind": "switch",
+                        "role": "node",
+                        "model": local.switch_model,
+                        "rack": rack,
+                        "node": node,
+                        "plane": None,
+                        "ports": model.ports,
+                        "lanes": model.lanes,
+                        "latency_ns": latency.node_switch_ns,
+                    }
                     for member in members:
-                        _add_link(graph, member, switch, **link)
+                        _add_link(links, member, switch, **link)
 
     fabric = layout.switch_fabric
     if fabric is not None:
@@ -226,22 +222,21 @@ def switched_fabric(spec: Spec) -> Topology:
                         continue
                     for k in range(fabric.switches_per_plane):
                         switch = f"r{rack}.{plane.name}.sw{k}"
-                        if switch not in graph:
-                            graph.add_node(
-                                switch,
-                                kind="switch",
-                                role="plane",
-                                model=fabric.switch_model,
-                                rack=rack,
-                                node=None,
-                                plane=plane.name,
-                                ports=model.ports,
-                                lanes=model.lanes,
-                                latency_ns=latency.switch_ns,
-                            )
+                        if switch not in nodes:
+                            nodes[switch] = {
+                                "kind": "switch",
+                                "role": "plane",
+                                "model": fabric.switch_model,
+                                "rack": rack,
+                                "node": None,
+                                "plane": plane.name,
+                                "ports": model.ports,
+                                "lanes": model.lanes,
+                                "latency_ns": latency.switch_ns,
+                            }
                         for node in range(layout.nodes_per_rack):
                             _add_link(
-                                graph,
+                                links,
                                 chip_name(rack, node, slot),
                                 switch,
                                 cls=fabric.cls,
@@ -258,7 +253,7 @@ def switched_fabric(spec: Spec) -> Topology:
             for node in range(layout.nodes_per_rack):
                 for slot in layout.slots:
                     _add_link(
-                        graph,
+                        links,
                         chip_name(rack, node, slot),
                         chip_name(rack + 1, node, slot),
                         cls=cross.cls,
@@ -271,22 +266,20 @@ def switched_fabric(spec: Spec) -> Topology:
 
     cuts = {}
     if layout.racks >= 2:
-        cuts["rack-halves"] = frozenset(n for n, r in graph.nodes(data="rack") if r < layout.racks // 2)
+        cuts["rack-halves"] = frozenset(n for n, data in nodes.items() if data["rack"] < layout.racks // 2)
     if layout.nodes_per_rack * layout.racks > 1 and (local is not None or fabric is not None):
         # one node (tray or server) with its on-node switches against the rest
         for rack in range(layout.racks):
             for node in range(layout.nodes_per_rack):
                 cuts[f"node-r{rack}.n{node}"] = frozenset(
-                    n
-                    for n, data in graph.nodes(data=True)
-                    if data.get("rack") == rack and data.get("node") == node
+                    n for n, data in nodes.items() if data["rack"] == rack and data["node"] == node
                 )
     if fabric is not None and len(fabric.planes) > 1:
         # a plane's chips and switches against the rest: what crosses must use the node-local links
         for plane in fabric.planes:
             cuts[f"plane-{plane.name}"] = frozenset(
                 n
-                for n, data in graph.nodes(data=True)
+                for n, data in nodes.items()
                 if data.get("plane") == plane.name or (data["kind"] == "chip" and data["slot"] in plane.slots)
             )
-    return Topology(spec=spec, graph=graph, chips=chips, cuts=cuts)
+    return Topology(spec=spec, nodes=nodes, links=links, chips=chips, cuts=cuts)

@@ -1,16 +1,18 @@
-"""The :class:`Topology` type: a networkx graph plus the chips in rank order.
+"""The :class:`Topology` type: devices and link bundles, with the chips in rank order.
 
 Nodes carry ``kind`` ("chip" or "switch") and ``latency_ns`` (the cost of passing through them);
-chips carry ``rank`` and a location; switches ``role``, ``model``, ``plane``. Each edge is one
-physical link bundle with ``cls``, ``lanes``, ``active_lanes``, ``bw_gbps`` (per direction),
-``latency_ns``, ``medium`` and ``parallel`` (links in the bundle, 2 for the wrap of a size-2 ring).
+chips carry ``rank`` and a location; switches ``role``, ``model``, ``plane``. Each link bundle joins
+two devices with ``cls``, ``lanes``, ``active_lanes``, ``bw_gbps`` (per direction), ``latency_ns``,
+``medium`` and ``parallel`` (links in the bundle, 2 for the wrap of a size-2 ring).
+
+``topology.graph`` is the same system as a ``networkx.Graph`` (built on first use): the analysis and
+export view. The collective engine works on plain lists and numpy arrays, so a ``trnsim collective``
+run on a switched fabric never pays for importing networkx.
 """
 
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-
-import networkx as nx
 
 from trnsim.errors import UsageError
 from trnsim.schema import Spec
@@ -21,7 +23,8 @@ class Topology:
     """A built scale-up system."""
 
     spec: Spec
-    graph: nx.Graph
+    nodes: dict[str, dict]  # every device's attributes, chips first in rank order
+    links: dict[tuple[str, str], dict]  # link bundles by their two ends
     chips: list[str]
     path: Path | None = None
     cuts: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -40,7 +43,30 @@ class Topology:
 
     @cached_property
     def switches(self) -> list[str]:
-        return [node for node, kind in self.graph.nodes(data="kind") if kind == "switch"]
+        return [node for node, data in self.nodes.items() if data["kind"] == "switch"]
+
+    @cached_property
+    def incident(self) -> dict[str, list[dict]]:
+        """The link bundles at each device."""
+        at: dict[str, list[dict]] = {node: [] for node in self.nodes}
+        for (u, v), data in self.links.items():
+            at[u].append(data)
+            at[v].append(data)
+        return at
+
+    def link(self, u: str, v: str) -> dict | None:
+        """The bundle between two devices, if any."""
+        return self.links.get((u, v)) or self.links.get((v, u))
+
+    @cached_property
+    def graph(self):
+        """The topology as a ``networkx.Graph`` (node and edge attributes as described above)."""
+        import networkx as nx
+
+        graph = nx.Graph(name=self.name)
+        graph.add_nodes_from(self.nodes.items())
+        graph.add_edges_from((u, v, data) for (u, v), data in self.links.items())
+        return graph
 
     def resolve_chip(self, ref: str | int) -> str:
         """Return the node name of a chip given by rank (``"5"``) or by node name (``"r0.n1.A"``)."""

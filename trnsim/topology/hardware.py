@@ -12,14 +12,14 @@ def check_hardware(topology: Topology) -> None:
     HardwareError
         Naming the file, the key whose budget is exceeded, the device and the numbers.
     """
-    spec, graph = topology.spec, topology.graph
+    spec, nodes, incident = topology.spec, topology.nodes, topology.incident
     where = topology.path or spec.name
     chip = spec.chip
     spare = _unwired_backplane_lanes(topology)
     for name in topology.chips:
-        links = graph.edges(name, data=True)
-        wired = sum(data["lanes"] for _, _, data in links) + spare.get(graph.nodes[name].get("slot"), 0)
-        active = sum(data["active_lanes"] for _, _, data in links)
+        links = incident[name]
+        wired = sum(data["lanes"] for data in links) + spare.get(nodes[name].get("slot"), 0)
+        active = sum(data["active_lanes"] for data in links)
         if wired > chip.lanes:
             raise HardwareError(
                 f"{where}: chip.lanes: chip {name} is wired with {wired} lanes but a {chip.name} has {chip.lanes}"
@@ -30,10 +30,10 @@ def check_hardware(topology: Topology) -> None:
                 f"but a {chip.name} has {chip.usable_lanes}"
             )
     for name in topology.switches:
-        node = graph.nodes[name]
-        links = graph.edges(name, data=True)
-        used_ports = sum(data["parallel"] for _, _, data in links)
-        used_lanes = sum(data["lanes"] for _, _, data in links)
+        node = nodes[name]
+        links = incident[name]
+        used_ports = sum(data["parallel"] for data in links)
+        used_lanes = sum(data["lanes"] for data in links)
         key = f"switch_models.{node['model']}"
         if node["ports"] is not None and used_ports > node["ports"]:
             raise HardwareError(

@@ -60,9 +60,9 @@ def chip_bandwidth_gbps(topology: Topology) -> dict[str, float]:
     cached = topology.__dict__.get("_chip_bw")
     if cached is not None:
         return cached
-    graph = topology.graph
+    incident = topology.incident
     topology.__dict__["_chip_bw"] = cached = {
-        chip: round(sum(bw for _, _, bw in graph.edges(chip, data="bw_gbps")), 9) for chip in topology.chips
+        chip: round(sum(data["bw_gbps"] for data in incident[chip]), 9) for chip in topology.chips
     }
     return cached
 
@@ -70,7 +70,7 @@ def chip_bandwidth_gbps(topology: Topology) -> dict[str, float]:
 def link_classes(topology: Topology) -> list[dict]:
     """Links grouped by class: count of links, lanes and bandwidth per link, total bandwidth."""
     groups: dict[tuple, dict] = {}
-    for _, _, data in topology.graph.edges(data=True):
+    for data in topology.links.values():
         per_link_bw = data["bw_gbps"] / data["parallel"]
         key = (data["cls"], data["medium"], data["lanes"] // data["parallel"], round(per_link_bw, 6))
         group = groups.setdefault(
@@ -92,17 +92,14 @@ def link_classes(topology: Topology) -> list[dict]:
 def switch_roles(topology: Topology) -> list[dict]:
     """Switches grouped by role and model."""
     counts = Counter(
-        (data["role"], data["model"])
-        for _, data in topology.graph.nodes(data=True)
-        if data["kind"] == "switch"
+        (data["role"], data["model"]) for data in topology.nodes.values() if data["kind"] == "switch"
     )
     return [{"role": role, "model": model, "count": count} for (role, model), count in sorted(counts.items())]
 
 
 def cut_bandwidth_gbps(topology: Topology, side: frozenset[str]) -> float:
     """Bandwidth (per direction) of the links with exactly one end in ``side``."""
-    adjacency = topology.graph.adj
-    total = sum(data["bw_gbps"] for u in side for v, data in adjacency[u].items() if v not in side)
+    total = sum(data["bw_gbps"] for (u, v), data in topology.links.items() if (u in side) != (v in side))
     return round(total, 9)
 
 

@@ -57,28 +57,25 @@ def graph_arrays(topology: Topology) -> GraphArrays:
     cached = topology.__dict__.get("_arrays")
     if cached is not None:
         return cached
-    graph = topology.graph
     nodes = list(topology.chips) + topology.switches
     index = {name: i for i, name in enumerate(nodes)}
-    ends, cls, bw, lat = [], [], [], []
-    for u, v, data in graph.edges(data=True):
-        ends.append((u, v))
-        cls.append(data["cls"])
-        bw.append(data["bw_gbps"])
-        lat.append(data["latency_ns"])
+    ends = list(topology.links)
+    data = list(topology.links.values())
     m = len(ends)
     u_idx = np.fromiter((index[u] for u, _ in ends), dtype=np.int64, count=m)
     v_idx = np.fromiter((index[v] for _, v in ends), dtype=np.int64, count=m)
+    bw = np.fromiter((d["bw_gbps"] for d in data), dtype=float, count=m)
+    lat = np.fromiter((d["latency_ns"] for d in data), dtype=float, count=m)
     arrays = GraphArrays(
         nodes=nodes,
         n_chips=topology.n_chips,
         src=np.concatenate([u_idx, v_idx]),
         dst=np.concatenate([v_idx, u_idx]),
         edge=np.concatenate([np.arange(m), np.arange(m)]),
-        bw_gbps=np.tile(np.asarray(bw, dtype=float), 2),
-        link_latency_ns=np.tile(np.asarray(lat, dtype=float), 2),
-        node_latency_ns=np.asarray([graph.nodes[n]["latency_ns"] for n in nodes], dtype=float),
-        edge_cls=cls,
+        bw_gbps=np.tile(bw, 2),
+        link_latency_ns=np.tile(lat, 2),
+        node_latency_ns=np.asarray([topology.nodes[n]["latency_ns"] for n in nodes], dtype=float),
+        edge_cls=[d["cls"] for d in data],
         edge_ends=ends,
     )
     topology.__dict__["_arrays"] = arrays
@@ -92,6 +89,8 @@ class BFS:
     sources: np.ndarray  # node indices, one per row
     dist: np.ndarray  # rows x nodes, -1 where unreachable
     sigma: np.ndarray  # rows x nodes, number of shortest paths
+    # the shortest-path DAG, level by level: (row, directed edge) pairs whose head is at that level
+    dag: list[tuple[np.ndarray, np.ndarray]]
 
 
 def bfs(arrays: GraphArrays, sources: np.ndarray) -> BFS:
@@ -113,6 +112,7 @@ def bfs(arrays: GraphArrays, sources: np.ndarray) -> BFS:
     sigma[row_ids, sources] = 1.0
     frontier_rows, frontier_nodes = row_ids, sources
     src, dst = arrays.src, arrays.dst
+    dag = []
     level = 0
     while len(frontier_rows):
         level += 1
@@ -121,28 +121,16 @@ def bfs(arrays: GraphArrays, sources: np.ndarray) -> BFS:
         heads = dst[edges]
         fresh = dist[rep_rows, heads] < 0
         rep_rows, edges, heads = rep_rows[fresh], edges[fresh], heads[fresh]
+        if len(edges):
+            dag.append((rep_rows, edges))
         flat = rep_rows * n + heads
         counts = np.bincount(flat, weights=sigma[rep_rows, src[edges]], minlength=rows * n)
-        reached = np.unique(flat)
+        # every newly reached node got at least one path, so a positive count marks it
+        reached = np.flatnonzero(np.bincount(flat, minlength=rows * n))
         frontier_rows, frontier_nodes = reached // n, reached % n
         dist[frontier_rows, frontier_nodes] = level
         sigma[frontier_rows, frontier_nodes] = counts[reached]
-    return BFS(sources=sources, dist=dist, sigma=sigma)
-
-
-def _dag(arrays: GraphArrays, result: BFS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Shortest-path DAG entries ``(row, directed edge, level of the edge's head)``, deepest first."""
-    cached = result.__dict__.get("_dag")
-    if cached is not None:
-        return cached
-    d_tail = result.dist[:, arrays.src]
-    d_head = result.dist[:, arrays.dst]
-    rows, edges = np.nonzero((d_tail >= 0) & (d_head == d_tail + 1))
-    levels = d_head[rows, edges]
-    order = np.argsort(-levels, kind="stable")
-    cached = (rows[order], edges[order], levels[order])
-    result.__dict__["_dag"] = cached
-    return cached
+    return BFS(sources=sources, dist=dist, sigma=sigma, dag=dag)
 
 
 def ecmp_loads(arrays: GraphArrays, result: BFS, demand: np.ndarray) -> np.ndarray:
@@ -163,12 +151,9 @@ def ecmp_loads(arrays: GraphArrays, result: BFS, demand: np.ndarray) -> np.ndarr
         Bytes per directed edge (length ``2 * edges``), summed over all sources.
     """
     rows_n, n = demand.shape
-    rows, edges, levels = _dag(arrays, result)
     through = demand.astype(float).copy()  # bytes entering each node that are bound for it or beyond
     loads = np.zeros(len(arrays.src))
-    boundaries = np.flatnonzero(np.diff(levels)) + 1
-    for lo, hi in zip(np.r_[0, boundaries], np.r_[boundaries, len(levels)], strict=True):
-        r, e = rows[lo:hi], edges[lo:hi]
+    for r, e in reversed(result.dag):
         u, v = arrays.src[e], arrays.dst[e]
         share = result.sigma[r, u] / result.sigma[r, v] * through[r, v]
         loads += np.bincount(e, weights=share, minlength=len(loads))
@@ -182,19 +167,18 @@ def path_latency_ns(arrays: GraphArrays, result: BFS) -> np.ndarray:
     A path's latency is the sum of its links' latencies plus the latency of every device it passes
     through (not counting its two ends).
     """
-    rows, edges, levels = _dag(arrays, result)
     n = arrays.n_nodes
     latency = np.zeros(result.dist.shape)
-    order = np.argsort(levels, kind="stable")
-    rows, edges, levels = rows[order], edges[order], levels[order]
-    boundaries = np.flatnonzero(np.diff(levels)) + 1
-    for lo, hi in zip(np.r_[0, boundaries], np.r_[boundaries, len(levels)], strict=True):
-        r, e = rows[lo:hi], edges[lo:hi]
+    for level, (r, e) in enumerate(result.dag, start=1):
         u, v = arrays.src[e], arrays.dst[e]
-        through_u = np.where(levels[lo] > 1, arrays.node_latency_ns[u], 0.0)
+        through_u = arrays.node_latency_ns[u] if level > 1 else 0.0
         candidate = latency[r, u] + through_u + arrays.link_latency_ns[e]
-        flat = latency.reshape(-1)
-        np.maximum.at(flat, r * n + v, candidate)
+        # the largest candidate per (row, head): sort by target, then reduce each run
+        flat = r * n + v
+        order = np.lexsort((candidate, flat))
+        flat, candidate = flat[order], candidate[order]
+        last = np.r_[flat[1:] != flat[:-1], True]
+        latency.reshape(-1)[flat[last]] = candidate[last]
     return latency
 
 
