@@ -21,10 +21,11 @@ app.add_typer(topo.app, name="topo")
 
 
 def _register_collective() -> None:
-    from trnsim.cli import collective
+    from trnsim.cli import collective, compare
 
     if not any(group.name == "collective" for group in app.registered_groups):
         app.add_typer(collective.app, name="collective")
+        compare.register(app)
 
 
 def _version(value: bool) -> None:
@@ -43,10 +44,10 @@ def root(
     """Analyze Trainium scale-up topologies and model how fast collectives run on them."""
 
 
-def _error(message: str) -> None:
+def _error(message: str, label: str = "error") -> None:
     from rich.console import Console
 
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {message}", markup=True)
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]{label}:[/red] {message}", markup=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     except TrnsimError as exc:
         if debug:
             raise
-        _error(str(exc).replace("[", "\\["))
+        _error(str(exc).replace("[", "\\["), "regression" if exc.exit_code == 1 else "error")
         sys.exit(exc.exit_code)
     except BrokenPipeError:
         sys.exit(0)

@@ -1,66 +1,33 @@
 """``trnsim collective``: model a collective at every message size, in nccl-tests' conventions."""
 
-import sys
-from typing import Annotated
-
 import typer
 
-from trnsim.cli.options import FormatOption, SetOption, SkuOption, TopologyOption, load
+from trnsim.cli.options import (
+    DEFAULT_MAX,
+    DEFAULT_MIN,
+    Algo,
+    AlphaUs,
+    Dtype,
+    FormatOption,
+    Group,
+    MaxBytes,
+    MinBytes,
+    Ranks,
+    SetOption,
+    Sizes,
+    SkuOption,
+    StepFactor,
+    TopologyOption,
+    load,
+    resolve_sizes,
+)
 from trnsim.cli.render import Column, Format, Table, emit
 from trnsim.collectives.ops import OPS
-from trnsim.errors import UsageError
 
 app = typer.Typer(
     help="Model all-reduce, all-gather, reduce-scatter and all-to-all over a topology, congestion included.",
     no_args_is_help=True,
 )
-
-DEFAULT_MIN, DEFAULT_MAX = "8", "1G"
-
-
-def resolve_sizes(
-    minbytes: str, maxbytes: str, stepfactor: float | None, sizes: str | None, fmt: Format
-) -> list[int]:
-    """Sizes from ``--sizes`` or the -b/-e/-f sweep (factor 2, or 4 on a terminal table)."""
-    from trnsim.units import parse_size, size_sweep
-
-    if sizes is not None:
-        values = [parse_size(part) for part in sizes.split(",") if part.strip()]
-        if not values:
-            raise UsageError("--sizes needs at least one size, e.g. --sizes 1K,1M,1G")
-        if any(v <= 0 for v in values):
-            raise UsageError("--sizes must all be at least 1 byte")
-        return sorted(set(values))
-    if stepfactor is None:
-        stepfactor = 4.0 if fmt == Format.table and sys.stdout.isatty() else 2.0
-    return size_sweep(parse_size(minbytes), parse_size(maxbytes), stepfactor)
-
-
-Algo = Annotated[
-    str, typer.Option("--algo", help="Algorithm name, auto (fastest per size) or all (side by side).")
-]
-MinBytes = Annotated[
-    str, typer.Option("-b", "--minbytes", help="Smallest size (bytes; K/M/G, KiB/MiB/GiB ok).")
-]
-MaxBytes = Annotated[str, typer.Option("-e", "--maxbytes", help="Largest size.")]
-StepFactor = Annotated[
-    float | None,
-    typer.Option("-f", "--stepfactor", help="Multiply the size by this between rows [2; 4 on a terminal]."),
-]
-Sizes = Annotated[str | None, typer.Option("--sizes", help="Comma-separated sizes instead of -b/-e/-f.")]
-Ranks = Annotated[int | None, typer.Option("--ranks", help="Use the first N ranks.")]
-Group = Annotated[
-    str | None,
-    typer.Option(
-        "--group", help="all, rack:K, server:K, plane:NAME, slot:NAME, a range 0-31 or a list 0,2,5-7."
-    ),
-]
-Dtype = Annotated[
-    str, typer.Option("--dtype", help="Element type for the count column (float, bf16, half, ...).")
-]
-AlphaUs = Annotated[
-    float | None, typer.Option("--alpha-us", help="Per-step alpha in microseconds (overrides the SKU file).")
-]
 
 
 def run(

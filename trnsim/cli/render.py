@@ -107,9 +107,12 @@ def _emit_rich(tables: list[Table], stream) -> None:
             console.print()
         view = RichTable(title=table.title, title_justify="left", title_style="bold")
         for column in table.columns:
-            # numbers never wrap; skipping the wrap measurement keeps long tables fast
+            # numbers are never cut: a too-wide table wraps its headers and text columns instead
+            widest = max((len(column.text(row.get(column.key))) for row in table.rows), default=0)
             numeric = column.align == "right"
-            view.add_column(column.header, justify=column.align, overflow="fold", no_wrap=numeric)
+            view.add_column(
+                column.header, justify=column.align, overflow="fold", min_width=widest if numeric else None
+            )
         for row in table.rows:
             # Text cells skip markup and emoji parsing: values are data, not Rich markup
             view.add_row(*(Text(column.text(row.get(column.key))) for column in table.columns))

@@ -353,6 +353,7 @@ class ExportFormat(str, Enum):
     graphml = "graphml"
     json = "json"
     dot = "dot"
+    astra_sim = "astra-sim"
 
 
 @app.command()
@@ -361,7 +362,11 @@ def export(
     topology: TopologyOption = None,
     overrides: SetOption = None,
     fmt: Annotated[
-        ExportFormat, typer.Option("--format", help="graphml (Gephi), json (networkx node-link), dot.")
+        ExportFormat,
+        typer.Option(
+            "--format",
+            help="graphml (Gephi), json (networkx node-link), dot (Graphviz), astra-sim (analytical network YAML).",
+        ),
     ] = ExportFormat.graphml,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write to a file instead of stdout.")

@@ -26,7 +26,11 @@ def _plain_graph(topology: Topology) -> nx.Graph:
 
 
 def to_text(topology: Topology, fmt: str) -> str:
-    """Serialise the graph: ``graphml``, ``json`` (node-link data) or ``dot``."""
+    """Serialise the graph: ``graphml``, ``json`` (node-link data), ``dot`` or ``astra-sim``."""
+    if fmt == "astra-sim":
+        from trnsim.topology.astra import to_astra_sim
+
+        return to_astra_sim(topology)
     if fmt == "graphml":
         buffer = io.BytesIO()
         nx.write_graphml(_plain_graph(topology), buffer)

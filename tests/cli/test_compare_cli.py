@@ -1,0 +1,145 @@
+"""``trnsim compare``, ``sweep`` and ``plot`` from the command line, with baselines."""
+
+import csv
+import json
+
+import pytest
+
+NL72X2_GENS = ["--sku", "trn3-nl72x2-gen1", "--sku", "trn3-nl72x2-gen2", "--sku", "trn3-nl72x2-gen3"]
+SIZES = ["--sizes", "64K,1M,1G"]
+
+
+def _json(result):
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def test_compare_ratios_match_collective(cli):
+    data = _json(cli("compare", "alltoall", *NL72X2_GENS, *SIZES, "--format", "json"))
+    labels = [v["label"] for v in data["variants"]]
+    assert labels == ["trn3-nl72x2-gen1", "trn3-nl72x2-gen2", "trn3-nl72x2-gen3"]
+    for label in labels:
+        single = _json(cli("collective", "alltoall", "--sku", label, *SIZES, "--format", "json"))
+        for row, alone in zip(data["rows"], single["rows"], strict=True):
+            assert row["values"][label]["busbw_gbps"] == alone["busbw_gbps"]
+            first = row["values"][labels[0]]["busbw_gbps"]
+            assert row["ratios"][label] == pytest.approx(alone["busbw_gbps"] / first, rel=1e-12)
+
+
+def test_compare_what_if_of_one_sku(cli):
+    data = _json(
+        cli(
+            "compare",
+            "allreduce",
+            "--sku",
+            "nl72x2",
+            "--sku",
+            "nl72x2:set=latency.switch_ns=50",
+            "--sizes",
+            "8",
+            "--metric",
+            "time",
+            "--format",
+            "json",
+        )
+    )
+    assert [v["label"] for v in data["variants"]] == [
+        "trn3-nl72x2-gen1",
+        "trn3-nl72x2-gen1 [latency.switch_ns=50]",
+    ]
+    assert data["rows"][0]["ratios"]["trn3-nl72x2-gen1 [latency.switch_ns=50]"] < 1  # faster switches
+
+
+def test_compare_markdown_is_a_pull_request_table(cli):
+    out = cli("compare", "alltoall", *NL72X2_GENS, *SIZES, "--format", "markdown").out
+    assert "| size (B) | A busbw (GB/s) |" in out and "C/A" in out and "C = trn3-nl72x2-gen3" in out
+
+
+def test_baseline_round_trip_and_regression(cli, tmp_path):
+    base = tmp_path / "base.json"
+    assert cli("compare", "alltoall", *NL72X2_GENS, *SIZES, "--save-baseline", str(base)).code == 0
+    saved = json.loads(base.read_text())
+    assert saved["schema"] == "trnsim/1" and saved["trnsim_version"]
+    assert all(len(v["sha256"]) == 64 and v["file"].startswith("topologies/") for v in saved["variants"])
+    same = cli("compare", "alltoall", *NL72X2_GENS, *SIZES, "--baseline", str(base), "--max-regression", "5%")
+    assert same.code == 0, same.err
+    slower = cli(
+        "compare",
+        "alltoall",
+        *NL72X2_GENS,
+        *SIZES,
+        "--set",
+        "switched.cross_rack.lanes=8",
+        "--baseline",
+        str(base),
+        "--max-regression",
+        "5%",
+    )
+    assert slower.code == 1
+    assert "REGRESSION trn3-nl72x2-gen1 alltoall 1073741824 B" in slower.err
+    assert "-50.0%" in slower.err  # half the cross-rack lanes, half the all-to-all busbw at 1 GiB
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "invalid JSON"),
+        ('{"schema": "other/9", "rows": []}', "not a trnsim/1 baseline"),
+        ("[1, 2]", "not a trnsim/1 baseline"),
+        ('{"schema": "trnsim/1", "kind": "baseline", "rows": [{"x": 1}]}', "rows: expected"),
+    ],
+)
+def test_bad_baselines_exit_2(cli, tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    result = cli("compare", "alltoall", "--sku", "nl16", "--sizes", "1M", "--baseline", str(path))
+    assert result.code == 2 and message in result.err and "Traceback" not in result.err
+
+
+def test_sweep_writes_csv_and_json(cli, tmp_path):
+    csv_path, json_path = tmp_path / "r.csv", tmp_path / "r.json"
+    args = [
+        "sweep",
+        "--sku",
+        "nl16",
+        "--sku",
+        "nl32x2",
+        "--op",
+        "allreduce",
+        "--op",
+        "alltoall",
+        "--sizes",
+        "1K,1M",
+    ]
+    assert cli(*args, "-o", str(csv_path)).code == 0
+    assert cli(*args, "-o", str(json_path), "--jobs", "2").code == 0
+    rows = list(csv.DictReader(csv_path.open()))
+    assert len(rows) == 2 * 2 * 2
+    data = json.loads(json_path.read_text())
+    assert data["schema"] == "trnsim/1"
+    assert [(r["sku"], r["op"], r["bytes"]) for r in data["rows"]] == [
+        (r["sku"], r["op"], int(r["bytes"])) for r in rows
+    ]
+    assert float(rows[0]["busbw_gbps"]) == pytest.approx(data["rows"][0]["busbw_gbps"])
+
+
+def test_sweep_refuses_other_extensions(cli, tmp_path):
+    assert cli("sweep", "--sku", "nl16", "-o", str(tmp_path / "r.xlsx")).code == 2
+
+
+def test_plot_png(cli, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "curve.png"
+    result = cli("plot", "alltoall", *NL72X2_GENS, "--sizes", "1K,1M,1G", "-o", str(out))
+    assert result.code == 0, result.err
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+
+
+def test_plot_terminal(cli):
+    pytest.importorskip("plotext")
+    result = cli("plot", "allreduce", "--sku", "nl16", "--sizes", "1K,1M,1G", "--terminal")
+    assert result.code == 0 and "trn2-nl16" in result.out
+
+
+def test_plot_needs_an_output(cli):
+    assert cli("plot", "allreduce", "--sku", "nl16").code == 2

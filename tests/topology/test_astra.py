@@ -1,0 +1,41 @@
+"""ASTRA-sim export: tori as rings, single-plane fabrics as switches, multi-plane fabrics refused."""
+
+import math
+
+import pytest
+import yaml
+from conftest import topology
+
+from trnsim.errors import UsageError
+from trnsim.topology.astra import to_astra_sim
+
+
+def _load(sku):
+    return yaml.safe_load(to_astra_sim(topology(sku)))
+
+
+def test_torus_exports_one_ring_per_axis_in_astra_order():
+    data = _load("trn2-nl64")
+    assert data["topology"] == ["Ring", "Ring", "Ring"] and data["npus_count"] == [4, 4, 4]
+    # trnsim's last axis (y) is fastest, ASTRA-sim's first dimension is: z (64 GB/s) comes last
+    gib = 1e9 / 2**30
+    assert data["bandwidth"] == pytest.approx([128 * gib, 128 * gib, 64 * gib], rel=1e-6)
+
+
+@pytest.mark.parametrize("sku", ["trn3-nl32x2-gen2", "trn3-nl72x2-gen3", "trn3-ultraserver-gen2"])
+def test_single_plane_fabrics_export_and_cover_every_chip(sku):
+    data = _load(sku)
+    assert math.prod(data["npus_count"]) == topology(sku).n_chips
+    assert data["topology"][-1] == "Ring" and data["npus_count"][-1] == 2  # the paired racks
+
+
+@pytest.mark.parametrize("sku", ["trn3-nl72x2-gen1", "trn3-nl72x2-gen2", "trn3-nl32x2-gen1"])
+def test_multi_plane_fabrics_are_refused_with_a_reason(sku):
+    with pytest.raises(UsageError, match="cannot be expressed in ASTRA-sim: its .* switch planes"):
+        to_astra_sim(topology(sku))
+
+
+def test_dropped_links_are_noted():
+    assert "direct pcb links between the chips of a node are left out" in to_astra_sim(
+        topology("trn3-nl32x2-gen2")
+    )

@@ -1,0 +1,400 @@
+"""``trnsim compare``, ``trnsim sweep`` and ``trnsim plot``: variants side by side, baselines for CI."""
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from trnsim.cli.options import (
+    DEFAULT_MAX,
+    DEFAULT_MIN,
+    Algo,
+    AlphaUs,
+    Dtype,
+    FormatOption,
+    Group,
+    MaxBytes,
+    MinBytes,
+    Ranks,
+    SetOption,
+    Sizes,
+    StepFactor,
+    resolve_sizes,
+)
+from trnsim.cli.render import Column, Format, Table, emit
+from trnsim.errors import ThresholdError, UsageError
+
+
+class Metric(str, Enum):
+    busbw = "busbw"
+    time = "time"
+    efficiency = "efficiency"
+
+
+OpArgument = Annotated[str, typer.Argument(help="allreduce, allgather, reducescatter or alltoall.")]
+Skus = Annotated[
+    list[str] | None,
+    typer.Option("--sku", help="A SKU, or a what-if NAME:set=KEY=VALUE; repeat for more variants."),
+]
+Files = Annotated[
+    list[Path] | None, typer.Option("--topology", help="A topology YAML file as a variant; repeatable.")
+]
+MetricOption = Annotated[Metric, typer.Option("--metric", help="What the ratios and the baseline compare.")]
+SaveBaseline = Annotated[
+    Path | None, typer.Option("--save-baseline", help="Write the results as a baseline.")
+]
+BaselineOption = Annotated[
+    Path | None, typer.Option("--baseline", help="Check against a saved baseline; exit 1 on a regression.")
+]
+MaxRegression = Annotated[
+    str, typer.Option("--max-regression", help="Allowed worsening per row against --baseline (5% or 0.05).")
+]
+
+_VALUE_KEY = {"busbw": "busbw_gbps", "time": "time_us", "efficiency": "efficiency"}
+_VALUE_FMT = {"busbw": "{:.2f}", "time": "{:.2f}", "efficiency": lambda v: f"{100 * v:.1f}"}
+_VALUE_HEAD = {"busbw": "busbw (GB/s)", "time": "time (us)", "efficiency": "eff %"}
+
+
+def _variants(skus, files, overrides):
+    from trnsim.variants import Variant
+
+    common = tuple(overrides or ())
+    variants = [Variant.parse(text, common=common) for text in skus or []]
+    variants += [Variant.parse(str(path), is_file=True, common=common) for path in files or []]
+    if not variants:
+        raise UsageError("name at least one variant with --sku or --topology")
+    return variants, common
+
+
+def _portable(path: Path) -> str:
+    """A catalog file as ``topologies/NAME.yaml``; other files as given."""
+    from trnsim.catalog import catalog_dir
+
+    try:
+        return str(Path(path).resolve().relative_to(catalog_dir().resolve().parent))
+    except ValueError:
+        return str(path)
+
+
+def _variant_meta(results) -> list[dict]:
+    return [
+        {
+            "label": r.label,
+            "sku": r.variant.sku,
+            "file": _portable(r.topology.path),
+            "overrides": list(r.variant.overrides),
+            "sha256": r.sha256,
+        }
+        for r in results
+    ]
+
+
+def _baselines(
+    rows: list[dict], variants: list[dict], context: dict, save_path, check_path, max_regression, metric: str
+) -> None:
+    """Save and/or check a baseline; a check prints its report on stderr and exits 1 on a regression."""
+    from trnsim import baseline
+    from trnsim.units import parse_percent
+
+    if save_path is not None:
+        baseline.save(save_path, rows, variants, context)
+        typer.echo(f"saved baseline {save_path} ({len(rows)} rows)", err=True)
+    if check_path is None:
+        return
+    threshold = parse_percent(max_regression)
+    if threshold < 0:
+        raise UsageError("--max-regression must be >= 0")
+    saved = baseline.load(check_path)
+    checks, missing = baseline.check(saved, rows, metric, threshold)
+    if not checks:
+        raise UsageError(
+            f"{check_path}: no row of this run matches the baseline (different variants, ops or sizes)"
+        )
+    hashes = {v.get("label"): v.get("sha256") for v in saved.get("variants", [])}
+    changed = [v["label"] for v in variants if hashes.get(v["label"]) not in (None, v["sha256"])]
+    bad = [c for c in checks if c.regressed]
+    lines = [
+        f"baseline {check_path}: {len(checks)} rows compared on {metric}, threshold {100 * threshold:g}%"
+    ]
+    if changed:
+        lines.append(f"note: topology file changed since the baseline for {', '.join(changed)}")
+    if missing:
+        lines.append(f"note: {len(missing)} baseline rows were not produced by this run")
+    lines += [
+        f"REGRESSION {c.variant} {c.op} {c.bytes} B: {metric} {c.baseline:.4g} -> {c.current:.4g} "
+        f"({100 * c.change:+.1f}%)"
+        for c in bad
+    ]
+    typer.echo("\n".join(lines), err=True)
+    if bad:
+        named = "; ".join(f"{c.variant} {c.op} {c.bytes} B {100 * c.change:+.1f}%" for c in bad)
+        raise ThresholdError(
+            f"{len(bad)} of {len(checks)} rows worse than the baseline by more than "
+            f"{100 * threshold:g}%: {named}"
+        )
+    typer.echo(f"ok: no row worse than {100 * threshold:g}%", err=True)
+
+
+def compare(
+    op: OpArgument,
+    sku: Skus = None,
+    topology: Files = None,
+    overrides: SetOption = None,
+    algo: Algo = "auto",
+    minbytes: MinBytes = DEFAULT_MIN,
+    maxbytes: MaxBytes = DEFAULT_MAX,
+    stepfactor: StepFactor = None,
+    sizes: Sizes = None,
+    ranks: Ranks = None,
+    group: Group = None,
+    dtype: Dtype = "float",
+    alpha_us: AlphaUs = None,
+    metric: MetricOption = Metric.busbw,
+    save_baseline: SaveBaseline = None,
+    baseline: BaselineOption = None,
+    max_regression: MaxRegression = "5%",
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Compare variants: one row per size, each variant's metric and time, and its ratio to the first."""
+    from trnsim.collectives.ops import get_op
+    from trnsim.variants import run_variants
+
+    op = get_op(op).name
+    variants, common = _variants(sku, topology, overrides)
+    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes, fmt)
+    results = run_variants(
+        variants,
+        op,
+        size_list,
+        group=group,
+        ranks=ranks,
+        algo=algo.lower(),
+        dtype=dtype,
+        alpha_us=alpha_us,
+        common=common,
+    )
+    key = _VALUE_KEY[metric.value]
+    first = results[0]
+    table_rows, payload_rows, baseline_rows = [], [], []
+    for i, size in enumerate(size_list):
+        entry, values, ratios = {"bytes": size}, {}, {}
+        reference = getattr(first.evaluation.rows[i], key)
+        for n, result in enumerate(results):
+            row = result.evaluation.rows[i]
+            value = getattr(row, key)
+            ratio = value / reference if reference else None
+            entry[f"v{n}"], entry[f"t{n}"], entry[f"r{n}"] = value, row.time_us, ratio
+            values[result.label] = {
+                "time_us": row.time_us,
+                "busbw_gbps": row.busbw_gbps,
+                "efficiency": row.efficiency,
+                "algorithm": row.algorithm,
+            }
+            ratios[result.label] = ratio
+            baseline_rows.append({"variant": result.label, "op": op, "bytes": size, **values[result.label]})
+        table_rows.append(entry)
+        payload_rows.append({"bytes": size, "values": values, "ratios": ratios})
+    # variants are lettered in the table (A is the baseline of the ratios) and named in the legend
+    letters = [chr(ord("A") + n) if n < 26 else f"V{n}" for n in range(len(results))]
+    columns = [Column("bytes", "size (B)")]
+    for n, letter in enumerate(letters):
+        columns.append(Column(f"v{n}", f"{letter} {_VALUE_HEAD[metric.value]}", _VALUE_FMT[metric.value]))
+        if metric != Metric.time:
+            columns.append(Column(f"t{n}", f"{letter} time (us)", "{:.2f}"))
+        if n:
+            columns.append(Column(f"r{n}", f"{letter}/A", "{:.3f}x"))
+    legend = [f"{letter} = {result.label}" for letter, result in zip(letters, results, strict=True)]
+    group_text = group or (f"first {ranks}" if ranks else "all")
+    title = f"{op} on {len(results)} variants, group {group_text}, algorithm {algo}; ratios of {metric.value} to A"
+    meta = _variant_meta(results)
+    payload = {
+        "op": op,
+        "metric": metric.value,
+        "group": group_text,
+        "algorithm": algo,
+        "variants": meta,
+        "rows": payload_rows,
+    }
+    emit(payload, [Table(title, columns, table_rows, legend)], fmt)
+    _baselines(
+        baseline_rows,
+        meta,
+        {"command": "compare", "op": op, "metric": metric.value, "group": group_text, "algorithm": algo},
+        save_baseline,
+        baseline,
+        max_regression,
+        metric.value,
+    )
+
+
+def sweep(
+    sku: Annotated[
+        list[str] | None, typer.Option("--sku", help="SKUs or what-ifs (default: the whole catalog).")
+    ] = None,
+    topology: Files = None,
+    op: Annotated[
+        list[str] | None, typer.Option("--op", help="Ops to run (default: all four); repeatable.")
+    ] = None,
+    algo: Annotated[
+        list[str] | None, typer.Option("--algo", help="Algorithms (default auto); repeatable.")
+    ] = None,
+    overrides: SetOption = None,
+    minbytes: MinBytes = DEFAULT_MIN,
+    maxbytes: MaxBytes = DEFAULT_MAX,
+    stepfactor: StepFactor = None,
+    sizes: Sizes = None,
+    ranks: Ranks = None,
+    group: Group = None,
+    dtype: Dtype = "float",
+    alpha_us: AlphaUs = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes.", min=1)] = 1,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write results.csv or results.json.")
+    ] = None,
+    metric: MetricOption = Metric.busbw,
+    save_baseline: SaveBaseline = None,
+    baseline: BaselineOption = None,
+    max_regression: MaxRegression = "5%",
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Run the cross product of SKUs x ops x algorithms x sizes; write CSV or JSON."""
+    from trnsim.catalog import catalog_files
+    from trnsim.collectives.ops import OPS, get_op
+    from trnsim.sweep import Task, run_sweep
+
+    if output is not None and output.suffix.lower() not in (".csv", ".json"):
+        raise UsageError(f"-o {output}: give a .csv or .json file")
+    skus = list(sku or [])
+    if not skus and not topology or skus == ["all"]:
+        skus = [str(path) for path in catalog_files()]
+        variants, common = _variants([], skus, overrides)
+    else:
+        variants, common = _variants(skus, topology, overrides)
+    ops = [get_op(name).name for name in (op or list(OPS))]
+    algos = [a.lower() for a in (algo or ["auto"])]
+    size_list = tuple(resolve_sizes(minbytes, maxbytes, stepfactor, sizes, Format.csv))
+    tasks = [
+        Task(v, common, o, a, size_list, group, ranks, dtype, alpha_us)
+        for v in variants
+        for o in ops
+        for a in algos
+    ]
+    rows: list[dict] = []
+    for chunk in _with_progress(tasks, lambda done: run_sweep(tasks, jobs, done)):
+        rows.extend(chunk)
+    meta = [{"label": r["variant"], "sku": r["sku"]} for r in {r["variant"]: r for r in rows}.values()]
+    if output is not None:
+        _write_rows(output, rows)
+        typer.echo(f"wrote {len(rows)} rows ({len(tasks)} runs) to {output}", err=True)
+    else:
+        columns = [
+            Column(key, key, align="left" if isinstance(rows[0][key], str) else "right") for key in rows[0]
+        ]
+        emit({"rows": rows}, [Table(f"sweep: {len(tasks)} runs", columns, rows)], fmt)
+    _baselines(
+        rows,
+        meta,
+        {"command": "sweep", "metric": metric.value},
+        save_baseline,
+        baseline,
+        max_regression,
+        metric.value,
+    )
+
+
+def _with_progress(tasks, start):
+    """Yield the sweep's results, with a progress bar on a terminal (not in a pipe or a file)."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal or len(tasks) < 2:
+        yield from start(None)
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("sweep"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        transient=True,
+    ) as progress:
+        bar = progress.add_task("", total=len(tasks))
+
+        def done(task):
+            progress.update(bar, advance=1, description=f"{task.op} {task.variant.sku or task.variant.file}")
+
+        yield from start(done)
+
+
+def _write_rows(path: Path, rows: list[dict]) -> None:
+    import csv
+
+    if path.suffix.lower() == ".json":
+        from trnsim.cli.render import SCHEMA
+
+        path.write_text(json.dumps({"schema": SCHEMA, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+        return
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot(
+    op: OpArgument,
+    sku: Skus = None,
+    topology: Files = None,
+    overrides: SetOption = None,
+    algo: Algo = "auto",
+    minbytes: MinBytes = DEFAULT_MIN,
+    maxbytes: MaxBytes = DEFAULT_MAX,
+    stepfactor: StepFactor = None,
+    sizes: Sizes = None,
+    ranks: Ranks = None,
+    group: Group = None,
+    dtype: Dtype = "float",
+    alpha_us: AlphaUs = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="curve.png, .svg or .pdf.")] = None,
+    terminal: Annotated[
+        bool, typer.Option("--terminal", help="Draw the chart in the terminal instead.")
+    ] = False,
+) -> None:
+    """Plot busbw against size (log x axis), one line per variant and its bound dashed."""
+    from trnsim import plot as plotting
+    from trnsim.collectives.ops import get_op
+    from trnsim.variants import run_variants
+
+    if output is None and not terminal:
+        raise UsageError("give -o curve.png (or .svg) or --terminal")
+    op = get_op(op).name
+    variants, common = _variants(sku, topology, overrides)
+    size_list = resolve_sizes(minbytes, maxbytes, stepfactor or 2.0, sizes, Format.csv)
+    results = run_variants(
+        variants,
+        op,
+        size_list,
+        group=group,
+        ranks=ranks,
+        algo=algo.lower(),
+        dtype=dtype,
+        alpha_us=alpha_us,
+        common=common,
+    )
+    title = f"{op} bus bandwidth, group {group or 'all'}, algorithm {algo}"
+    if terminal:
+        typer.echo(plotting.terminal_chart(results, op, title))
+    if output is not None:
+        plotting.save_figure(results, op, output, title)
+        typer.echo(f"wrote {output}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands to the root app."""
+    app.command("compare")(compare)
+    app.command("sweep")(sweep)
+    app.command("plot")(plot)

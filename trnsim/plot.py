@@ -1,0 +1,85 @@
+"""Bus bandwidth against message size: a PNG or SVG with matplotlib, or a terminal chart with plotext.
+
+Both are optional (``pip install 'trnsim[plot]'``); without them the command says how to get them.
+"""
+
+from pathlib import Path
+
+from trnsim.errors import UsageError
+from trnsim.units import format_size
+from trnsim.variants import VariantResult
+
+HINT = "pip install 'trnsim[plot]'  (or: pip install matplotlib plotext)"
+
+
+def _require(module: str):
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise UsageError(f"plotting needs {module.split('.')[0]}, which is not installed: {HINT}") from None
+
+
+def save_figure(results: list[VariantResult], op: str, output: Path, title: str) -> None:
+    """Draw busbw vs size (log x axis), one line per variant and its bound dashed, to PNG or SVG."""
+    if output.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UsageError(f"-o {output}: give a .png, .svg or .pdf file")
+    matplotlib = _require("matplotlib")
+    matplotlib.use("Agg")
+    pyplot = _require("matplotlib.pyplot")
+    ticker = _require("matplotlib.ticker")
+
+    figure, axes = pyplot.subplots(figsize=(9, 5.5), dpi=120)
+    colours = pyplot.rcParams["axes.prop_cycle"].by_key()["color"]
+    markers = "osD^vP*X"
+    for i, result in enumerate(results):
+        rows = result.evaluation.rows
+        sizes = [row.bytes for row in rows]
+        colour = colours[i % len(colours)]
+        # distinct, shrinking markers keep variants that coincide visible on top of each other
+        axes.plot(
+            sizes,
+            [row.busbw_gbps for row in rows],
+            marker=markers[i % len(markers)],
+            markersize=max(7 - 1.5 * i, 2.5),
+            markerfacecolor="none" if i % 2 == 0 else colour,
+            color=colour,
+            label=result.label,
+        )
+        axes.plot(
+            sizes,
+            [row.bound_busbw_gbps for row in rows],
+            linestyle="--",
+            linewidth=1,
+            color=colour,
+            label=f"{result.label} (bound)",
+        )
+    axes.set_xscale("log", base=2)
+    axes.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: format_size(value).replace(" ", "")))
+    axes.set_xlabel("message size (bytes, nccl-tests convention)")
+    axes.set_ylabel("bus bandwidth (GB/s, 1 GB = 1e9 B)")
+    axes.set_title(title)
+    axes.grid(True, which="major", alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(output)
+    pyplot.close(figure)
+
+
+def terminal_chart(results: list[VariantResult], op: str, title: str) -> str:
+    """The same chart drawn with characters, for a terminal."""
+    plotext = _require("plotext")
+    plotext.clear_figure()
+    for result in results:
+        rows = result.evaluation.rows
+        plotext.plot([row.bytes for row in rows], [row.busbw_gbps for row in rows], label=result.label)
+    plotext.xscale("log")
+    sizes = [row.bytes for row in results[0].evaluation.rows]
+    ticks = sizes[:: max(1, len(sizes) // 6)]
+    plotext.xticks(ticks, [format_size(size).replace(" ", "") for size in ticks])
+    plotext.title(title)
+    plotext.xlabel("message size (bytes)")
+    plotext.ylabel("busbw (GB/s)")
+    plotext.plotsize(100, 25)
+    return plotext.build()

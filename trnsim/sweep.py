@@ -1,0 +1,68 @@
+"""Sweeps: the cross product of variants x ops x algorithms, optionally over several processes."""
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+
+from trnsim.variants import Variant, label_of
+
+
+@dataclass(frozen=True)
+class Task:
+    """One evaluation of a sweep."""
+
+    variant: Variant
+    common: tuple[str, ...]
+    op: str
+    algo: str
+    sizes: tuple[int, ...]
+    group: str | None
+    ranks: int | None
+    dtype: str
+    alpha_us: float | None
+
+
+@cache
+def _topology(variant: Variant):
+    return variant.load()
+
+
+def run_task(task: Task) -> list[dict]:
+    """Evaluate one task; rows are flat dicts ready for CSV or JSON."""
+    from trnsim.collectives.engine import evaluate
+    from trnsim.collectives.groups import select_group
+
+    topology = _topology(task.variant)
+    chips = select_group(topology, task.group, task.ranks)
+    result = evaluate(
+        topology, task.op, list(task.sizes), chips, algo=task.algo, dtype=task.dtype, alpha_us=task.alpha_us
+    )
+    label = label_of(task.variant, topology, task.variant.overrides[len(task.common) :])
+    head = {
+        "variant": label,
+        "sku": topology.name,
+        "op": task.op,
+        "algo": task.algo,
+        "group": task.group or (f"first {task.ranks}" if task.ranks else "all"),
+        "ranks": result.ranks,
+    }
+    return [{**head, **row.as_dict()} for row in result.rows]
+
+
+def run_sweep(
+    tasks: list[Task], jobs: int = 1, on_done: Callable[[Task], None] | None = None
+) -> Iterator[list[dict]]:
+    """Run tasks in order (``jobs`` > 1 spreads them over processes), yielding each task's rows."""
+    if jobs <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            rows = run_task(task)
+            if on_done:
+                on_done(task)
+            yield rows
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for task, rows in zip(tasks, pool.map(run_task, tasks), strict=True):
+            if on_done:
+                on_done(task)
+            yield rows

@@ -1,0 +1,121 @@
+"""Export a topology as an ASTRA-sim analytical network file, where the fabric maps onto one.
+
+ASTRA-sim's analytical backend describes a network as dimensions, each a ``Ring``,
+``FullyConnected`` or ``Switch`` of some NPUs with one bandwidth and latency; NPU ids run with the
+first dimension fastest. It counts a GB as 2^30 bytes, so bandwidths are converted from trnsim's
+10^9. What maps:
+
+* a torus whose axes all wrap: one ``Ring`` per axis (exact);
+* a switched fabric with one switch plane: a ``Switch`` per rack (the plane's bandwidth per chip),
+  an on-node switch level as a ``Switch`` per node, and a ``Ring`` of the paired racks. Direct
+  on-tray links (PCB) have no building block and are left out, which the file says.
+
+What cannot be expressed is refused with the reason: several switch planes (chips of different
+planes meet only through relaying chips), unwrapped torus axes, more than two racks.
+"""
+
+from trnsim.errors import UsageError
+from trnsim.topology.graph import Topology
+
+_GIB_PER_GB = 1e9 / 2**30
+
+
+def _astra_bw(gbps: float) -> float:
+    return round(gbps * _GIB_PER_GB, 6)
+
+
+def _number(value: float) -> str:
+    return f"{value:.6f}".rstrip("0").rstrip(".")
+
+
+def to_astra_sim(topology: Topology) -> str:
+    """The ASTRA-sim analytical network YAML for ``topology``, or a :class:`UsageError` saying why not."""
+    spec = topology.spec
+    link_ns = spec.latency.link_ns
+    notes = []
+    dims: list[tuple[str, int, float, float, str]] = []  # kind, npus, bandwidth GB/s, latency ns, what
+    if spec.kind == "torus":
+        for axis in reversed(spec.torus.axes):  # trnsim's last axis is fastest; ASTRA-sim's first dim is
+            if axis.size == 1:
+                continue
+            if not axis.wrap:
+                raise UsageError(f"{topology.name}: axis {axis.name} does not wrap; ASTRA-sim's Ring does")
+            bw = axis.lanes * spec.chip.lane_gbps
+            if axis.size == 2:
+                bw *= 2  # a ring of two keeps both links between the pair
+            dims.append(("Ring", axis.size, bw, link_ns, f"torus axis {axis.name}"))
+    else:
+        layout = spec.switched
+        fabric = layout.switch_fabric
+        if fabric is not None and len(fabric.planes) > 1:
+            raise UsageError(
+                f"{topology.name} cannot be expressed in ASTRA-sim: its {len(fabric.planes)} switch planes each reach "
+                "only some slots, so chips of different planes meet through relaying chips, and ASTRA-sim's "
+                "analytical backend has no such building block (single-plane fabrics export)"
+            )
+        if layout.racks > 2:
+            raise UsageError(
+                f"{topology.name} cannot be expressed in ASTRA-sim: more than two racks are not paired"
+            )
+        local = layout.node_local
+        chip = topology.chips[0]
+        incident = topology.incident[chip]
+        per_class = {}
+        for data in incident:
+            per_class[data["cls"]] = per_class.get(data["cls"], 0.0) + data["bw_gbps"]
+        if local is not None and local.kind == "switches" and len(layout.slots) > 1:
+            dims.append(
+                (
+                    "Switch",
+                    len(layout.slots),
+                    per_class[local.cls],
+                    2 * link_ns + spec.latency.node_switch_ns,
+                    f"on-node switches ({local.cls})",
+                )
+            )
+        elif local is not None:
+            notes.append(
+                f"direct {local.cls} links between the chips of a node are left out "
+                f"({per_class.get(local.cls, 0):g} GB/s per chip): ASTRA-sim has no building block for them"
+            )
+        if fabric is not None:
+            npus = layout.nodes_per_rack if dims else layout.nodes_per_rack * len(layout.slots)
+            dims.append(
+                (
+                    "Switch",
+                    npus,
+                    per_class[fabric.cls],
+                    2 * link_ns + spec.latency.switch_ns,
+                    f"switch plane per rack ({fabric.cls})",
+                )
+            )
+            if dims[0][0] == "Switch" and len(dims) == 2:
+                notes.append(
+                    "the rack switch reaches every chip of the rack; as an ASTRA-sim dimension it joins "
+                    "only chips in the same slot of different nodes (an approximation)"
+                )
+        if layout.racks == 2 and layout.cross_rack is not None:
+            dims.append(
+                ("Ring", 2, per_class[layout.cross_rack.cls], link_ns, "paired racks (cross-rack links)")
+            )
+    if not dims:
+        raise UsageError(f"{topology.name} cannot be expressed in ASTRA-sim: no dimension to describe")
+    lines = [
+        f"# ASTRA-sim analytical network for {topology.name}, exported by trnsim",
+        "# bandwidth in ASTRA-sim's GB/s (2^30 bytes per second) per NPU and dimension; latency in ns",
+        *[
+            f"# dim {i}: {kind} of {npus} ({what}); {bw:g} GB/s (1e9) per chip"
+            for i, (kind, npus, bw, _, what) in enumerate(dims)
+        ],
+        *[f"# note: {note}" for note in notes],
+        f"topology: [ {', '.join(d[0] for d in dims)} ]",
+        f"npus_count: [ {', '.join(str(d[1]) for d in dims)} ]",
+        f"bandwidth: [ {', '.join(_number(_astra_bw(d[2])) for d in dims)} ]",
+        f"latency: [ {', '.join(f'{d[3]:g}' for d in dims)} ]",
+    ]
+    total = 1
+    for d in dims:
+        total *= d[1]
+    if total != topology.n_chips:
+        raise UsageError(f"{topology.name}: dimensions give {total} NPUs, not {topology.n_chips} chips")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,84 @@
+"""Topology variants: catalog SKUs, users' files and what-ifs of either, evaluated side by side.
+
+A variant is written ``NAME`` or ``NAME:set=KEY=VALUE[:set=KEY=VALUE...]`` (the same ``KEY=VALUE`` as
+``--set``), for example ``nl72x2:set=latency.switch_ns=50``.
+"""
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from trnsim.collectives.engine import Evaluation, evaluate
+from trnsim.collectives.groups import select_group
+from trnsim.errors import UsageError
+from trnsim.topology.graph import Topology, load_topology
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One system to evaluate: a SKU or a file, with what-if edits."""
+
+    sku: str | None = None
+    file: Path | None = None
+    overrides: tuple[str, ...] = ()
+
+    @staticmethod
+    def parse(text: str, is_file: bool = False, common: tuple[str, ...] = ()) -> "Variant":
+        """Parse ``NAME[:set=K=V...]``; ``common`` edits (``--set``) apply to every variant first."""
+        base, *sets = text.split(":set=")
+        if not base.strip():
+            raise UsageError(f"variant {text!r} names no SKU or file")
+        edits = tuple(common) + tuple(sets)
+        if is_file:
+            return Variant(file=Path(base), overrides=edits)
+        return Variant(sku=base.strip(), overrides=edits)
+
+    def load(self) -> Topology:
+        return load_topology(self.sku, self.file, list(self.overrides))
+
+
+@dataclass
+class VariantResult:
+    """A variant's evaluation, with a label and the content hash of the file it came from."""
+
+    label: str
+    topology: Topology
+    evaluation: Evaluation
+    sha256: str
+    variant: Variant = field(repr=False)
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def label_of(variant: Variant, topology: Topology, own_edits: tuple[str, ...]) -> str:
+    """A variant's display name: the SKU's full name plus its own what-if edits."""
+    return topology.name + (f" [{', '.join(own_edits)}]" if own_edits else "")
+
+
+def run_variants(
+    variants: list[Variant],
+    op: str,
+    sizes: list[int],
+    *,
+    group: str | None = None,
+    ranks: int | None = None,
+    algo: str = "auto",
+    dtype: str = "float",
+    alpha_us: float | None = None,
+    common: tuple[str, ...] = (),
+) -> list[VariantResult]:
+    """Evaluate ``op`` on every variant; labels are made unique in order of appearance."""
+    results, seen = [], {}
+    for variant in variants:
+        topology = variant.load()
+        chips = select_group(topology, group, ranks)
+        evaluation = evaluate(topology, op, sizes, chips, algo=algo, dtype=dtype, alpha_us=alpha_us)
+        own = variant.overrides[len(common) :]
+        label = label_of(variant, topology, own)
+        seen[label] = seen.get(label, 0) + 1
+        if seen[label] > 1:
+            label = f"{label} #{seen[label]}"
+        results.append(VariantResult(label, topology, evaluation, file_sha256(topology.path), variant))
+    return results
