@@ -1,4 +1,5 @@
 # Two entry points: `make run` and `make test`. Both create .venv on first use.
+# `make bench` times the routing core against networkx (several minutes: the reference is slow).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -27,11 +28,14 @@ run: $(VENV)/.installed
 	$(BIN)/trnsim collective allreduce --sku nl72x2
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check trnsim tests
-	$(BIN)/ruff format --check trnsim tests
+	$(BIN)/ruff check trnsim tests benchmarks
+	$(BIN)/ruff format --check trnsim tests benchmarks
 
 test: lint
 	$(BIN)/python -m pytest
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

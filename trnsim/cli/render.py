@@ -101,7 +101,15 @@ def _emit_rich(tables: list[Table], stream) -> None:
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    console = Console(file=stream, width=None if stream.isatty() else 200)
+    terminal = stream.isatty()
+    # off a terminal there is no colour to show: skip Rich's colour and highlighting work
+    console = Console(
+        file=stream,
+        width=None if terminal else 200,
+        color_system="auto" if terminal else None,
+        highlight=terminal,
+        emoji=False,
+    )
     for i, table in enumerate(tables):
         if i:
             console.print()

@@ -36,15 +36,32 @@ class NotApplicable(Exception):
     """The algorithm cannot run this op on this group; the message says why."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Step:
-    """One step: flows between group positions, each carrying ``weight`` x size bytes."""
+    """One step: flows between group positions, each carrying ``weight`` x size bytes.
+
+    ``all_pairs`` marks the step in which every position sends ``weight[0]`` to every other one: its
+    p(p-1) flows are built only if something asks for them, so the router can take its shortcuts.
+    """
 
     src: np.ndarray
     dst: np.ndarray
     weight: np.ndarray
     repeat: int = 1
     label: str = ""
+    all_pairs: int = 0  # the group size when the step is all pairs, else 0
+
+    @staticmethod
+    def everyone(p: int, weight: float, repeat: int = 1, label: str = "") -> "Step":
+        """Every position sends ``weight`` to every other position."""
+        return Step(None, None, np.array([weight]), repeat, label, all_pairs=p)
+
+    def flows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(src, dst, weight)`` arrays, built for an all-pairs step."""
+        if not self.all_pairs:
+            return self.src, self.dst, self.weight
+        src, dst = np.nonzero(~np.eye(self.all_pairs, dtype=bool))
+        return src, dst, np.full(len(src), self.weight[0])
 
     @staticmethod
     def of(pairs, weight, repeat: int = 1, label: str = "") -> "Step":
@@ -91,7 +108,7 @@ class Context:
                 degree[v] += 1
         values = set(degree.values())
         # only a connected 2k-regular graph splits into Hamiltonian cycles; most fabrics fail here cheaply
-        if len(values) != 1 or min(values) < 2 or min(values) % 2:
+        if len(values) != 1 or min(values) < 2 or min(values) % 2 or self.p > RING_SEARCH_LIMIT:
             return None
         from trnsim.collectives.rings import disjoint_hamiltonian_cycles
 
@@ -152,6 +169,8 @@ def find(name: str) -> Algorithm:
 
 
 ALL = {"allreduce", "allgather", "reducescatter", "alltoall"}
+# the ring decomposition's local search recomputes cycles per move: fine to ~1,000 chips, slow beyond
+RING_SEARCH_LIMIT = 1024
 REDUCTIONS = {"allreduce", "allgather", "reducescatter"}
 
 
@@ -177,7 +196,8 @@ def _multiring(ctx: Context, op: str) -> list[Step]:
     if cycles is None:
         raise NotApplicable(
             "the group's direct links do not split into edge-disjoint rings through every rank "
-            "(needs every chip to have the same even number of direct links to other members)"
+            "(needs every chip to have the same even number of direct links to other members, "
+            f"and at most {RING_SEARCH_LIMIT} ranks for the search)"
         )
     position = {chip: i for i, chip in enumerate(ctx.group)}
     rings = []
@@ -312,10 +332,6 @@ def _tree(ctx: Context, op: str) -> list[Step]:
     return reduce_steps + broadcast_steps
 
 
-def _all_pairs(p: int) -> tuple[np.ndarray, np.ndarray]:
-    return np.nonzero(~np.eye(p, dtype=bool))
-
-
 @algorithm(
     "mesh",
     ALL,
@@ -323,7 +339,7 @@ def _all_pairs(p: int) -> tuple[np.ndarray, np.ndarray]:
     aliases=("direct",),
 )
 def _mesh(ctx: Context, op: str) -> list[Step]:
-    step = Step.of(_all_pairs(ctx.p), 1 / ctx.p, 1, "all pairs")
+    step = Step.everyone(ctx.p, 1 / ctx.p, 1, "all pairs")
     return [step, step] if op == "allreduce" else [step]
 
 
@@ -387,12 +403,10 @@ def _hierarchical(ctx: Context, op: str) -> list[Step]:
     inner = [(g[a], g[b]) for g in members for a in range(m) for b in range(m) if a != b]
     outer = [(members[x][j], members[y][j]) for j in range(m) for x in range(r) for y in range(r) if x != y]
     if op == "allreduce":
-        return [
-            Step.of(inner, 1 / m, 1, f"RS inside {level}"),
-            Step.of(outer, 1 / (m * r), 1, f"RS across {level}s"),
-            Step.of(outer, 1 / (m * r), 1, f"AG across {level}s"),
-            Step.of(inner, 1 / m, 1, f"AG inside {level}"),
-        ]
+        # reduce-scatter then all-gather move the same flows: one step object each, routed once
+        inside = Step.of(inner, 1 / m, 1, f"inside {level}")
+        across = Step.of(outer, 1 / (m * r), 1, f"across {level}s")
+        return [inside, across, across, inside]
     if op == "allgather":
         return [
             Step.of(outer, 1 / p, 1, f"AG across {level}s"),

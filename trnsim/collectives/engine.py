@@ -141,8 +141,7 @@ def evaluate(
         raise UsageError("--alpha-us must be >= 0")
     ctx = Context(topology, group)
     router = Router(topology, group)
-    max_links = int(router.bfs.dist[:, router.rows].max())
-    bound = lower_bound(topology, group, op, alpha_ns, max_links)
+    bound = lower_bound(topology, group, op, alpha_ns, router.max_links)
 
     if algo in ("auto", "all"):
         names = [name for name, a in algorithms.REGISTRY.items() if op.name in a.ops]

@@ -45,13 +45,18 @@ def two_factorisation(graph: nx.Graph) -> list[set[frozenset]]:
     return factors
 
 
-def _cycles_of(edges: set[frozenset]) -> dict:
-    """Component label of every node in a 2-factor."""
+def _adjacency(edges: set[frozenset]) -> dict:
     adjacency: dict = {}
     for edge in edges:
         a, b = tuple(edge)
         adjacency.setdefault(a, []).append(b)
         adjacency.setdefault(b, []).append(a)
+    return adjacency
+
+
+def _cycles_of(edges: set[frozenset]) -> dict:
+    """Component label of every node in a 2-factor."""
+    adjacency = _adjacency(edges)
     label, current = {}, 0
     for start in adjacency:
         if start in label:
@@ -152,11 +157,7 @@ def _merge_cycles(graph, factors, rng, max_moves):
 
 
 def _cycle_order(edges: set[frozenset]) -> list:
-    adjacency: dict = {}
-    for edge in edges:
-        a, b = tuple(edge)
-        adjacency.setdefault(a, []).append(b)
-        adjacency.setdefault(b, []).append(a)
+    adjacency = _adjacency(edges)
     start = next(iter(adjacency))
     order, previous, current = [start], None, start
     while True:

@@ -4,24 +4,35 @@ Flows are split evenly over all shortest paths (ECMP). A step costs its path lat
 over its flows and their shortest paths) plus, per byte of collective size, the time of its busiest
 directed link: bytes on that link / the link's bandwidth.
 
-Two ways to get link loads, chosen by size: for sparse steps (a ring, a shift, a hypercube exchange)
-each flow's share of edge ``u -> v`` is ``sigma_s(u) sigma_t(v) / sigma_s(t)`` when ``u -> v`` lies
-on a shortest ``s -> t`` path, computed for many flows and steps in one vectorised pass; dense
-steps (all pairs) use the per-source accumulation of :func:`trnsim.topology.shortest.ecmp_loads`.
+Link loads are computed one of three ways, by the step's shape:
+
+* sparse steps (a ring, a shift, a hypercube exchange): per flow, edge ``u -> v`` carries
+  ``w sigma_s(u) sigma_t(v) / sigma_s(t)`` when it lies on a shortest ``s -> t`` path; many flows and
+  steps are handled in one vectorised pass;
+* translation-invariant steps on a wrapped torus (every chip sends the same pattern): chip 0's loads
+  summed over each edge's orbit;
+* other dense steps: the per-source accumulation of :func:`trnsim.topology.shortest.ecmp_loads`.
+
+On a large wrapped torus the router runs one BFS, from chip 0, and reads every other source's
+distances, path counts and latencies off it by translation.
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from trnsim.collectives.algorithms import Step
 from trnsim.topology.graph import Topology
 from trnsim.topology.shortest import BFS, bfs, ecmp_loads, graph_arrays, path_latency_ns
+from trnsim.topology.symmetry import torus_symmetry
 
-# a step with more flows than this share of all ordered pairs is routed per source instead of per flow
+# a step with more flows than this share of all ordered pairs is dense
 _DENSE_SHARE = 0.25
 # flows x nodes handled in one vectorised chunk (bounds memory)
 _CHUNK = 1_000_000
+# tori at least this large are routed from one BFS and translations
+_SYMMETRY_FROM = 512
 
 
 @dataclass(frozen=True)
@@ -35,8 +46,9 @@ class StepRoute:
     link_loads: np.ndarray  # bytes per directed edge per byte of collective size
 
 
-def _key(step: Step) -> bytes:
-    return step.src.tobytes() + b"|" + step.dst.tobytes() + b"|" + step.weight.tobytes()
+def _key(step: Step) -> int:
+    # steps are immutable and kept alive by their plans; a schedule that repeats a step repeats the object
+    return id(step)
 
 
 class Router:
@@ -44,13 +56,36 @@ class Router:
 
     def __init__(self, topology: Topology, group: list[str]):
         arrays = self.arrays = graph_arrays(topology)
+        self.topology = topology
         self.rows = np.asarray([arrays.index[chip] for chip in group], dtype=np.int64)
-        self.bfs: BFS = bfs(arrays, self.rows)
-        self.latency = path_latency_ns(arrays, self.bfs)
-        self._cache: dict[bytes, StepRoute] = {}
-        # per group member: distance and path count at every directed edge's tail and head
+        self._cache: dict[int, StepRoute] = {}
+        self._keep: list[Step] = []  # the cache is keyed by identity: keep the steps alive
+        symmetry = torus_symmetry(topology)
+        self.symmetry = symmetry if symmetry is not None and topology.n_chips >= _SYMMETRY_FROM else None
+        if self.symmetry is None:
+            self.dist, self.sigma = self.bfs.dist, self.bfs.sigma
+            self.latency = path_latency_ns(arrays, self.bfs)
+        else:
+            base = self.base_bfs
+            self.dist = self.symmetry.shifted(base.dist[0], self.rows)
+            self.sigma = self.symmetry.shifted(base.sigma[0], self.rows)
+            self.latency = self.symmetry.shifted(path_latency_ns(arrays, base)[0], self.rows)
         # the narrowest integers that hold a sum of two distances: the on-path test is memory-bound
-        self._dist = self.bfs.dist.astype(np.int8 if self.bfs.dist.max() < 60 else np.int16)
+        self._dist = self.dist.astype(np.int8 if self.dist.max() < 60 else np.int16)
+
+    @cached_property
+    def bfs(self) -> BFS:
+        """A BFS from every group member (computed only when a step needs it)."""
+        return bfs(self.arrays, self.rows)
+
+    @cached_property
+    def base_bfs(self) -> BFS:
+        return bfs(self.arrays, np.array([0]))
+
+    @property
+    def max_links(self) -> int:
+        """The fewest links between the group's farthest two members."""
+        return int(self.dist[:, self.rows].max())
 
     def route(self, step: Step) -> StepRoute:
         """Summarise one step (cached by its flows)."""
@@ -64,9 +99,19 @@ class Router:
             key = _key(step)
             if key not in self._cache and key not in pending:
                 pending[key] = step
-        sparse = [(k, s) for k, s in pending.items() if len(s.src) <= _DENSE_SHARE * p * (p - 1)]
-        for key, loads in zip((k for k, _ in sparse), self._pair_loads([s for _, s in sparse]), strict=True):
-            self._cache[key] = self._summary(pending[key], loads)
+                self._keep.append(step)
+        sparse = []
+        for key, step in pending.items():
+            if step.all_pairs:
+                self._cache[key] = self._all_pairs_summary(step)
+                continue
+            invariant = self._translated_loads(step)
+            if invariant is not None:
+                self._cache[key] = self._summary(step, invariant)
+            elif len(step.src) <= _DENSE_SHARE * p * (p - 1):
+                sparse.append((key, step))
+        for (key, step), loads in zip(sparse, self._pair_loads([s for _, s in sparse]), strict=True):
+            self._cache[key] = self._summary(step, loads)
         for key, step in pending.items():
             if key not in self._cache:
                 self._cache[key] = self._summary(step, self._dense_loads(step))
@@ -82,10 +127,61 @@ class Router:
         return StepRoute(
             seconds_per_byte=float(seconds[busiest]),
             latency_ns=float(self.latency[step.src, dst_nodes].max()),
-            max_links=int(self.bfs.dist[step.src, dst_nodes].max()),
+            max_links=int(self.dist[step.src, dst_nodes].max()),
             bottleneck=arrays.edge_cls[arrays.edge[busiest]],
             link_loads=loads,
         )
+
+    def _all_pairs_summary(self, step: Step) -> StepRoute:
+        """Every member sends the same bytes to every other: no flow list is needed."""
+        p = len(self.rows)
+        weight = float(step.weight[0])
+        if self.symmetry is not None and p == self.symmetry.n:
+            demand = np.zeros((1, self.arrays.n_nodes))
+            demand[0, 1:p] = weight
+            from_zero = ecmp_loads(self.arrays, self.base_bfs, demand)
+            orbit = self.symmetry.edge_orbits(self.arrays.src, self.arrays.dst)
+            loads = np.bincount(orbit, weights=from_zero)[orbit]
+        else:
+            demand = np.zeros((p, self.arrays.n_nodes))
+            demand[:, self.rows] = weight
+            demand[np.arange(p), self.rows] = 0.0
+            loads = ecmp_loads(self.arrays, self.bfs, demand)
+        seconds = loads / (self.arrays.bw_gbps * 1e9)
+        busiest = int(np.argmax(seconds))
+        among = np.ix_(np.arange(p), self.rows)
+        return StepRoute(
+            seconds_per_byte=float(seconds[busiest]),
+            latency_ns=float(self.latency[among].max()),
+            max_links=int(self.dist[among].max()),
+            bottleneck=self.arrays.edge_cls[self.arrays.edge[busiest]],
+            link_loads=loads,
+        )
+
+    def _translated_loads(self, step: Step) -> np.ndarray | None:
+        """Loads of a step in which every chip of a wrapped torus sends the same pattern, else None."""
+        sym = self.symmetry
+        p = len(self.rows)
+        if sym is None or p != sym.n or len(step.src) == 0 or len(step.src) % p:
+            return None
+        per_source = np.bincount(step.src, minlength=p)
+        if not np.all(per_source == per_source[0]):
+            return None
+        src, dst = self.rows[step.src], self.rows[step.dst]
+        offsets = sym.offset(src, dst)
+        order = np.lexsort((step.weight, offsets, src))
+        k = per_source[0]
+        pattern_offsets = offsets[order].reshape(p, k)
+        pattern_weights = step.weight[order].reshape(p, k)
+        if not (
+            np.all(pattern_offsets == pattern_offsets[0]) and np.all(pattern_weights == pattern_weights[0])
+        ):
+            return None
+        demand = np.zeros((1, self.arrays.n_nodes))
+        np.add.at(demand[0], pattern_offsets[0], pattern_weights[0])
+        from_zero = ecmp_loads(self.arrays, self.base_bfs, demand)
+        orbit = sym.edge_orbits(self.arrays.src, self.arrays.dst)
+        return np.bincount(orbit, weights=from_zero)[orbit]
 
     def _dense_loads(self, step: Step) -> np.ndarray:
         demand = np.zeros((len(self.rows), self.arrays.n_nodes))
@@ -99,7 +195,7 @@ class Router:
         a shortest path. Nodes on some shortest ``s -> t`` path satisfy ``d_s(w) + d_t(w) = d_s(t)``;
         only their out-edges are examined, which keeps the work near the paths' own size.
         """
-        arrays, result = self.arrays, self.bfs
+        arrays = self.arrays
         n_edges = len(arrays.src)
         if not steps:
             return []
@@ -108,7 +204,7 @@ class Router:
         weight = np.concatenate([s.weight for s in steps])
         owner = np.repeat(np.arange(len(steps)), [len(s.src) for s in steps])
         totals = np.zeros(len(steps) * n_edges)
-        dist, sigma = self._dist, result.sigma
+        dist, sigma = self._dist, self.sigma
         d_st = dist[src, self.rows[dst]]
         share = weight / sigma[src, self.rows[dst]]
         chunk = max(1, _CHUNK // arrays.n_nodes)

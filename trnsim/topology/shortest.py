@@ -182,20 +182,87 @@ def path_latency_ns(arrays: GraphArrays, result: BFS) -> np.ndarray:
     return latency
 
 
+def _source_chunks(arrays: GraphArrays, sources: np.ndarray, budget: int = 4_000_000):
+    """Split sources so that one BFS keeps about ``budget`` (row, edge) entries in flight.
+
+    Yields ``(position of the chunk's first source, chunk)``.
+    """
+    size = max(1, budget // max(len(arrays.src), 1))
+    for lo in range(0, len(sources), size):
+        yield lo, sources[lo : lo + size]
+
+
+def _ring_distance_counts(size: int, wrap: bool) -> np.ndarray:
+    """How many ordered coordinate pairs of one axis lie 0, 1, 2, ... links apart."""
+    a = np.arange(size)
+    gap = np.abs(a[:, None] - a[None, :])
+    if wrap:
+        gap = np.minimum(gap, size - gap)
+    return np.bincount(gap.ravel())
+
+
 def hop_histogram(topology: Topology, chips: list[str] | None = None):
-    """Hop statistics over unordered pairs of the given chips."""
+    """Hop statistics over unordered pairs of distinct chips (all chips by default).
+
+    On a torus the distance is the sum of per-axis ring distances and coordinates pair up
+    independently, so the histogram over all chips is the convolution of the axes' histograms: exact
+    and instant at any size. Otherwise a BFS from every chip, in chunks that bound memory.
+    """
     from trnsim.topology.metrics import HopStats
 
-    arrays = graph_arrays(topology)
-    names = chips if chips is not None else topology.chips
-    idx = np.asarray([arrays.index[c] for c in names], dtype=np.int64)
-    result = bfs(arrays, idx)
-    d = result.dist[:, idx]
-    upper = d[np.triu_indices(len(idx), k=1)]
-    values, counts = np.unique(upper, return_counts=True)
+    if chips is None and topology.spec.kind == "torus":
+        ordered = np.array([1], dtype=np.int64)
+        for axis in topology.spec.torus.axes:
+            ordered = np.convolve(ordered, _ring_distance_counts(axis.size, axis.wrap))
+        ordered[0] -= topology.n_chips  # a chip and itself
+        counts = ordered // 2
+        links = np.flatnonzero(counts)
+        histogram = {int(d): int(counts[d]) for d in links}
+    else:
+        arrays = graph_arrays(topology)
+        names = chips if chips is not None else topology.chips
+        idx = np.asarray([arrays.index[c] for c in names], dtype=np.int64)
+        total = np.zeros(1, dtype=np.int64)
+        for start, chunk in _source_chunks(arrays, idx):
+            d = bfs(arrays, chunk).dist[:, idx]
+            # each unordered pair once: only targets after the source in the list
+            keep = np.arange(len(idx))[None, :] > (start + np.arange(len(chunk)))[:, None]
+            found = np.bincount(d[keep])
+            width = max(len(found), len(total))
+            total = np.pad(total, (0, width - len(total))) + np.pad(found, (0, width - len(found)))
+        histogram = {int(v): int(total[v]) for v in np.flatnonzero(total)}
+    pairs = sum(histogram.values())
     return HopStats(
-        pairs=int(upper.size),
-        diameter_links=int(upper.max()) if upper.size else 0,
-        avg_links=float(upper.mean()) if upper.size else 0.0,
-        histogram_links={int(v): int(c) for v, c in zip(values, counts, strict=True)},
+        pairs=pairs,
+        diameter_links=max(histogram, default=0),
+        avg_links=sum(d * c for d, c in histogram.items()) / pairs if pairs else 0.0,
+        histogram_links=histogram,
     )
+
+
+def alltoall_link_loads(topology: Topology) -> np.ndarray:
+    """Bytes on every directed edge when every chip sends one byte to every other chip over ECMP.
+
+    Summed over both directions and halved, this is networkx's
+    ``edge_betweenness_centrality_subset(G, chips, chips, normalized=False)``. On a torus with every
+    axis wrapped, one source's loads summed over each edge's translation orbit give the answer.
+    """
+    from trnsim.topology.symmetry import torus_symmetry
+
+    arrays = graph_arrays(topology)
+    chips = np.arange(topology.n_chips)  # chips come first in node order
+    symmetry = torus_symmetry(topology)
+    if symmetry is not None:
+        result = bfs(arrays, np.array([0]))
+        demand = np.zeros((1, arrays.n_nodes))
+        demand[0, 1 : topology.n_chips] = 1.0
+        from_zero = ecmp_loads(arrays, result, demand)
+        orbit = symmetry.edge_orbits(arrays.src, arrays.dst)
+        return np.bincount(orbit, weights=from_zero)[orbit]
+    loads = np.zeros(len(arrays.src))
+    for _, chunk in _source_chunks(arrays, chips):
+        demand = np.zeros((len(chunk), arrays.n_nodes))
+        demand[:, : topology.n_chips] = 1.0
+        demand[np.arange(len(chunk)), chunk] = 0.0
+        loads += ecmp_loads(arrays, bfs(arrays, chunk), demand)
+    return loads

@@ -1,0 +1,159 @@
+"""Benchmark trnsim's routing core against the straightforward networkx computation.
+
+For (a) the hop histogram over all chip pairs and (b) the ECMP link loads of a full all-to-all, on
+trn3-nl72x2-gen1, a 16x16x16 torus (4,096 chips) and a 32x32x32 torus (32,768 chips, trnsim alone),
+it prints each time, the ratio, whether the results are identical, and peak memory; then the wall
+time of `trnsim collective allreduce --sku nl72x2` as a whole process against the import floor.
+
+    python benchmarks/bench.py            # everything (the networkx reference on 4,096 chips takes minutes)
+    python benchmarks/bench.py --quick    # skip the networkx reference on the 16x16x16 torus
+
+Times are wall-clock seconds on this machine; nothing here asserts a time.
+"""
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = {
+    "trn3-nl72x2-gen1": {"sku": "trn3-nl72x2-gen1"},
+    "torus-16x16x16": {"file": ROOT / "examples" / "torus-16x16x16.yaml"},
+    "torus-32x32x32": {"file": ROOT / "examples" / "torus-32x32x32.yaml"},
+}
+
+
+def _load(case: dict):
+    from trnsim.topology import load_topology
+
+    return load_topology(case.get("sku"), case.get("file"))
+
+
+def _trnsim(case: dict) -> dict:
+    """trnsim's own numbers for one case (run in a child process to measure its peak memory)."""
+    import numpy as np
+
+    from trnsim.topology.shortest import alltoall_link_loads, graph_arrays, hop_histogram
+
+    timings = {}
+    topo = _load(case)
+    start = time.perf_counter()
+    stats = hop_histogram(topo)
+    timings["hops_s"] = time.perf_counter() - start
+    topo = _load(case)  # fresh: the arrays are built inside the timed call
+    start = time.perf_counter()
+    loads = alltoall_link_loads(topo)
+    timings["loads_s"] = time.perf_counter() - start
+    m = len(graph_arrays(topo).edge_ends)
+    return {
+        **timings,
+        "chips": topo.n_chips,
+        "histogram": {str(k): v for k, v in stats.histogram_links.items()},
+        "undirected_loads": ((loads[:m] + loads[m:]) / 2).tolist() if topo.n_chips <= 8192 else None,
+        "max_load": float(np.max(loads)),
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def _reference(case: dict) -> dict:
+    """networkx: BFS from every chip, and edge betweenness over chip pairs."""
+    import networkx as nx
+
+    topo = _load(case)
+    graph, chips = topo.graph, topo.chips
+    start = time.perf_counter()
+    histogram: dict[int, int] = {}
+    position = {chip: i for i, chip in enumerate(chips)}
+    for source, lengths in nx.all_pairs_shortest_path_length(graph):
+        if source not in position:
+            continue
+        for target, d in lengths.items():
+            if target in position and position[target] > position[source]:
+                histogram[d] = histogram.get(d, 0) + 1
+    hops_s = time.perf_counter() - start
+    start = time.perf_counter()
+    betweenness = nx.edge_betweenness_centrality_subset(graph, chips, chips, normalized=False)
+    loads_s = time.perf_counter() - start
+    from trnsim.topology.shortest import graph_arrays
+
+    ends = graph_arrays(topo).edge_ends
+    loads = [betweenness.get((u, v), betweenness.get((v, u))) for u, v in ends]
+    return {
+        "hops_s": hops_s,
+        "loads_s": loads_s,
+        "histogram": {str(k): v for k, v in histogram.items()},
+        "undirected_loads": loads,
+    }
+
+
+def _child(name: str, which: str) -> dict:
+    process = subprocess.run(
+        [sys.executable, __file__, "--child", name, which], capture_output=True, text=True, check=True
+    )
+    return json.loads(process.stdout)
+
+
+def _identical(ours: dict, reference: dict) -> str:
+    import numpy as np
+
+    same_hist = ours["histogram"] == reference["histogram"]
+    same_loads = np.allclose(ours["undirected_loads"], reference["undirected_loads"], rtol=1e-12, atol=1e-9)
+    return f"histogram {'identical' if same_hist else 'DIFFERENT'}, loads {'identical' if same_loads else 'DIFFERENT'}"
+
+
+def _process_times(runs: int) -> None:
+    """Whole-process wall time: the trnsim command against importing its dependencies."""
+    python = sys.executable
+    floor_cmd = [python, "-c", "import networkx, numpy, typer, rich, yaml"]
+    trnsim_cmd = [python, "-m", "trnsim", "collective", "allreduce", "--sku", "nl72x2"]
+    floor, ours = [], []
+    for _ in range(runs):  # interleaved, so load on the machine hits both alike
+        for command, bucket in ((floor_cmd, floor), (trnsim_cmd, ours)):
+            start = time.perf_counter()
+            subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
+            bucket.append(time.perf_counter() - start)
+    f, t = statistics.median(floor), statistics.median(ours)
+    print(f"\nwhole process, median of {runs} interleaved runs:")
+    print(f"  import floor (networkx, numpy, typer, rich, yaml)   {f:.3f} s")
+    print(
+        f"  trnsim collective allreduce --sku nl72x2            {t:.3f} s   = {t / f:.2f} x the floor "
+        f"(best runs: {min(ours):.3f} s vs {min(floor):.3f} s = {min(ours) / min(floor):.2f} x)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="skip the networkx reference on 4,096 chips")
+    parser.add_argument("--runs", type=int, default=15, help="runs for the whole-process timing")
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        name, which = args.child
+        print(json.dumps((_trnsim if which == "trnsim" else _reference)(CASES[name])))
+        return
+    print(f"{'case':18} {'metric':26} {'trnsim s':>9} {'networkx s':>11} {'ratio':>8}  result")
+    for name in CASES:
+        ours = _child(name, "trnsim")
+        reference = None
+        if name == "torus-32x32x32" or (args.quick and name == "torus-16x16x16"):
+            note = "trnsim alone"
+        else:
+            reference = _child(name, "networkx")
+            note = _identical(ours, reference)
+        for metric, key in (("hop histogram", "hops_s"), ("all-to-all link loads", "loads_s")):
+            ref = f"{reference[key]:11.3f}" if reference else f"{'-':>11}"
+            ratio = f"{reference[key] / ours[key]:7.0f}x" if reference else f"{'-':>8}"
+            print(f"{name:18} {metric:26} {ours[key]:9.3f} {ref} {ratio}  {note}")
+        print(f"{'':18} {ours['chips']:,} chips, trnsim peak memory {ours['peak_rss_mb']:.0f} MB")
+    _process_times(args.runs)
+
+
+if __name__ == "__main__":
+    main()

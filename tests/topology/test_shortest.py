@@ -1,0 +1,101 @@
+"""The vectorised shortest-path core equals the straightforward networkx computation.
+
+Hop histograms against ``nx.all_pairs_shortest_path_length`` and all-to-all ECMP link loads against
+``nx.edge_betweenness_centrality_subset``, on every catalog SKU, random small graphs and random tori.
+"""
+
+import networkx as nx
+import numpy as np
+import pytest
+from conftest import CATALOG, topology
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trnsim.catalog import find_sku, read_document, validate_document
+from trnsim.topology.builders import build
+from trnsim.topology.graph import Topology
+from trnsim.topology.shortest import alltoall_link_loads, graph_arrays, hop_histogram
+
+
+def _reference_histogram(topo: Topology) -> dict[int, int]:
+    graph, chips = topo.graph, topo.chips
+    histogram: dict[int, int] = {}
+    for i, chip in enumerate(chips):
+        lengths = nx.single_source_shortest_path_length(graph, chip)
+        for other in chips[i + 1 :]:
+            histogram[lengths[other]] = histogram.get(lengths[other], 0) + 1
+    return histogram
+
+
+def _check_against_networkx(topo: Topology) -> None:
+    assert hop_histogram(topo).histogram_links == _reference_histogram(topo)
+    arrays = graph_arrays(topo)
+    loads = alltoall_link_loads(topo)
+    m = len(arrays.edge_ends)
+    ours = (loads[:m] + loads[m:]) / 2  # networkx halves undirected betweenness
+    reference = nx.edge_betweenness_centrality_subset(topo.graph, topo.chips, topo.chips, normalized=False)
+    expected = np.array([reference.get((u, v), reference.get((v, u))) for u, v in arrays.edge_ends])
+    np.testing.assert_allclose(ours, expected, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
+def test_catalog_equals_networkx(path):
+    _check_against_networkx(topology(path.stem))
+
+
+def _from_networkx(graph: nx.Graph, n_switches: int) -> Topology:
+    """A topology whose first nodes are chips and last ``n_switches`` nodes are switches."""
+    # a switched spec: the torus shortcuts key off the spec, and this graph is no torus
+    spec = validate_document(read_document(find_sku("nl32x2")), find_sku("nl32x2"))
+    names = [f"v{i}" for i in graph.nodes]
+    n_chips = len(names) - n_switches
+    nodes = {
+        name: {"kind": "chip", "rank": i, "latency_ns": 1.0}
+        if i < n_chips
+        else {
+            "kind": "switch",
+            "role": "plane",
+            "model": "m",
+            "ports": None,
+            "lanes": None,
+            "latency_ns": 2.0,
+        }
+        for i, name in enumerate(names)
+    }
+    links = {
+        (f"v{u}", f"v{v}"): {
+            "cls": "l",
+            "lanes": 1,
+            "active_lanes": 1,
+            "bw_gbps": 1.0,
+            "latency_ns": 1.0,
+            "medium": "pcb",
+            "parallel": 1,
+        }
+        for u, v in graph.edges
+    }
+    return Topology(spec=spec, nodes=nodes, links=links, chips=names[:n_chips])
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(4, 24), p=st.floats(0.1, 0.6), seed=st.integers(0, 10_000), switches=st.integers(0, 3))
+def test_random_graphs_equal_networkx(n, p, seed, switches):
+    graph = nx.gnp_random_graph(n, p, seed=seed)
+    graph.add_edges_from(zip(range(n - 1), range(1, n), strict=True))  # keep it connected
+    _check_against_networkx(_from_networkx(graph, min(switches, n - 2)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 6), min_size=1, max_size=3),
+    wrap=st.lists(st.booleans(), min_size=3, max_size=3),
+)
+def test_random_tori_equal_networkx(sizes, wrap):
+    document = read_document(find_sku("nl16"))
+    del document["torus"]["hypercube_plane"]
+    document["torus"]["axes"] = [
+        {"name": f"a{i}", "size": size, "lanes": 8, "wrap": wrap[i]} for i, size in enumerate(sizes)
+    ]
+    topo = build(validate_document(document, find_sku("nl16")))
+    if topo.n_chips >= 2:
+        _check_against_networkx(topo)
