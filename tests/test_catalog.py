@@ -117,6 +117,28 @@ def test_invalid_yaml_names_the_file_and_line(tmp_path):
         read_document(bad)
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "the file is empty"),
+        (b"name: a\nname: b\n", "key 'name' appears twice"),
+        (b"\xff\xfe\x00bad", "not a text file"),
+    ],
+)
+def test_unreadable_files_are_refused_in_one_line(tmp_path, content, message):
+    path = tmp_path / "t.yaml"
+    path.write_bytes(content)
+    with pytest.raises(ConfigError, match=message):
+        read_document(path)
+
+
+def test_enum_errors_list_the_choices(tmp_path):
+    document = read_document(find_sku("nl16"))
+    document["kind"] = "mesh"
+    with pytest.raises(ConfigError, match="kind: .*expected one of torus, switched"):
+        validate_document(document, tmp_path / "x.yaml")
+
+
 def test_yaml_is_read_with_a_safe_loader(tmp_path):
     evil = tmp_path / "evil.yaml"
     evil.write_text("name: !!python/object/apply:os.system ['echo pwned']\n")
@@ -141,8 +163,14 @@ def test_overrides_change_the_spec_and_refuse_unknown_keys():
     assert loaded.spec.switched.cross_rack.lanes == 8
     loaded = load_spec("nl64", overrides=["torus.axes.z.lanes=32"])
     assert loaded.spec.torus.axes[0].lanes == 32
-    with pytest.raises(UsageError, match="no key 'swich_ns'"):
+    # a misspelt last key is refused by the schema, and the message blames the --set, not the file
+    with pytest.raises(ConfigError, match=r"with --set latency.swich_ns=50: latency: unknown key `swich_ns`"):
         load_spec("nl72x2", overrides=["latency.swich_ns=50"])
+    with pytest.raises(UsageError, match="no section 'latncy'"):
+        load_spec("nl72x2", overrides=["latncy.switch_ns=50"])
+    # optional fields a file leaves out can be set; numbers in scientific notation are numbers
+    assert load_spec("nl16", overrides=["torus.axes.x.wrap=false"]).spec.torus.axes[0].wrap is False
+    assert load_spec("nl16", overrides=["latency.step_ns=1e3"]).spec.latency.step_ns == 1000.0
     with pytest.raises(UsageError, match="KEY=VALUE"):
         load_spec("nl72x2", overrides=["latency.switch_ns"])
 

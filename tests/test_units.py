@@ -41,10 +41,15 @@ def test_size_sweep_matches_nccl_tests_convention():
         size_sweep(8, 4, 2)
     with pytest.raises(UsageError):
         size_sweep(8, 64, 1)
+    for factor in (float("nan"), float("inf")):
+        with pytest.raises(UsageError):
+            size_sweep(8, 64, factor)
 
 
 def test_parse_percent():
     assert parse_percent("5%") == pytest.approx(0.05)
     assert parse_percent("0.1") == pytest.approx(0.1)
-    with pytest.raises(UsageError):
-        parse_percent("five")
+    assert parse_percent("150%") == pytest.approx(1.5)
+    for bad in ("five", "5", "nan", "inf", "-1%"):  # a bare 5 would be 500%: refused, not a silent pass
+        with pytest.raises(UsageError):
+            parse_percent(bad)

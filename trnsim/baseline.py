@@ -79,7 +79,7 @@ class Check:
     bytes: int
     baseline: float
     current: float
-    change: float  # relative, signed: positive is better
+    change: float  # relative change of the metric, (current - baseline) / baseline
     regressed: bool
 
 
@@ -96,19 +96,17 @@ def check(
     key = METRICS[metric]
     current = {(r["variant"], r["op"], r["bytes"]): r for r in rows}
     checks, missing = [], []
-    for old in baseline["rows"]:
+    for index, old in enumerate(baseline["rows"]):
         new = current.get((old["variant"], old["op"], old["bytes"]))
         if new is None or key not in old:
             missing.append(old)
             continue
-        before, after = float(old[key]), float(new[key])
-        if before == 0:
-            change = 0.0
-        elif metric == "time":
-            change = (before - after) / before  # less time is better
-        else:
-            change = (after - before) / before
-        checks.append(
-            Check(old["variant"], old["op"], old["bytes"], before, after, change, change < -max_regression)
-        )
+        try:
+            before, after = float(old[key]), float(new[key])
+        except (TypeError, ValueError):
+            raise ConfigError(f"baseline rows[{index}].{key}: expected a number, got {old[key]!r}") from None
+        change = (after - before) / before if before else 0.0
+        # busbw and efficiency regress when they fall, time when it rises
+        worse = change > max_regression if metric == "time" else change < -max_regression
+        checks.append(Check(old["variant"], old["op"], old["bytes"], before, after, change, worse))
     return checks, missing

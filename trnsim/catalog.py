@@ -14,7 +14,24 @@ from trnsim.errors import ConfigError, UsageError
 from trnsim.overrides import apply_overrides
 from trnsim.schema import Spec
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """The safe loader, refusing a key given twice in one mapping (YAML keeps the last silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                mark = key_node.start_mark
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice (line {mark.line + 1})", mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _Loader.construct_mapping)
 
 
 def catalog_dir() -> Path:
@@ -30,6 +47,7 @@ class LoadedSpec:
     spec: Spec
     path: Path
     document: dict
+    overrides: tuple[str, ...] = ()
 
 
 def read_document(path: Path) -> dict:
@@ -38,6 +56,10 @@ def read_document(path: Path) -> dict:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a topology file") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file (byte {exc.start} is not UTF-8)") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     try:
@@ -47,17 +69,26 @@ def read_document(path: Path) -> dict:
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
+    if document is None:
+        raise ConfigError(f"{path}: the file is empty; expected a topology (see topologies/ for examples)")
     if not isinstance(document, dict):
         raise ConfigError(f"{path}: (top level): expected a mapping of keys, got {type(document).__name__}")
     return document
 
 
+_CHOICES = {
+    "kind": "torus, switched (or for node_local: direct, switches)",
+    "medium": "pcb, backplane, copper, aec, optics",
+}
 _MSGSPEC_AT = re.compile(r"^(.*?)(?: - at `\$(.*)`)?$", re.S)
 
 
 def _describe_validation(exc: msgspec.ValidationError) -> tuple[str, str]:
     message, keypath = _MSGSPEC_AT.match(str(exc)).groups()
     keypath = (keypath or "").lstrip(".") or "(top level)"
+    choices = _CHOICES.get(keypath.split(".")[-1].split("[")[0])
+    if "Invalid enum value" in message and choices:
+        message += f"; expected one of {choices}"
     message = (
         message.replace("Object contains unknown field", "unknown key")
         .replace("Object missing required field", "missing required key")
@@ -66,7 +97,7 @@ def _describe_validation(exc: msgspec.ValidationError) -> tuple[str, str]:
     return keypath, message
 
 
-def validate_document(document: dict, path: Path) -> Spec:
+def validate_document(document: dict, path: Path | str) -> Spec:
     """Convert a raw document into a :class:`Spec`, checking types, ranges and cross-references.
 
     Raises
@@ -201,6 +232,11 @@ def load_spec(sku: str | None = None, topology: Path | None = None, overrides: l
         raise UsageError("give exactly one of --sku NAME or --topology FILE")
     path = find_sku(sku) if sku is not None else Path(topology)
     document = read_document(path)
+    where = path
     if overrides:
         document = apply_overrides(document, list(overrides))
-    return LoadedSpec(spec=validate_document(document, path), path=path, document=document)
+        # a value that fails validation came from --set, not from the file: say so
+        where = f"{path} with --set {', '.join(overrides)}"
+    return LoadedSpec(
+        spec=validate_document(document, where), path=path, document=document, overrides=tuple(overrides)
+    )

@@ -23,6 +23,10 @@ class UsageError(TrnsimError):
     """Bad command-line input: an unknown SKU, a malformed size, a group naming missing chips."""
 
 
+class NotApplicableError(UsageError):
+    """An algorithm asked for by name cannot run this op on this group."""
+
+
 class ThresholdError(TrnsimError):
     """A comparison failed its threshold (exit code 1)."""
 

@@ -4,6 +4,7 @@ Keys are dotted paths into the YAML document (``latency.switch_ns``, ``switched.
 In a list, an element may be named by its index or by its ``name`` field (``torus.axes.z.lanes``).
 """
 
+import math
 from typing import Any
 
 import yaml
@@ -20,6 +21,12 @@ def parse_assignment(text: str) -> tuple[str, Any]:
         value = yaml.safe_load(raw) if raw.strip() else ""
     except yaml.YAMLError:
         value = raw
+    if isinstance(value, str):
+        try:  # YAML 1.1 reads 1e300 as text; a number is what a --set of a number means
+            number = float(value)
+            value = number if math.isfinite(number) else value
+        except ValueError:
+            pass
     return key.strip(), value
 
 
@@ -44,7 +51,7 @@ def apply_overrides(document: dict, assignments: list[str]) -> dict:
     document : dict
         The raw YAML document.
     assignments : list of str
-        ``KEY=VALUE`` strings; a key must name an existing field (typos are refused).
+        ``KEY=VALUE`` strings; sections must exist, and the schema refuses a misspelt last key.
 
     Returns
     -------
@@ -67,10 +74,11 @@ def apply_overrides(document: dict, assignments: list[str]) -> dict:
                 else:
                     node = node[index]
             elif isinstance(node, dict):
-                if part not in node:
+                if part not in node and not last:
                     where = ".".join(parts[:depth]) or "the top level"
                     known = ", ".join(sorted(map(str, node))) or "none"
-                    raise UsageError(f"--set {key}: no key {part!r} under {where}; keys there: {known}")
+                    raise UsageError(f"--set {key}: no section {part!r} under {where}; keys there: {known}")
+                # a missing last key may be an optional field the file leaves out; the schema refuses typos
                 if last:
                     node[part] = value
                 else:

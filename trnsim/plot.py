@@ -63,8 +63,12 @@ def save_figure(results: list[VariantResult], op: str, output: Path, title: str)
     axes.grid(True, which="major", alpha=0.3)
     axes.legend(fontsize=8)
     figure.tight_layout()
-    figure.savefig(output)
-    pyplot.close(figure)
+    try:
+        figure.savefig(output)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror}") from None
+    finally:
+        pyplot.close(figure)
 
 
 def terminal_chart(results: list[VariantResult], op: str, title: str) -> str:
@@ -73,7 +77,12 @@ def terminal_chart(results: list[VariantResult], op: str, title: str) -> str:
     plotext.clear_figure()
     for result in results:
         rows = result.evaluation.rows
-        plotext.plot([row.bytes for row in rows], [row.busbw_gbps for row in rows], label=result.label)
+        sizes = [row.bytes for row in rows]
+        plotext.plot(sizes, [row.busbw_gbps for row in rows], label=result.label)
+        # characters have no dashes: the bound is drawn with dots
+        plotext.plot(
+            sizes, [row.bound_busbw_gbps for row in rows], label=f"{result.label} (bound)", marker="dot"
+        )
     plotext.xscale("log")
     sizes = [row.bytes for row in results[0].evaluation.rows]
     ticks = sizes[:: max(1, len(sizes) // 6)]

@@ -139,7 +139,7 @@ class ScaleOut(Section, kw_only=True):
 class Spec(Section, kw_only=True):
     """A whole topology file."""
 
-    name: str
+    name: Annotated[str, msgspec.Meta(min_length=1)]
     kind: Literal["torus", "switched"]
     chip: Chip
     latency: Latency

@@ -29,15 +29,26 @@ def _topology(variant: Variant):
 
 
 def run_task(task: Task) -> list[dict]:
-    """Evaluate one task; rows are flat dicts ready for CSV or JSON."""
+    """Evaluate one task; rows are flat dicts ready for CSV or JSON. When the algorithm does not apply,
+    one row ``{"skipped": reason}``: a sweep skips such combinations and says so."""
     from trnsim.collectives.engine import evaluate
     from trnsim.collectives.groups import select_group
+    from trnsim.errors import NotApplicableError
 
     topology = _topology(task.variant)
     chips = select_group(topology, task.group, task.ranks)
-    result = evaluate(
-        topology, task.op, list(task.sizes), chips, algo=task.algo, dtype=task.dtype, alpha_us=task.alpha_us
-    )
+    try:
+        result = evaluate(
+            topology,
+            task.op,
+            list(task.sizes),
+            chips,
+            algo=task.algo,
+            dtype=task.dtype,
+            alpha_us=task.alpha_us,
+        )
+    except NotApplicableError as reason:
+        return [{"skipped": str(reason)}]
     label = label_of(task.variant, topology, task.variant.overrides[len(task.common) :])
     head = {
         "variant": label,

@@ -4,6 +4,7 @@ Conventions: GB/s means 10**9 bytes per second per direction. Sizes are bytes; o
 suffixes K/M/G (as nccl-tests reads them), KiB/MiB/GiB/TiB, and the decimal KB/MB/GB/TB are accepted.
 """
 
+import math
 import re
 
 from trnsim.errors import UsageError
@@ -51,11 +52,11 @@ def parse_size(text: str | int) -> int:
         value, unit = float(text), ""
     else:
         if text.strip().startswith("-"):
-            raise UsageError(f"size {text!r} is negative: sizes are whole numbers of bytes >= 0")
+            raise UsageError(f"size {text!r} is negative: sizes are whole numbers of bytes")
         match = _SIZE_RE.match(text)
         if not match or match.group(2).lower() not in _SIZE_UNITS:
             raise UsageError(
-                f"size {text!r} is not a size: use bytes or a suffix K, M, G (x1024), KiB, MiB, GiB, KB, MB, GB"
+                f"size {text!r} is not a size: use bytes or a suffix K, M, G, T (x1024), KiB..TiB, KB..TB"
             )
         value, unit = float(match.group(1)), match.group(2).lower()
     nbytes = value * _SIZE_UNITS[unit]
@@ -76,12 +77,33 @@ def format_size(nbytes: float) -> str:
 
 
 def parse_percent(text: str) -> float:
-    """Parse ``"5%"`` or ``"0.05"`` into a fraction (0.05)."""
+    """Parse ``"5%"`` or ``"0.05"`` into a fraction (0.05).
+
+    A bare number above 1 is refused rather than read as hundreds of percent: ``5`` is almost
+    certainly meant as 5%, and a threshold that silently passes everything defeats a CI gate.
+    """
     raw = text.strip()
     try:
-        return float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:
         raise UsageError(f"threshold {text!r} is not a percentage such as 5% or 0.05") from None
+    if not math.isfinite(value) or value < 0:
+        raise UsageError(f"threshold {text!r} must be a finite percentage >= 0, such as 5% or 0.05")
+    if not raw.endswith("%") and value > 1:
+        raise UsageError(
+            f"threshold {text!r} would mean {100 * value:g}%: write {raw}% or a fraction such as 0.05"
+        )
+    return value
+
+
+def check_finite(name: str, value: float | None, minimum: float | None = None) -> None:
+    """Refuse nan, inf and values below ``minimum`` for a numeric option."""
+    if value is None:
+        return
+    if not math.isfinite(value):
+        raise UsageError(f"{name} {value} is not a finite number")
+    if minimum is not None and value < minimum:
+        raise UsageError(f"{name} must be >= {minimum:g}, got {value:g}")
 
 
 def size_sweep(min_bytes: int, max_bytes: int, factor: float) -> list[int]:
@@ -90,8 +112,8 @@ def size_sweep(min_bytes: int, max_bytes: int, factor: float) -> list[int]:
         raise UsageError("the smallest size (-b) must be at least 1 byte")
     if max_bytes < min_bytes:
         raise UsageError(f"-e {max_bytes} is smaller than -b {min_bytes}")
-    if factor <= 1:
-        raise UsageError(f"step factor -f {factor} must be greater than 1")
+    if not math.isfinite(factor) or factor <= 1:
+        raise UsageError(f"step factor -f {factor} must be a finite number greater than 1")
     sizes, size = [], float(min_bytes)
     while size <= max_bytes * (1 + 1e-12):
         sizes.append(int(round(size)))

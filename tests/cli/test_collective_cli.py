@@ -115,6 +115,15 @@ def test_algorithms_lists_the_registry(cli):
         (["allreduce", "--sku", "nl16", "--dtype", "float7"], "unknown --dtype"),
         (["allreduce"], "exactly one of --sku"),
         (["allreduce", "--sku", "nl17"], "did you mean"),
+        (["allreduce", "--sku", "nl16", "--alpha-us", "nan"], "not a finite number"),
+        (["allreduce", "--sku", "nl16", "-f", "inf"], "finite number greater than 1"),
+        (["allreduce", "--sku", "nl16", "--sizes", "1K", "-b", "8"], "not both"),
+        (["allreduce", "--sku", "nl16", "--ranks", "abc"], "is not a valid int"),
+        (["allreduce", "--sku", "nl16", "--format", "xml"], "is not one of"),
+        (
+            ["alltoall", "--topology", "examples/torus-32x32x32.yaml", "--sizes", "1M"],
+            "beyond the collective engine",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_one_line(cli, args, message):
@@ -122,3 +131,4 @@ def test_bad_input_exits_2_with_one_line(cli, args, message):
     assert result.code == 2
     assert message in result.err
     assert "Traceback" not in result.err
+    assert len(result.err.strip().splitlines()) == 1

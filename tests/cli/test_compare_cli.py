@@ -143,3 +143,83 @@ def test_plot_terminal(cli):
 
 def test_plot_needs_an_output(cli):
     assert cli("plot", "allreduce", "--sku", "nl16").code == 2
+
+
+def test_threshold_is_checked_before_the_work(cli, tmp_path):
+    base = tmp_path / "b.json"
+    cli("compare", "alltoall", "--sku", "nl16", "--sizes", "1K", "--save-baseline", str(base))
+    result = cli(
+        "compare",
+        "alltoall",
+        "--sku",
+        "nl16",
+        "--sizes",
+        "1K",
+        "--baseline",
+        str(base),
+        "--max-regression",
+        "5",
+    )
+    assert result.code == 2 and "500%" in result.err and result.out == ""
+
+
+def test_baseline_rows_with_bad_values_exit_2(cli, tmp_path):
+    base = tmp_path / "b.json"
+    cli("compare", "alltoall", "--sku", "nl16", "--sizes", "1K", "--save-baseline", str(base))
+    data = json.loads(base.read_text())
+    data["rows"][0]["busbw_gbps"] = "fast"
+    base.write_text(json.dumps(data))
+    result = cli("compare", "alltoall", "--sku", "nl16", "--sizes", "1K", "--baseline", str(base))
+    assert result.code == 2 and "rows[0].busbw_gbps: expected a number" in result.err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sweep", "--sku", "nl16", "-o", "/nonexistent/r.csv"],
+        ["topo", "export", "nl16", "-o", "/"],
+        ["compare", "alltoall", "--sku", "nl16", "--sizes", "1K", "--save-baseline", "/nonexistent/b.json"],
+        ["plot", "alltoall", "--sku", "nl16", "-o", "/nonexistent/c.png"],
+    ],
+)
+def test_unwritable_outputs_exit_2_before_any_work(cli, args):
+    result = cli(*args)
+    assert result.code == 2 and result.out == "" and "internal error" not in result.err
+
+
+def test_algo_all_is_refused_where_it_cannot_be_shown(cli):
+    for command in (
+        ["compare", "allreduce", "--sku", "nl16"],
+        ["plot", "allreduce", "--sku", "nl16", "--terminal"],
+    ):
+        result = cli(*command, "--algo", "all", "--sizes", "1K")
+        assert result.code == 2 and "--algo all is for trnsim collective" in result.err
+
+
+def test_sweep_skips_what_does_not_apply_and_expands_all(cli, tmp_path):
+    out = tmp_path / "r.csv"
+    result = cli(
+        "sweep",
+        "--sku",
+        "nl16",
+        "--sku",
+        "nl72x2",
+        "--op",
+        "alltoall",
+        "--algo",
+        "all",
+        "--sizes",
+        "1K",
+        "-o",
+        str(out),
+    )
+    assert result.code == 0 and "skipped: algorithm ring does not apply to alltoall" in result.err
+    algorithms = {row["algorithm"] for row in csv.DictReader(out.open())}
+    assert algorithms == {"torus", "mesh", "pairwise", "bruck", "hierarchical"}
+
+
+def test_compare_names_the_variant_that_fails(cli):
+    result = cli(
+        "compare", "allreduce", "--sku", "nl16", "--sku", "nl72x2", "--algo", "torus", "--sizes", "1K"
+    )
+    assert result.code == 2 and "trn3-nl72x2-gen1" in result.err

@@ -111,3 +111,11 @@ def test_debug_shows_the_traceback(tmp_path):
         [sys.executable, "-m", "trnsim", "--debug", "topo", "show", "nope"], capture_output=True, text=True
     )
     assert process.returncode != 0 and "Traceback" in process.stderr
+
+
+def test_path_takes_a_topology_file(cli):
+    data = json.loads(
+        cli("topo", "path", "--topology", "topologies/trn2-nl64.yaml", "0", "63", "--format", "json").out
+    )
+    assert (data["links"], data["src_rank"], data["dst_rank"]) == (3, 0, 63)
+    assert cli("topo", "path", "nl72x2", "0").code == 2

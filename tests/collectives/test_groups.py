@@ -21,6 +21,12 @@ def test_group_specs():
     assert _ranks("nl32x2", "r0.n0.A,r1.n0.A") == [0, 32]
     assert _ranks("nl16", ranks=4) == [0, 1, 2, 3]
     assert _ranks("trn3-ultraserver-gen1", "server:1") == list(range(16, 32))
+    # on the Trn2 tori, a tray is the two chips joined by a PCB trace
+    topo = topology("nl64")
+    for tray in (0, 5, 31):
+        a, b = (topo.chips[r] for r in _ranks("nl64", f"tray:{tray}"))
+        assert topo.link(a, b)["medium"] == "pcb"
+    assert len(_ranks("nl16", "slot:1")) == 8
 
 
 @pytest.mark.parametrize(
@@ -34,6 +40,9 @@ def test_group_specs():
         ("nl72x2", "rack:7", "names no chips"),
         ("nl72x2", "color:red", "unknown --group kind"),
         ("nl16", "5-2", "runs backwards"),
+        ("nl16", "server:x", "expected a number"),
+        ("nl72x2", "slot:Z", "names no chips"),
+        ("trn2-nl256-concept", "tray:999", "names no chips"),
     ],
 )
 def test_bad_groups_are_refused(sku, spec, message):

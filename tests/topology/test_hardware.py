@@ -34,3 +34,8 @@ def test_more_backplane_links_than_backplane_lanes_is_refused():
 def test_catalog_fits_its_hardware():
     for sku in ("nl16", "nl64", "nl32x2", "nl72x2", "trn3-nl72x2-pex90144", "trn3-nl72x2-gen3"):
         load_topology(sku)
+
+
+def test_a_fabric_with_unreachable_chips_is_refused():
+    with pytest.raises(HardwareError, match="unreachable: r0.n0.A has no path to r0.n1.A"):
+        load_topology("nl72x2", overrides=["switched.switch_fabric.planes=[]"])

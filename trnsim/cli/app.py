@@ -47,20 +47,23 @@ def root(
 def _error(message: str, label: str = "error") -> None:
     from rich.console import Console
 
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]{label}:[/red] {message}", markup=True)
+    console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+    console.print(f"[red]{label}:[/red] {message}", markup=True)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI: exit 0 when fine, 1 when a comparison fails its threshold, 2 on bad usage or input.
 
-    Usage errors found by the argument parser exit 2 on their own (standalone mode); trnsim's own
-    errors become one red line on stderr; ``--debug`` shows their traceback instead.
+    Errors, the argument parser's and trnsim's own, become one red line on stderr (exit 2, or 1 for a
+    failed threshold); ``--debug``, anywhere on the line, shows the traceback instead.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    if debug:  # accepted anywhere on the line, not only before the command
+        argv = ["--debug", *[arg for arg in argv if arg != "--debug"]]
     try:
         _register_collective()
-        app(args=argv, prog_name="trnsim")
+        app(args=argv, prog_name="trnsim", standalone_mode=False)
     except TrnsimError as exc:
         if debug:
             raise
@@ -70,8 +73,22 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     except (KeyboardInterrupt, SystemExit):
         raise
-    except Exception as exc:  # a bug, not the user's fault: say so briefly
-        if debug:
-            raise
-        _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for the traceback)")
+    except MemoryError:
+        _error("out of memory: the group or fabric is too large for this machine; try a smaller --group")
         sys.exit(EXIT_USAGE)
+    except Exception as exc:
+        code = getattr(exc, "exit_code", None)
+        if code is None or not hasattr(exc, "format_message"):
+            if debug:
+                raise
+            _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for the traceback)")
+            sys.exit(EXIT_USAGE)
+        context = getattr(exc, "ctx", None)
+        if type(exc).__name__ == "NoArgsIsHelpError" and context is not None:
+            print(context.get_help())  # a bare group command shows its help
+            sys.exit(0)
+        # the argument parser's own errors (unknown option, bad value): one line, with a pointer to --help
+        command = context.command_path if context is not None else "trnsim"
+        _error(f"{exc.format_message()} (see: {command} --help)".replace("[", "\\["))
+        sys.exit(EXIT_USAGE if code else 0)
+    sys.exit(0)

@@ -3,8 +3,6 @@
 import typer
 
 from trnsim.cli.options import (
-    DEFAULT_MAX,
-    DEFAULT_MIN,
     Algo,
     AlphaUs,
     Dtype,
@@ -111,8 +109,8 @@ def _register(op: str) -> None:
         sku: SkuOption = None,
         topology: TopologyOption = None,
         algo: Algo = "auto",
-        minbytes: MinBytes = DEFAULT_MIN,
-        maxbytes: MaxBytes = DEFAULT_MAX,
+        minbytes: MinBytes = None,
+        maxbytes: MaxBytes = None,
         stepfactor: StepFactor = None,
         sizes: Sizes = None,
         ranks: Ranks = None,

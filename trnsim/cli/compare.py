@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from trnsim.cli.options import (
-    DEFAULT_MAX,
-    DEFAULT_MIN,
     Algo,
     AlphaUs,
     Dtype,
@@ -22,6 +20,8 @@ from trnsim.cli.options import (
     Sizes,
     StepFactor,
     resolve_sizes,
+    writable,
+    write_text,
 )
 from trnsim.cli.render import Column, Format, Table, emit
 from trnsim.errors import ThresholdError, UsageError
@@ -99,13 +99,14 @@ def _baselines(
     from trnsim.units import parse_percent
 
     if save_path is not None:
-        baseline.save(save_path, rows, variants, context)
+        try:
+            baseline.save(save_path, rows, variants, context)
+        except OSError as exc:
+            raise UsageError(f"cannot write baseline {save_path}: {exc.strerror}") from None
         typer.echo(f"saved baseline {save_path} ({len(rows)} rows)", err=True)
     if check_path is None:
         return
     threshold = parse_percent(max_regression)
-    if threshold < 0:
-        raise UsageError("--max-regression must be >= 0")
     saved = baseline.load(check_path)
     checks, missing = baseline.check(saved, rows, metric, threshold)
     if not checks:
@@ -137,14 +138,25 @@ def _baselines(
     typer.echo(f"ok: no row worse than {100 * threshold:g}%", err=True)
 
 
+def _prepare(algo: str, max_regression: str, baseline, save_baseline, command: str) -> None:
+    """Check before any work: the algorithm choice, the threshold and where results go."""
+    from trnsim.units import parse_percent
+
+    if algo.lower() == "all":
+        raise UsageError(f"--algo all is for trnsim collective; {command} takes one algorithm or auto")
+    if baseline is not None:
+        parse_percent(max_regression)
+    writable(save_baseline, "--save-baseline")
+
+
 def compare(
     op: OpArgument,
     sku: Skus = None,
     topology: Files = None,
     overrides: SetOption = None,
     algo: Algo = "auto",
-    minbytes: MinBytes = DEFAULT_MIN,
-    maxbytes: MaxBytes = DEFAULT_MAX,
+    minbytes: MinBytes = None,
+    maxbytes: MaxBytes = None,
     stepfactor: StepFactor = None,
     sizes: Sizes = None,
     ranks: Ranks = None,
@@ -162,6 +174,7 @@ def compare(
     from trnsim.variants import run_variants
 
     op = get_op(op).name
+    _prepare(algo, max_regression, baseline, save_baseline, "compare")
     variants, common = _variants(sku, topology, overrides)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes, fmt)
     results = run_variants(
@@ -177,6 +190,8 @@ def compare(
     )
     key = _VALUE_KEY[metric.value]
     first = results[0]
+    # variants are lettered in the table (A is the baseline of the ratios) and named in the legend
+    letters = [chr(ord("A") + n) if n < 26 else f"V{n}" for n in range(len(results))]
     table_rows, payload_rows, baseline_rows = [], [], []
     for i, size in enumerate(size_list):
         entry, values, ratios = {"bytes": size}, {}, {}
@@ -185,7 +200,12 @@ def compare(
             row = result.evaluation.rows[i]
             value = getattr(row, key)
             ratio = value / reference if reference else None
-            entry[f"v{n}"], entry[f"t{n}"], entry[f"r{n}"] = value, row.time_us, ratio
+            letter = letters[n]
+            entry[f"{letter}_{key}"], entry[f"{letter}_time_us"], entry[f"{letter}_over_A"] = (
+                value,
+                row.time_us,
+                ratio,
+            )
             values[result.label] = {
                 "time_us": row.time_us,
                 "busbw_gbps": row.busbw_gbps,
@@ -196,18 +216,19 @@ def compare(
             baseline_rows.append({"variant": result.label, "op": op, "bytes": size, **values[result.label]})
         table_rows.append(entry)
         payload_rows.append({"bytes": size, "values": values, "ratios": ratios})
-    # variants are lettered in the table (A is the baseline of the ratios) and named in the legend
-    letters = [chr(ord("A") + n) if n < 26 else f"V{n}" for n in range(len(results))]
     columns = [Column("bytes", "size (B)")]
     for n, letter in enumerate(letters):
-        columns.append(Column(f"v{n}", f"{letter} {_VALUE_HEAD[metric.value]}", _VALUE_FMT[metric.value]))
+        columns.append(
+            Column(f"{letter}_{key}", f"{letter} {_VALUE_HEAD[metric.value]}", _VALUE_FMT[metric.value])
+        )
         if metric != Metric.time:
-            columns.append(Column(f"t{n}", f"{letter} time (us)", "{:.2f}"))
+            columns.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}"))
         if n:
-            columns.append(Column(f"r{n}", f"{letter}/A", "{:.3f}x"))
+            columns.append(Column(f"{letter}_over_A", f"{letter}/A", "{:.3f}x"))
     legend = [f"{letter} = {result.label}" for letter, result in zip(letters, results, strict=True)]
     group_text = group or (f"first {ranks}" if ranks else "all")
-    title = f"{op} on {len(results)} variants, group {group_text}, algorithm {algo}; ratios of {metric.value} to A"
+    count = f"{len(results)} variant{'s' if len(results) != 1 else ''}"
+    title = f"{op} on {count}, group {group_text}, algorithm {algo}; ratios of {metric.value} to A"
     meta = _variant_meta(results)
     payload = {
         "op": op,
@@ -241,8 +262,8 @@ def sweep(
         list[str] | None, typer.Option("--algo", help="Algorithms (default auto); repeatable.")
     ] = None,
     overrides: SetOption = None,
-    minbytes: MinBytes = DEFAULT_MIN,
-    maxbytes: MaxBytes = DEFAULT_MAX,
+    minbytes: MinBytes = None,
+    maxbytes: MaxBytes = None,
     stepfactor: StepFactor = None,
     sizes: Sizes = None,
     ranks: Ranks = None,
@@ -266,6 +287,8 @@ def sweep(
 
     if output is not None and output.suffix.lower() not in (".csv", ".json"):
         raise UsageError(f"-o {output}: give a .csv or .json file")
+    writable(output, "-o")
+    _prepare("auto", max_regression, baseline, save_baseline, "sweep")
     skus = list(sku or [])
     if not skus and not topology or skus == ["all"]:
         skus = [str(path) for path in catalog_files()]
@@ -273,7 +296,11 @@ def sweep(
     else:
         variants, common = _variants(skus, topology, overrides)
     ops = [get_op(name).name for name in (op or list(OPS))]
+    from trnsim.collectives.algorithms import REGISTRY
+
     algos = [a.lower() for a in (algo or ["auto"])]
+    if "all" in algos:  # every algorithm as its own run; those that do not apply are skipped
+        algos = [a for a in algos if a != "all"] + [name for name in REGISTRY if name not in algos]
     size_list = tuple(resolve_sizes(minbytes, maxbytes, stepfactor, sizes, Format.csv))
     tasks = [
         Task(v, common, o, a, size_list, group, ranks, dtype, alpha_us)
@@ -282,12 +309,18 @@ def sweep(
         for a in algos
     ]
     rows: list[dict] = []
+    skipped: list[str] = []
     for chunk in _with_progress(tasks, lambda done: run_sweep(tasks, jobs, done)):
-        rows.extend(chunk)
+        rows.extend(r for r in chunk if "skipped" not in r)
+        skipped.extend(r["skipped"] for r in chunk if "skipped" in r)
+    for reason in skipped:
+        typer.echo(f"skipped: {reason}", err=True)
+    if not rows:
+        raise UsageError("no combination of the sweep applies (see the skipped lines)")
     meta = [{"label": r["variant"], "sku": r["sku"]} for r in {r["variant"]: r for r in rows}.values()]
     if output is not None:
         _write_rows(output, rows)
-        typer.echo(f"wrote {len(rows)} rows ({len(tasks)} runs) to {output}", err=True)
+        typer.echo(f"wrote {len(rows)} rows ({len(tasks) - len(skipped)} runs) to {output}", err=True)
     else:
         columns = [
             Column(key, key, align="left" if isinstance(rows[0][key], str) else "right") for key in rows[0]
@@ -333,16 +366,18 @@ def _with_progress(tasks, start):
 
 def _write_rows(path: Path, rows: list[dict]) -> None:
     import csv
+    import io
 
     if path.suffix.lower() == ".json":
         from trnsim.cli.render import SCHEMA
 
-        path.write_text(json.dumps({"schema": SCHEMA, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+        write_text(path, json.dumps({"schema": SCHEMA, "rows": rows}, indent=1) + "\n")
         return
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text(path, buffer.getvalue())
 
 
 def plot(
@@ -351,8 +386,8 @@ def plot(
     topology: Files = None,
     overrides: SetOption = None,
     algo: Algo = "auto",
-    minbytes: MinBytes = DEFAULT_MIN,
-    maxbytes: MaxBytes = DEFAULT_MAX,
+    minbytes: MinBytes = None,
+    maxbytes: MaxBytes = None,
     stepfactor: StepFactor = None,
     sizes: Sizes = None,
     ranks: Ranks = None,
@@ -372,8 +407,10 @@ def plot(
     if output is None and not terminal:
         raise UsageError("give -o curve.png (or .svg) or --terminal")
     op = get_op(op).name
+    _prepare(algo, "5%", None, None, "plot")
+    writable(output, "-o")
     variants, common = _variants(sku, topology, overrides)
-    size_list = resolve_sizes(minbytes, maxbytes, stepfactor or 2.0, sizes, Format.csv)
+    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes, Format.csv)
     results = run_variants(
         variants,
         op,

@@ -34,17 +34,22 @@ DEFAULT_MIN, DEFAULT_MAX = "8", "1G"
 
 
 def resolve_sizes(
-    minbytes: str, maxbytes: str, stepfactor: float | None, sizes: str | None, fmt: Format
+    minbytes: str | None, maxbytes: str | None, stepfactor: float | None, sizes: str | None, fmt: Format
 ) -> list[int]:
-    """Sizes from ``--sizes`` or the -b/-e/-f sweep (factor 2, or 4 on a terminal table)."""
+    """Sizes from ``--sizes`` or the -b/-e/-f sweep (8 B to 1 GiB by default; factor 2, or 4 on a
+    terminal table)."""
     from trnsim.units import parse_size, size_sweep
 
+    if sizes is not None and (minbytes, maxbytes, stepfactor) != (None, None, None):
+        raise UsageError("give --sizes or -b/-e/-f, not both")
+    minbytes = DEFAULT_MIN if minbytes is None else minbytes
+    maxbytes = DEFAULT_MAX if maxbytes is None else maxbytes
     if sizes is not None:
         values = [parse_size(part) for part in sizes.split(",") if part.strip()]
         if not values:
             raise UsageError("--sizes needs at least one size, e.g. --sizes 1K,1M,1G")
         if any(v <= 0 for v in values):
-            raise UsageError("--sizes must all be at least 1 byte")
+            raise UsageError("--sizes must all be at least 1 byte (0 bytes moves nothing to time)")
         return sorted(set(values))
     if stepfactor is None:
         stepfactor = 4.0 if fmt == Format.table and sys.stdout.isatty() else 2.0
@@ -55,9 +60,10 @@ Algo = Annotated[
     str, typer.Option("--algo", help="Algorithm name, auto (fastest per size) or all (side by side).")
 ]
 MinBytes = Annotated[
-    str, typer.Option("-b", "--minbytes", help="Smallest size (bytes; K/M/G, KiB/MiB/GiB ok).")
+    str | None,
+    typer.Option("-b", "--minbytes", help="Smallest size [8] (bytes; K/M/G/T, KiB..TiB, KB..TB ok)."),
 ]
-MaxBytes = Annotated[str, typer.Option("-e", "--maxbytes", help="Largest size.")]
+MaxBytes = Annotated[str | None, typer.Option("-e", "--maxbytes", help="Largest size [1G].")]
 StepFactor = Annotated[
     float | None,
     typer.Option("-f", "--stepfactor", help="Multiply the size by this between rows [2; 4 on a terminal]."),
@@ -76,3 +82,22 @@ Dtype = Annotated[
 AlphaUs = Annotated[
     float | None, typer.Option("--alpha-us", help="Per-step alpha in microseconds (overrides the SKU file).")
 ]
+
+
+def writable(path: Path | None, what: str = "output") -> Path | None:
+    """Check before any work that ``path`` can be written: its folder exists and it is no folder."""
+    if path is None:
+        return None
+    if path.is_dir():
+        raise UsageError(f"{what} {path} is a folder; give a file name")
+    if not path.resolve().parent.is_dir():
+        raise UsageError(f"{what} {path}: folder {path.resolve().parent} does not exist")
+    return path
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a file, turning an OS refusal into one clear line."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from trnsim.cli.options import FormatOption, SetOption, TopologyOption, load
+from trnsim.cli.options import FormatOption, SetOption, TopologyOption, load, writable, write_text
 from trnsim.cli.render import Column, Format, Table, emit, kv_table
 from trnsim.errors import UsageError
 
@@ -290,16 +290,21 @@ def hops(
 
 @app.command()
 def path(
-    sku: Annotated[str, typer.Argument(help="SKU name or alias.")],
-    src: Annotated[str, typer.Argument(help="Source rank or chip name.")],
-    dst: Annotated[str, typer.Argument(help="Destination rank or chip name.")],
+    ends: Annotated[
+        list[str], typer.Argument(help="SKU SRC DST, or SRC DST with --topology (ranks or chip names).")
+    ],
+    topology: TopologyOption = None,
     overrides: SetOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """One shortest path between two chips with its links, and how many equal paths exist."""
     from trnsim.topology.metrics import shortest_path
 
-    topo = _load(sku, None, overrides)
+    expected = 2 if topology is not None else 3
+    if len(ends) != expected:
+        raise UsageError("give SKU SRC DST (or --topology FILE SRC DST), e.g. trnsim topo path nl72x2 0 78")
+    sku, src, dst = ([None] if topology is not None else []) + list(ends)
+    topo = _load(sku, topology, overrides)
     a, b = topo.resolve_chip(src), topo.resolve_chip(dst)
     nodes, count = shortest_path(topo, a, b)
     graph = topo.graph
@@ -375,12 +380,13 @@ def export(
     """Export the graph for Gephi (graphml), Graphviz (dot) or a script (json: networkx node-link data)."""
     from trnsim.topology.export import to_text
 
+    writable(output)
     topo = _load(sku, topology, overrides)
     text = to_text(topo, fmt.value)
     if output is None:
         typer.echo(text, nl=not text.endswith("\n"))
     else:
-        output.write_text(text, encoding="utf-8")
+        write_text(output, text)
         typer.echo(
             f"wrote {output} ({fmt.value}, {topo.n_chips} chips, {len(topo.switches)} switches)", err=True
         )

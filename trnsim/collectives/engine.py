@@ -12,8 +12,11 @@ from trnsim.collectives.algorithms import Context, NotApplicable, Step
 from trnsim.collectives.bounds import Bound, lower_bound
 from trnsim.collectives.ops import Op, dtype_size, get_op
 from trnsim.collectives.routing import Router, StepRoute
-from trnsim.errors import UsageError
+from trnsim.errors import NotApplicableError, UsageError
 from trnsim.topology.graph import Topology
+
+# the router keeps distance, path-count and latency matrices of group x nodes (~17 bytes an entry)
+ENGINE_LIMIT = 8192
 
 
 @dataclass
@@ -136,9 +139,15 @@ def evaluate(
     """
     op = get_op(op_name)
     element = dtype_size(dtype)
+    from trnsim.units import check_finite
+
+    check_finite("--alpha-us", alpha_us, minimum=0)
     alpha_ns = topology.spec.latency.step_ns if alpha_us is None else alpha_us * 1e3
-    if alpha_ns < 0:
-        raise UsageError("--alpha-us must be >= 0")
+    if len(group) > ENGINE_LIMIT:
+        raise UsageError(
+            f"a group of {len(group):,} chips is beyond the collective engine (at most {ENGINE_LIMIT:,}: it keeps "
+            "group x nodes matrices); pick a smaller --group, or use trnsim topo for statistics at this size"
+        )
     ctx = Context(topology, group)
     router = Router(topology, group)
     bound = lower_bound(topology, group, op, alpha_ns, router.max_links)
@@ -159,8 +168,8 @@ def evaluate(
             plans[name] = make_plan(topology, router, ctx, op.name, name, alpha_ns)
         except NotApplicable as reason:
             if algo not in ("auto", "all"):
-                raise UsageError(
-                    f"algorithm {name} does not apply to {op.name} on this group: {reason}"
+                raise NotApplicableError(
+                    f"algorithm {name} does not apply to {op.name} on this group of {topology.name}: {reason}"
                 ) from None
             skipped[name] = str(reason)
     if not plans:

@@ -1,8 +1,10 @@
 """Select the chips a collective runs on: ``--group`` and ``--ranks``.
 
-Group specs: ``all``; ``rack:K``; ``server:K`` / ``node:K`` / ``tray:K`` (a node of a switched fabric,
-numbered across racks, or a server of a torus); ``plane:NAME`` (the chips a switch plane serves);
-``slot:NAME``; a rank range ``0-31``; a list ``0,2,5-7`` (ranks or chip names).
+Group specs: ``all``; ``rack:K``; ``server:K`` / ``node:K`` (a node of a switched fabric, numbered
+across racks, or a server of a torus); ``tray:K`` (a switched fabric's node, or a two-chip tray of a
+torus wired as a hypercube, numbered across servers); ``plane:NAME`` (the chips a switch plane
+serves); ``slot:NAME`` (``0``/``1`` on such a torus); a rank range ``0-31``; a list ``0,2,5-7``
+(ranks or chip names).
 """
 
 from trnsim.errors import UsageError
@@ -35,13 +37,24 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
                 f"{topology.name} has no racks (it is a {spec.kind}); try server:K or a rank range"
             )
         return [r for r, c in enumerate(chips) if str(graph[c]["rack"]) == value]
-    if key in ("server", "node", "tray"):
+    if key in ("rack", "server", "node", "tray") and not value.isdigit():
+        raise UsageError(f"--group {key}:{value}: expected a number, e.g. {key}:0")
+    if key in ("server", "node") or (key == "tray" and spec.kind == "switched"):
         if spec.kind == "switched":
             per_node = len(spec.switched.slots)
             return [r for r in range(len(chips)) if str(r // per_node) == value]
         if spec.torus.server_axis is None:
             return list(range(len(chips))) if value == "0" else []
         return [r for r, c in enumerate(chips) if str(graph[c]["server"]) == value]
+    if key == "tray":  # a torus wired as two-chip trays (its hypercube plane): trays numbered across servers
+        if "tray" not in graph[chips[0]]:
+            raise UsageError(f"{topology.name} has no trays; use server:K or a rank range")
+        per_server = 1 + max(graph[c]["tray"] for c in chips)
+        return [
+            r
+            for r, c in enumerate(chips)
+            if str(graph[c].get("server", 0) * per_server + graph[c]["tray"]) == value
+        ]
     if key == "plane":
         fabric = spec.switched.switch_fabric if spec.kind == "switched" else None
         planes = {plane.name: plane.slots for plane in fabric.planes} if fabric else {}
@@ -51,9 +64,9 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
             )
         return [r for r, c in enumerate(chips) if graph[c]["slot"] in planes[value]]
     if key == "slot":
-        if spec.kind != "switched":
-            raise UsageError(f"{topology.name} has no slots (it is a torus)")
-        return [r for r, c in enumerate(chips) if graph[c]["slot"] == value]
+        if "slot" not in graph[chips[0]]:
+            raise UsageError(f"{topology.name} has no slots (a torus has them only when wired as trays)")
+        return [r for r, c in enumerate(chips) if str(graph[c]["slot"]) == value]
     raise UsageError(
         f"unknown --group kind {key!r}; use all, rack:K, server:K, plane:NAME, slot:NAME, 0-31 or 0,1,5"
     )

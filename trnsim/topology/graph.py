@@ -28,6 +28,13 @@ class Topology:
     chips: list[str]
     path: Path | None = None
     cuts: dict[str, frozenset[str]] = field(default_factory=dict)
+    overrides: tuple[str, ...] = ()
+
+    @property
+    def where(self) -> str:
+        """Where the spec came from, for messages: the file, and any --set edits applied to it."""
+        origin = str(self.path) if self.path else self.spec.name
+        return origin + (f" with --set {', '.join(self.overrides)}" if self.overrides else "")
 
     @property
     def name(self) -> str:
@@ -103,10 +110,11 @@ def load_topology(
     """
     from trnsim.catalog import load_spec
     from trnsim.topology.builders import build
-    from trnsim.topology.hardware import check_hardware
+    from trnsim.topology.hardware import check_connected, check_hardware
 
     loaded = load_spec(sku, topology, overrides)
     built = build(loaded.spec)
-    built.path = loaded.path
+    built.path, built.overrides = loaded.path, tuple(overrides)
     check_hardware(built)
+    check_connected(built)
     return built

@@ -13,7 +13,7 @@ def check_hardware(topology: Topology) -> None:
         Naming the file, the key whose budget is exceeded, the device and the numbers.
     """
     spec, nodes, incident = topology.spec, topology.nodes, topology.incident
-    where = topology.path or spec.name
+    where = topology.where
     chip = spec.chip
     spare = _unwired_backplane_lanes(topology)
     for name in topology.chips:
@@ -47,6 +47,34 @@ def check_hardware(topology: Topology) -> None:
             )
 
 
+def check_connected(topology: Topology) -> None:
+    """Refuse a fabric in which some chips cannot reach each other (no path, no collective).
+
+    Raises
+    ------
+    HardwareError
+        Naming two chips that are not connected.
+    """
+    parent = {node: node for node in topology.nodes}
+
+    def root(node: str) -> str:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for u, v in topology.links:
+        parent[root(u)] = root(v)
+    first = root(topology.chips[0])
+    for chip in topology.chips[1:]:
+        if root(chip) != first:
+            where = topology.where
+            raise HardwareError(
+                f"{where}: the links leave chips unreachable: {topology.chips[0]} has no path to {chip} "
+                "(check the switch planes, node-local and cross-rack sections)"
+            )
+
+
 def _unwired_backplane_lanes(topology: Topology) -> dict[str, int]:
     """Backplane lanes a chip has but the fabric does not wire (redundant spares), per slot."""
     spec = topology.spec
@@ -59,7 +87,7 @@ def _unwired_backplane_lanes(topology: Topology) -> dict[str, int]:
         wired = planes * fabric.switches_per_plane * fabric.lanes_per_link
         if wired > fabric.backplane_lanes:
             raise HardwareError(
-                f"{topology.path or spec.name}: switched.switch_fabric.backplane_lanes: slot {slot} is wired "
+                f"{topology.where}: switched.switch_fabric.backplane_lanes: slot {slot} is wired "
                 f"to {planes * fabric.switches_per_plane} switches x{fabric.lanes_per_link} = {wired} lanes, "
                 f"more than its {fabric.backplane_lanes} backplane lanes"
             )
