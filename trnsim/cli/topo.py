@@ -28,7 +28,6 @@ def _summary(topology) -> dict:
 
     bandwidth = metrics.chip_bandwidth_gbps(topology)
     stats = metrics.hop_stats(topology)
-    graph = topology.graph
     return {
         "name": topology.name,
         "aliases": list(topology.spec.aliases),
@@ -37,7 +36,7 @@ def _summary(topology) -> dict:
         "chip": topology.spec.chip.name,
         "chips": topology.n_chips,
         "switches": len(topology.switches),
-        "links": sum(p for _, _, p in graph.edges(data="parallel")),
+        "links": sum(link["parallel"] for link in topology.links.values()),
         "chip_bw_gbps": max(bandwidth.values()),
         "chip_bw_min_gbps": min(bandwidth.values()),
         "diameter_links": stats.diameter_links,
@@ -409,7 +408,7 @@ def validate(
                 "name": topo.name,
                 "chips": topo.n_chips,
                 "switches": len(topo.switches),
-                "links": sum(p for _, _, p in topo.graph.edges(data="parallel")),
+                "links": sum(link["parallel"] for link in topo.links.values()),
                 "status": "ok",
             }
         )
