@@ -1,0 +1,1 @@
+"""Makes the topology catalog importable package data (``trnsim.topologies``)."""
