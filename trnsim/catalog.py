@@ -8,36 +8,50 @@ from functools import cache
 from pathlib import Path
 
 import msgspec
-import yaml
 
 from trnsim.errors import ConfigError, UsageError
 from trnsim.overrides import apply_overrides
 from trnsim.schema import Spec
-
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-    """The safe loader, refusing a key given twice in one mapping (YAML keeps the last silently)."""
-
-    def construct_mapping(self, node, deep=False):
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                mark = key_node.start_mark
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} appears twice (line {mark.line + 1})", mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _Loader.construct_mapping)
+from trnsim.yamlio import SafeLoader, load_yaml, read_text
 
 
 def catalog_dir() -> Path:
-    """The folder of built-in topology files (``$TRNSIM_CATALOG`` overrides it)."""
+    """The folder of built-in topology files.
+
+    The catalog (``topologies/`` in the source tree) ships as the package data ``trnsim.topologies``,
+    so a wheel, a normal and an editable install all find it; a source tree imported as is uses its
+    ``topologies/``. ``$TRNSIM_CATALOG`` overrides both.
+
+    Returns
+    -------
+    Path
+        A directory holding the catalog's ``*.yaml`` files.
+
+    Raises
+    ------
+    ConfigError
+        If trnsim is imported from a zip archive, where the catalog is no directory.
+    """
     override = os.environ.get("TRNSIM_CATALOG")
-    return Path(override) if override else Path(__file__).resolve().parent.parent / "topologies"
+    if override:
+        return Path(override)
+    # imported here so that commands that never read the catalog do not pay for it
+    from importlib.resources import files
+
+    try:
+        folder = files("trnsim.topologies")
+    except ModuleNotFoundError:
+        # a source tree put on sys.path as is (PYTHONPATH, a compat-mode editable install) has no
+        # such package: the catalog is the checkout's topologies/
+        return Path(__file__).resolve().parent.parent / "topologies"
+    if not isinstance(folder, Path):
+        # pip always unpacks a package; only a zipped import gets here, and as_file cannot
+        # extract a folder before Python 3.12
+        raise ConfigError(
+            f"the built-in catalog is inside an archive ({folder}); "
+            "set TRNSIM_CATALOG to a folder of topology files"
+        )
+    return folder
 
 
 @dataclass(frozen=True)
@@ -49,26 +63,15 @@ class LoadedSpec:
     document: dict
     overrides: tuple[str, ...] = ()
 
+    @property
+    def where(self) -> str:
+        """The file, and any ``--set`` edits applied to it, for messages."""
+        return str(self.path) + (f" with --set {', '.join(self.overrides)}" if self.overrides else "")
+
 
 def read_document(path: Path) -> dict:
-    """Read a YAML file with the safe loader; refuse anything but a mapping."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a folder, not a topology file") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not a text file (byte {exc.start} is not UTF-8)") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        document = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
+    """Read a topology file safely (see :mod:`trnsim.yamlio`); refuse anything but a mapping."""
+    document = load_yaml(path)
     if document is None:
         raise ConfigError(f"{path}: the file is empty; expected a topology (see topologies/ for examples)")
     if not isinstance(document, dict):
@@ -180,9 +183,15 @@ _TOP_LEVEL_NAMES = re.compile(r"^(name|aliases):(.*)$", re.M)
 
 def _names_of(path: Path) -> list[str]:
     """A file's name and aliases, read from its top-level lines (the whole file only if need be)."""
-    found = {
-        key: yaml.load(value, Loader=_Loader) for key, value in _TOP_LEVEL_NAMES.findall(path.read_text())
-    }
+    import yaml
+
+    try:
+        found = {
+            key: yaml.load(value, Loader=SafeLoader)
+            for key, value in _TOP_LEVEL_NAMES.findall(read_text(path, "topology file"))
+        }
+    except yaml.YAMLError:
+        found = {}
     if not isinstance(found.get("name"), str) or not isinstance(found.get("aliases", []), list):
         document = read_document(path)
         found = {"name": document.get("name", path.stem), "aliases": document.get("aliases", [])}

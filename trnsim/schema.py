@@ -8,9 +8,13 @@ from typing import Annotated, Literal
 
 import msgspec
 
-PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
-PositiveFloat = Annotated[float, msgspec.Meta(gt=0)]
-NonNegativeFloat = Annotated[float, msgspec.Meta(ge=0)]
+# Counts are bounded by the size limits of trnsim.limits (checked before building); the bounds
+# here only keep numbers finite and physical: a lane between 1 MB/s and 10 TB/s per direction, a
+# latency of at most one second, so that no time or bandwidth can overflow to infinity or NaN.
+PositiveInt = Annotated[int, msgspec.Meta(gt=0, le=1 << 40)]
+LaneGbps = Annotated[float, msgspec.Meta(ge=1e-3, le=1e4)]
+LatencyNs = Annotated[float, msgspec.Meta(ge=0, le=1e9)]
+PositiveFloat = Annotated[float, msgspec.Meta(gt=0, le=1e9)]
 Medium = Literal["pcb", "backplane", "copper", "aec", "optics"]
 
 
@@ -24,7 +28,7 @@ class Chip(Section, kw_only=True):
     name: str
     lanes: PositiveInt
     active_lanes: PositiveInt | None = None
-    lane_gbps: PositiveFloat
+    lane_gbps: LaneGbps
     source: str = ""
 
     @property
@@ -120,11 +124,11 @@ class Switched(Section, kw_only=True):
 class Latency(Section, kw_only=True):
     """Latency parameters of the alpha-beta model (documented assumptions, overridable)."""
 
-    step_ns: NonNegativeFloat
-    link_ns: NonNegativeFloat
-    relay_ns: NonNegativeFloat
-    switch_ns: NonNegativeFloat = 0.0
-    node_switch_ns: NonNegativeFloat = 0.0
+    step_ns: LatencyNs
+    link_ns: LatencyNs
+    relay_ns: LatencyNs
+    switch_ns: LatencyNs = 0.0
+    node_switch_ns: LatencyNs = 0.0
     source: str = ""
 
 
@@ -132,7 +136,7 @@ class ScaleOut(Section, kw_only=True):
     """The EFA scale-out network behind the scale-up domain (reported, not part of the graph)."""
 
     efa_gbit_per_chip: PositiveFloat
-    efa_latency_ns: PositiveFloat | None = None
+    efa_latency_ns: LatencyNs | None = None
     source: str = ""
 
 

@@ -10,6 +10,8 @@ import re
 from trnsim.errors import UsageError
 
 GB = 1e9
+# the largest message size accepted (1 PiB): far beyond any buffer, small enough that no time overflows
+MAX_SIZE = 1 << 50
 
 _SIZE_UNITS = {
     "": 1,
@@ -60,6 +62,8 @@ def parse_size(text: str | int) -> int:
             )
         value, unit = float(match.group(1)), match.group(2).lower()
     nbytes = value * _SIZE_UNITS[unit]
+    if not math.isfinite(nbytes) or nbytes > MAX_SIZE:
+        raise UsageError(f"size {text!r} is too large: at most {MAX_SIZE} bytes (1 PiB)")
     if nbytes < 0:
         raise UsageError(f"size {text!r} is negative: sizes are whole numbers of bytes >= 0")
     if nbytes != int(nbytes):
@@ -96,14 +100,18 @@ def parse_percent(text: str) -> float:
     return value
 
 
-def check_finite(name: str, value: float | None, minimum: float | None = None) -> None:
-    """Refuse nan, inf and values below ``minimum`` for a numeric option."""
+def check_finite(
+    name: str, value: float | None, minimum: float | None = None, maximum: float | None = None
+) -> None:
+    """Refuse nan, inf and values outside ``[minimum, maximum]`` for a numeric option."""
     if value is None:
         return
     if not math.isfinite(value):
         raise UsageError(f"{name} {value} is not a finite number")
     if minimum is not None and value < minimum:
         raise UsageError(f"{name} must be >= {minimum:g}, got {value:g}")
+    if maximum is not None and value > maximum:
+        raise UsageError(f"{name} must be <= {maximum:g}, got {value:g}")
 
 
 def size_sweep(min_bytes: int, max_bytes: int, factor: float) -> list[int]:
@@ -114,6 +122,11 @@ def size_sweep(min_bytes: int, max_bytes: int, factor: float) -> list[int]:
         raise UsageError(f"-e {max_bytes} is smaller than -b {min_bytes}")
     if not math.isfinite(factor) or factor <= 1:
         raise UsageError(f"step factor -f {factor} must be a finite number greater than 1")
+    from trnsim import limits
+
+    # count the rows before making them: -f 1.000001 over 8 B..1 GiB would be millions of sizes
+    steps = math.floor(math.log(max_bytes * (1 + 1e-12) / min_bytes) / math.log(factor)) + 1
+    limits.SIZES.check(steps, f"-b {min_bytes} -e {max_bytes} -f {factor:g}: the sweep has")
     sizes, size = [], float(min_bytes)
     while size <= max_bytes * (1 + 1e-12):
         sizes.append(int(round(size)))

@@ -10,11 +10,15 @@ from trnsim.collectives.engine import evaluate
 
 ALPHA_US = 1.0  # step_ns = 1000 in the synthetic topologies
 BW = 100.0  # GB/s per link
-SIZES = [64, 4096, 1 << 20, 1 << 30]
+# sizes that nccl-tests runs unchanged on every group size here (2-8 and 16 ranks): multiples of
+# 16 bytes x lcm(2, ..., 8, 16) = 26,880 B, so the closed forms apply to the requested size itself
+_UNIT = 16 * 1680
+SIZES = [_UNIT, _UNIT * 39, _UNIT * 39_936]
 
 
 def _time(topology, op, algo, size):
     result = evaluate(topology, op, [size], topology.chips, algo=algo)
+    assert result.rows[0].bytes == size
     return result.rows[0].time_us
 
 

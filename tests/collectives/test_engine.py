@@ -34,8 +34,33 @@ def _check_rows(result, op):
 def test_every_sku_and_op_runs_with_auto(path, op):
     topo = topology(path.stem)
     result = evaluate(topo, op, SIZES, topo.chips, algo="auto")
-    assert len(result.rows) == len(SIZES)
+    kept = [row.requested_bytes for row in result.rows]
+    assert sorted(kept + result.dropped) == SIZES  # every size is a row or named as left out
+    assert all(size < min(kept) for size in result.dropped)  # only sizes below one aligned unit
     _check_rows(result, op)
+
+
+@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize(
+    "ranks, dtype, element", [(2, "float", 4), (16, "bf16", 2), (144, "double", 8), (7, "int8", 1)]
+)
+def test_sizes_are_aligned_as_nccl_tests_does(op, ranks, dtype, element):
+    """Brute force over every size up to 4 units: the aligned size is the largest that nccl-tests
+    runs (whole elements; per-rank blocks of whole 16-byte lines where the op splits by rank)."""
+    unit = element if op == "allreduce" else ranks * max(16, element)
+    for size in range(1, 4 * unit + 3):
+        nbytes, count = OPS[op].align(size, ranks, element)
+        runnable = [n for n in range(0, size + 1, unit)]
+        assert nbytes == max(runnable)
+        assert count == (nbytes // element if op == "allreduce" else nbytes // element // ranks)
+
+
+def test_sizes_below_one_unit_are_left_out_and_named():
+    topo = topology("trn3-nl72x2-gen1")
+    result = evaluate(topo, "allgather", [8, 2303, 2304, 3000], topo.chips)
+    assert result.dropped == [8, 2303]
+    assert [(r.requested_bytes, r.bytes, r.count) for r in result.rows] == [(2304, 2304, 4), (3000, 2304, 4)]
+    assert "left out 8, 2303 B" in result.alignment_note() and "3000 -> 2304" in result.alignment_note()
 
 
 @pytest.mark.parametrize("sku", ["trn2-nl16", "trn3-nl32x2-gen1", "trn3-ultraserver-gen1"])
@@ -86,7 +111,7 @@ def test_best_large_allreduce_on_nl16_uses_every_link_of_every_chip():
 
 def test_alltoall_on_nl64_turns_bandwidth_bound_between_16k_and_1m():
     topo = topology("trn2-nl64")
-    sizes = [8, 16 << 10, 1 << 20, 2 << 20, 4 << 20, 1 << 30, 2 << 30]
+    sizes = [1024, 16 << 10, 1 << 20, 2 << 20, 4 << 20, 1 << 30, 2 << 30]
     rows = evaluate(topo, "alltoall", sizes, topo.chips).rows
     small, k16, m1, m2, m4, g1, g2 = rows
     assert k16.time_us < 1.1 * small.time_us  # latency-bound: 16 KiB costs about what 8 B does

@@ -7,6 +7,7 @@ depend on the size, so each algorithm is routed once and then costed at every si
 
 from dataclasses import dataclass, field
 
+from trnsim import limits
 from trnsim.collectives import algorithms
 from trnsim.collectives.algorithms import Context, NotApplicable, Step
 from trnsim.collectives.bounds import Bound, lower_bound
@@ -14,9 +15,6 @@ from trnsim.collectives.ops import Op, dtype_size, get_op
 from trnsim.collectives.routing import Router, StepRoute
 from trnsim.errors import NotApplicableError, UsageError
 from trnsim.topology.graph import Topology
-
-# the router keeps distance, path-count and latency matrices of group x nodes (~17 bytes an entry)
-ENGINE_LIMIT = 8192
 
 
 @dataclass
@@ -62,6 +60,7 @@ class Row:
     bottleneck: str
     bound_limited_by: str
     peak_busbw_gbps: float  # the members' own link bandwidth, in busbw terms (the injection bound)
+    requested_bytes: int  # the size asked for; ``bytes`` is what nccl-tests runs for it (see Op.align)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -78,6 +77,25 @@ class Evaluation:
     by_algorithm: dict[str, list[Row]]
     skipped: dict[str, str] = field(default_factory=dict)
     bound: Bound | None = None
+    dropped: list[int] = field(default_factory=list)  # requested sizes that align to 0 bytes
+
+    def alignment_note(self) -> str | None:
+        """One line saying which sizes were aligned or left out, or None when all ran as asked."""
+        moved = [row for row in self.rows if row.bytes != row.requested_bytes]
+        if not moved and not self.dropped:
+            return None
+        parts = []
+        if moved:
+            parts.append(
+                f"{len(moved)} size{'s' if len(moved) != 1 else ''} rounded down as nccl-tests does "
+                f"(e.g. {moved[0].requested_bytes} -> {moved[0].bytes} B)"
+            )
+        if self.dropped:
+            shown = ", ".join(str(size) for size in self.dropped[:4]) + (
+                ", ..." if len(self.dropped) > 4 else ""
+            )
+            parts.append(f"left out {shown} B (0 bytes once aligned)")
+        return "sizes: " + "; ".join(parts)
 
     @property
     def ranks(self) -> int:
@@ -95,7 +113,7 @@ def make_plan(topology: Topology, router: Router, ctx: Context, op: str, name: s
     return Plan(algo.name, list(zip(steps, router.route_all(steps), strict=True)), alpha_ns)
 
 
-def _row(plan: Plan, op: Op, size: int, element: int, dtype: str, p: int, bound: Bound) -> Row:
+def _row(plan: Plan, op: Op, requested: int, size: int, count: int, dtype: str, p: int, bound: Bound) -> Row:
     time_us = plan.time_us(size)
     factor = op.busbw_factor(p)
     algbw = size / (time_us * 1e3) if time_us > 0 else 0.0
@@ -103,7 +121,7 @@ def _row(plan: Plan, op: Op, size: int, element: int, dtype: str, p: int, bound:
     bound_busbw = size / (bound_us * 1e3) * factor if bound_us > 0 else 0.0
     return Row(
         bytes=size,
-        count=size // element,
+        count=count,
         type=dtype,
         time_us=time_us,
         algbw_gbps=algbw,
@@ -115,6 +133,7 @@ def _row(plan: Plan, op: Op, size: int, element: int, dtype: str, p: int, bound:
         bottleneck=plan.bottleneck,
         bound_limited_by=bound.limit_at(size),
         peak_busbw_gbps=factor / bound.peak_seconds_per_byte / 1e9 if factor else 0.0,
+        requested_bytes=requested,
     )
 
 
@@ -141,12 +160,27 @@ def evaluate(
     element = dtype_size(dtype)
     from trnsim.units import check_finite
 
-    check_finite("--alpha-us", alpha_us, minimum=0)
+    check_finite("--alpha-us", alpha_us, minimum=0, maximum=1e6)
     alpha_ns = topology.spec.latency.step_ns if alpha_us is None else alpha_us * 1e3
-    if len(group) > ENGINE_LIMIT:
+    # the router keeps group x devices matrices of distances, path counts and latencies
+    limits.ROUTING.check(
+        len(group) * len(topology.nodes),
+        f"{topology.where}: a group of {len(group):,} chips on {len(topology.nodes):,} devices needs",
+    )
+    # sizes as nccl-tests runs them: whole elements, and whole 16-byte blocks per rank where the op
+    # splits the buffer by rank; a size that aligns to nothing moves nothing and is left out
+    aligned, dropped = [], []
+    for size in sizes:
+        nbytes, count = op.align(size, len(group), element)
+        if nbytes:
+            aligned.append((size, nbytes, count))
+        else:
+            dropped.append(size)
+    if not aligned:
+        smallest = element if op.name == "allreduce" else len(group) * max(16, element)
         raise UsageError(
-            f"a group of {len(group):,} chips is beyond the collective engine (at most {ENGINE_LIMIT:,}: it keeps "
-            "group x nodes matrices); pick a smaller --group, or use trnsim topo for statistics at this size"
+            f"every size is below the smallest {op.name} nccl-tests runs on {len(group)} ranks of "
+            f"{dtype} ({smallest} bytes): give larger sizes"
         )
     ctx = Context(topology, group)
     router = Router(topology, group)
@@ -176,10 +210,11 @@ def evaluate(
         raise UsageError(f"no algorithm applies to {op.name} on this group")
 
     by_algorithm = {
-        name: [_row(plan, op, size, element, dtype, len(group), bound) for size in sizes]
+        name: [_row(plan, op, *entry, dtype, len(group), bound) for entry in aligned]
         for name, plan in plans.items()
     }
     rows = [
-        min((by_algorithm[name][i] for name in plans), key=lambda row: row.time_us) for i in range(len(sizes))
+        min((by_algorithm[name][i] for name in plans), key=lambda row: row.time_us)
+        for i in range(len(aligned))
     ]
-    return Evaluation(topology.name, op.name, group, rows, by_algorithm, skipped, bound)
+    return Evaluation(topology.name, op.name, group, rows, by_algorithm, skipped, bound, dropped)

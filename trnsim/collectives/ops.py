@@ -24,6 +24,24 @@ class Op:
         share = (ranks - 1) / ranks
         return 2 * share if self.name == "allreduce" else share
 
+    def align(self, size: int, ranks: int, element: int) -> tuple[int, int]:
+        """The size nccl-tests actually runs for a requested ``size``, and its count column.
+
+        nccl-tests rounds down: all-reduce to whole elements; all-gather, reduce-scatter and
+        all-to-all to a per-rank block of whole 16-byte lines (``(count / ranks) & -(16 / element)``),
+        whose element count is the count it prints. A size smaller than one such unit runs 0 bytes.
+
+        Returns
+        -------
+        (bytes, count)
+            The aligned size in bytes and the count nccl-tests prints for it.
+        """
+        count = size // element
+        if self.name == "allreduce":
+            return count * element, count
+        per_rank = (count // ranks) & -max(16 // element, 1)
+        return per_rank * ranks * element, per_rank
+
 
 OPS = {
     "allreduce": Op("allreduce", "every rank ends with the element-wise sum of all ranks' buffers"),

@@ -6,7 +6,10 @@ ring and reverses coordinate order. Here a size-2 ring keeps both links as one b
 """
 
 import itertools
+import math
+from dataclasses import dataclass
 
+from trnsim import limits
 from trnsim.schema import Spec
 from trnsim.topology.graph import Topology
 
@@ -18,6 +21,54 @@ _GRAY2 = (0, 1)
 def build(spec: Spec) -> Topology:
     """Build the topology a validated spec describes."""
     return torus(spec) if spec.kind == "torus" else switched_fabric(spec)
+
+
+@dataclass(frozen=True)
+class SizeEstimate:
+    """What a spec would build, computed from its numbers alone (before building anything)."""
+
+    chips: int
+    switches: int
+    links: int
+
+    @property
+    def devices(self) -> int:
+        return self.chips + self.switches
+
+
+def estimate(spec: Spec) -> SizeEstimate:
+    """Count the chips, switches and links :func:`build` would create, in closed form.
+
+    Used to refuse oversized specs (``racks: 100000``, a torus axis of 10**9) before any memory is
+    spent; exact for every builder (a test compares it with what ``build`` makes).
+    """
+    if spec.kind == "torus":
+        sizes = [axis.size for axis in spec.torus.axes]
+        chips = math.prod(sizes)
+        links = sum(
+            chips // axis.size * (axis.size if axis.wrap else axis.size - 1)
+            for axis in spec.torus.axes
+            if axis.size > 1
+        )
+        return SizeEstimate(chips, 0, links)
+    layout = spec.switched
+    nodes = layout.racks * layout.nodes_per_rack
+    slots = len(layout.slots)
+    chips, switches, links = nodes * slots, 0, 0
+    local = layout.node_local
+    if local is not None and local.kind == "direct":
+        links += nodes * (slots * (slots - 1) // 2)
+    elif local is not None:
+        switches += nodes * local.switches
+        links += nodes * local.switches * slots
+    fabric = layout.switch_fabric
+    if fabric is not None:
+        switches += layout.racks * len(fabric.planes) * fabric.switches_per_plane
+        members = sum(len(set(plane.slots)) for plane in fabric.planes)
+        links += nodes * fabric.switches_per_plane * members
+    if layout.cross_rack is not None:
+        links += (layout.racks // 2) * layout.nodes_per_rack * slots
+    return SizeEstimate(chips, switches, links)
 
 
 def _add_link(
@@ -283,3 +334,17 @@ def switched_fabric(spec: Spec) -> Topology:
                 if data.get("plane") == plane.name or (data["kind"] == "chip" and data["slot"] in plane.slots)
             )
     return Topology(spec=spec, nodes=nodes, links=links, chips=chips, cuts=cuts)
+
+
+def check_size(spec: Spec, where: str) -> SizeEstimate:
+    """Refuse a spec that would build more devices or links than the limits allow (before building).
+
+    Raises
+    ------
+    UsageError
+        Naming the file, the count and the limit (and the environment variable that raises it).
+    """
+    size = estimate(spec)
+    limits.DEVICES.check(size.devices, f"{where}: the topology would have")
+    limits.LINKS.check(size.links, f"{where}: the topology would have")
+    return size

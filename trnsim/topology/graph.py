@@ -109,10 +109,11 @@ def load_topology(
         ``KEY=VALUE`` what-if edits (see :mod:`trnsim.overrides`).
     """
     from trnsim.catalog import load_spec
-    from trnsim.topology.builders import build
+    from trnsim.topology.builders import build, check_size
     from trnsim.topology.hardware import check_connected, check_hardware
 
     loaded = load_spec(sku, topology, overrides)
+    check_size(loaded.spec, loaded.where)
     built = build(loaded.spec)
     built.path, built.overrides = loaded.path, tuple(overrides)
     check_hardware(built)

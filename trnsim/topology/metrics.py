@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from trnsim import limits
 from trnsim.topology.graph import Topology
 
 
@@ -25,11 +26,12 @@ class HopStats:
 
     @property
     def diameter_hops(self) -> int:
-        return self.diameter_links - 1
+        # a one-chip system has no pairs: diameter 0 links and 0 hops, not -1
+        return max(self.diameter_links - 1, 0)
 
     @property
     def avg_hops(self) -> float:
-        return self.avg_links - 1
+        return max(self.avg_links - 1, 0.0)
 
     @property
     def histogram_hops(self) -> dict[int, int]:
@@ -45,6 +47,9 @@ def link_distances(topology: Topology, sources: list[str] | None = None) -> np.n
 
     arrays = graph_arrays(topology)
     rows = np.asarray([arrays.index[s] for s in (sources if sources is not None else topology.chips)])
+    limits.PAIRS_WORK.check(
+        len(rows) * arrays.n_nodes, f"{topology.where}: distances from {len(rows):,} chips need"
+    )
     return bfs(arrays, rows).dist[:, : topology.n_chips]
 
 

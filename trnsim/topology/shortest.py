@@ -11,6 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
+from trnsim import limits
 from trnsim.topology.graph import Topology
 
 
@@ -222,6 +223,10 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
         arrays = graph_arrays(topology)
         names = chips if chips is not None else topology.chips
         idx = np.asarray([arrays.index[c] for c in names], dtype=np.int64)
+        limits.PAIRS_WORK.check(
+            len(idx) * arrays.n_nodes,
+            f"{topology.where}: all-pairs hop statistics over {len(idx):,} chips need",
+        )
         total = np.zeros(1, dtype=np.int64)
         for start, chunk in _source_chunks(arrays, idx):
             d = bfs(arrays, chunk).dist[:, idx]

@@ -1,0 +1,95 @@
+"""Oversized and out-of-range inputs are refused before any work, with the limit in the message."""
+
+import json
+import math
+
+import pytest
+from conftest import CATALOG
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trnsim.catalog import load_spec
+from trnsim.topology.builders import build, estimate
+
+
+@pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
+def test_estimate_counts_what_the_builder_makes(path):
+    spec = load_spec(topology=path).spec
+    size, built = estimate(spec), build(spec)
+    assert size.chips == built.n_chips
+    assert size.switches == len(built.switches)
+    assert size.links == sum(link["parallel"] for link in built.links.values())
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 6), min_size=1, max_size=3),
+    wraps=st.lists(st.booleans(), min_size=3, max_size=3),
+)
+def test_estimate_matches_random_tori(sizes, wraps):
+    document = load_spec("nl16").document
+    axes = [
+        {"name": f"a{i}", "size": size, "lanes": 4, "wrap": wrap}
+        for i, (size, wrap) in enumerate(zip(sizes, wraps, strict=False))
+    ]
+    document = {**document, "torus": {"axes": axes}}
+    from trnsim.catalog import validate_document
+
+    spec = validate_document(document, "random")
+    built = build(spec)
+    assert estimate(spec).links == sum(link["parallel"] for link in built.links.values())
+    assert estimate(spec).chips == math.prod(sizes)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["topo", "show", "nl72x2", "--set", "switched.racks=100000"], "25,600,000 devices"),
+        (["topo", "show", "nl64", "--set", "torus.axes.z.size=1000000000"], "TRNSIM_MAX_DEVICES"),
+        (["topo", "show", "nl72x2", "--set", "switched.switch_fabric.switches_per_plane=100000"], "limit"),
+        (
+            ["collective", "alltoall", "--topology", "examples/torus-32x32x32.yaml", "--ranks", "4096"],
+            "134,217,728 routing entries (group members x devices), more than the limit of 16,777,216",
+        ),
+        (["collective", "allreduce", "--sku", "nl16", "-f", "1.000001"], "TRNSIM_MAX_SIZES"),
+        (["collective", "allreduce", "--sku", "nl16", "--sizes", "1e400"], "too large"),
+        (["collective", "allreduce", "--sku", "nl16", "-e", "1e400"], "too large"),
+        (["collective", "allreduce", "--sku", "nl16", "--sizes", "2P"], "not a size"),
+        (["collective", "allreduce", "--sku", "nl16", "--alpha-us", "1e308"], "--alpha-us must be <= 1e+06"),
+        (["collective", "allreduce", "--sku", "nl16", "--set", "latency.step_ns=1e308"], "latency.step_ns"),
+        (["collective", "allreduce", "--sku", "nl16", "--set", "chip.lane_gbps=1e-300"], ">= 0.001"),
+        (["collective", "allreduce", "--sku", "nl16", "--set", "chip.lane_gbps=1e300"], "<= 10000"),
+        (["collective", "allgather", "--sku", "nl72x2", "--sizes", "3"], "smallest allgather"),
+    ],
+)
+def test_oversized_or_out_of_range_input_exits_2_with_one_line(cli, monkeypatch, args, message):
+    import time
+
+    monkeypatch.chdir(CATALOG[0].parent.parent)
+    start = time.perf_counter()
+    result = cli(*args)
+    assert result.code == 2, result.out[-500:]
+    assert message in result.err, result.err
+    assert len(result.err.strip().splitlines()) == 1 and "internal error" not in result.err
+    assert time.perf_counter() - start < 10  # refused before the work, not after
+
+
+def test_limits_can_be_raised_by_environment(cli, monkeypatch):
+    monkeypatch.setenv("TRNSIM_MAX_DEVICES", "30000000")
+    monkeypatch.setenv("TRNSIM_MAX_LINKS", "100")
+    result = cli("topo", "show", "nl72x2", "--set", "switched.racks=100000")
+    assert result.code == 2 and "links, more than the limit of 100" in result.err
+
+
+def test_a_one_chip_system_has_zero_hops(cli, tmp_path):
+    text = (CATALOG[0].parent / "trn2-nl16.yaml").read_text()
+    import yaml
+
+    document = yaml.safe_load(text)
+    document["torus"] = {"axes": [{"name": "x", "size": 1, "lanes": 4}]}
+    path = tmp_path / "one.yaml"
+    path.write_text(yaml.safe_dump(document))
+    data = json.loads(cli("topo", "show", "--topology", str(path), "--format", "json").out)
+    assert data["chips"] == 1 and data["diameter_links"] == 0 and data["diameter_hops"] == 0
+    assert data["avg_hops"] == 0
+    assert "-1" not in cli("topo", "show", "--topology", str(path)).out

@@ -1,0 +1,66 @@
+"""Documented limits on input size, checked before any work starts.
+
+Each limit protects the machine from an input that would take minutes or gigabytes (a YAML alias
+bomb, ``racks: 100000``, a routing matrix of billions of entries). They are defaults, not facts
+about hardware: each can be raised with the environment variable named in its message.
+
+========================  ===================================  ============================
+environment variable      what it bounds                       default
+========================  ===================================  ============================
+TRNSIM_MAX_FILE_BYTES     size of a topology or baseline file  4 MiB
+TRNSIM_MAX_YAML_DEPTH     nesting depth of a YAML document     64
+TRNSIM_MAX_YAML_NODES     YAML nodes after expanding aliases   100,000
+TRNSIM_MAX_DEVICES        chips plus switches of a topology    131,072
+TRNSIM_MAX_LINKS          links of a topology                  1,048,576
+TRNSIM_MAX_ROUTING        group x devices routing entries      16,777,216
+TRNSIM_MAX_PAIRS_WORK     chips x devices for all-pairs stats  4,294,967,296
+TRNSIM_MAX_SIZES          message sizes in one run             1,000
+========================  ===================================  ============================
+"""
+
+import os
+from dataclasses import dataclass
+
+from trnsim.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A named bound with its default and the environment variable that raises it."""
+
+    env: str
+    default: int
+    what: str
+
+    @property
+    def value(self) -> int:
+        """The bound in force: the environment's value if it is a positive whole number."""
+        raw = os.environ.get(self.env)
+        if raw is None or not raw.strip():
+            return self.default
+        text = raw.strip().replace("_", "")
+        if not text.isdigit() or int(text) <= 0:
+            raise UsageError(f"environment variable {self.env}={raw!r}: expected a whole number > 0")
+        return int(text)
+
+    def check(self, amount: int, subject: str) -> None:
+        """Raise :class:`UsageError` when ``amount`` exceeds the bound.
+
+        ``subject`` starts the message and names the input, e.g. ``"my.yaml: the torus would have"``.
+        """
+        bound = self.value
+        if amount > bound:
+            raise UsageError(
+                f"{subject} {amount:,} {self.what}, more than the limit of {bound:,} "
+                f"(a default; raise it with the environment variable {self.env})"
+            )
+
+
+FILE_BYTES = Limit("TRNSIM_MAX_FILE_BYTES", 4 << 20, "bytes")
+YAML_DEPTH = Limit("TRNSIM_MAX_YAML_DEPTH", 64, "levels of nesting")
+YAML_NODES = Limit("TRNSIM_MAX_YAML_NODES", 100_000, "YAML nodes once aliases are expanded")
+DEVICES = Limit("TRNSIM_MAX_DEVICES", 1 << 17, "devices (chips and switches)")
+LINKS = Limit("TRNSIM_MAX_LINKS", 1 << 20, "links")
+ROUTING = Limit("TRNSIM_MAX_ROUTING", 1 << 24, "routing entries (group members x devices)")
+PAIRS_WORK = Limit("TRNSIM_MAX_PAIRS_WORK", 1 << 32, "all-pairs entries (chips x devices)")
+SIZES = Limit("TRNSIM_MAX_SIZES", 1000, "message sizes")

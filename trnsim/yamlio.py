@@ -1,0 +1,137 @@
+"""Read YAML from users' files without letting a file hang, crash or exhaust the process.
+
+PyYAML's loader recurses once per nesting level (a deep file raises RecursionError, or crashes
+the C extension), and it keeps aliases as shared references, so a small "billion laughs" file
+turns into an exponential walk for whatever reads the result next. Before loading, the file must
+be a regular file of bounded size, and one streaming pass over its parse events (which stops at the
+first excess) bounds the nesting depth and the number of nodes once aliases are expanded.
+"""
+
+import stat
+from pathlib import Path
+
+import yaml
+
+from trnsim import limits
+from trnsim.errors import ConfigError
+
+
+class SafeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """The safe loader, refusing a key given twice in one mapping (YAML keeps the last silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *anchor` merges keys that the mapping's own keys may override
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                repeated = key in seen
+                seen.add(key)
+            except TypeError:  # a list or mapping as a key: unhashable, refused below as a key type
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a key must be a plain value, not a list or mapping", key_node.start_mark
+                ) from None
+            if repeated:
+                mark = key_node.start_mark
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice (line {mark.line + 1})", mark
+                )
+        return super().construct_mapping(node, deep=deep)
+
+
+SafeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, SafeLoader.construct_mapping)
+
+
+def read_text(path: Path, what: str = "file") -> str:
+    """Read a regular UTF-8 text file of bounded size.
+
+    Raises
+    ------
+    ConfigError
+        For a missing file, a folder, a FIFO or device, an oversized file or one that is not UTF-8.
+    """
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ConfigError(f"{path}: is a folder, not a {what}")
+    if not stat.S_ISREG(info.st_mode):
+        # a FIFO blocks until someone writes, /dev/zero never ends: read only regular files
+        raise ConfigError(f"{path}: not a regular file (a pipe, socket or device); expected a {what}")
+    limits.FILE_BYTES.check(info.st_size, f"{path}: the file has")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(limits.FILE_BYTES.value + 1)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    limits.FILE_BYTES.check(len(data), f"{path}: the file has")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file (byte {exc.start} is not UTF-8)") from None
+
+
+def _check_shape(text: str, where: str) -> None:
+    """Bound nesting depth and alias-expanded size in one pass over the parse events."""
+    max_depth, max_nodes = limits.YAML_DEPTH.value, limits.YAML_NODES.value
+    stack: list[list] = [[0, None]]  # per open collection: expanded node count, anchor
+    anchors: dict[str, int | None] = {}  # None while the anchored collection is still open
+
+    def add(count: int, event) -> None:
+        stack[-1][0] += count
+        if stack[-1][0] > max_nodes:
+            line = event.start_mark.line + 1
+            limits.YAML_NODES.check(stack[-1][0], f"{where}: line {line}: the document reaches")
+
+    for event in yaml.parse(text, Loader=SafeLoader):
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            if len(stack) > max_depth:
+                line = event.start_mark.line + 1
+                limits.YAML_DEPTH.check(len(stack), f"{where}: line {line}: the document reaches")
+            if event.anchor:
+                anchors[event.anchor] = None
+            stack.append([1, event.anchor])
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            count, anchor = stack.pop()
+            if anchor:
+                anchors[anchor] = count
+            add(count, event)
+        elif isinstance(event, yaml.ScalarEvent):
+            if event.anchor:
+                anchors[event.anchor] = 1
+            add(1, event)
+        elif isinstance(event, yaml.AliasEvent):
+            size = anchors.get(event.anchor)
+            if size is None:
+                line = event.start_mark.line + 1
+                raise ConfigError(
+                    f"{where}: line {line}: alias *{event.anchor} refers to a collection that contains "
+                    "it (a recursive structure); expected plain data"
+                )
+            add(size, event)
+
+
+def load_yaml(path: Path, what: str = "topology file"):
+    """Parse a YAML file safely into plain Python data (see the module docstring).
+
+    Raises
+    ------
+    ConfigError
+        With the file, the line and what is wrong, for unreadable, oversized, too deep, recursive
+        or invalid YAML.
+    """
+    text = read_text(path, what)
+    try:
+        _check_shape(text, str(path))
+        return yaml.load(text, Loader=SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
+    except RecursionError:  # a last guard: the depth check above should make this unreachable
+        raise ConfigError(f"{path}: nested too deeply to read") from None
