@@ -2,32 +2,151 @@
 
 Keys are dotted paths into the YAML document (``latency.switch_ns``, ``switched.cross_rack.lanes``).
 In a list, an element may be named by its index or by its ``name`` field (``torus.axes.z.lanes``).
+
+Values are read literally, not as YAML 1.1 (where ``1:30`` is 90, ``0x10`` is 16 and ``yes`` is
+true): ``true``/``false``, ``null``, a decimal integer (``-3``), a decimal float (``2.5``, ``1e-3``,
+``.5``, ``2.``), a quoted string, or a flow list ``[A, B]`` / mapping ``{a: 1}`` whose items follow
+the same rules. Anything else (``0x10``, ``1_000``, ``inf``) is a plain string, which the schema
+then refuses where it expects a number, with the key path, exactly as it would in a file.
 """
 
 import math
+import re
 from typing import Any
-
-import yaml
 
 from trnsim.errors import UsageError
 
+_INT = re.compile(r"-?[0-9]+")
+_FLOAT = re.compile(
+    r"-?(?:[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)"
+)
+# YAML 1.2's core spellings; YAML 1.1's yes/no/on/off/y/n stay strings
+_WORDS = {
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
+    **dict.fromkeys(("null", "Null", "NULL", "~"), None),
+}
+_MAX_DEPTH = 32  # a --set value is typed by hand; deeper nesting is a mistake, not a topology
+
+
+def parse_scalar(text: str) -> Any:
+    """Type one unquoted scalar: a bool, ``None``, a decimal int or float, or else the text itself.
+
+    Parameters
+    ----------
+    text : str
+        The scalar as written, without surrounding spaces.
+
+    Returns
+    -------
+    bool, None, int, float or str
+        ``nan``, ``inf`` and a float that overflows to infinity stay strings (no schema field takes
+        them, and the schema's refusal names the key).
+    """
+    if text in _WORDS:
+        return _WORDS[text]
+    try:
+        if _INT.fullmatch(text):
+            return int(text)
+        if _FLOAT.fullmatch(text):
+            number = float(text)
+            return number if math.isfinite(number) else text
+    except ValueError:  # an integer of more digits than Python converts: no field takes one anyway
+        return text
+    return text
+
+
+_MISSING = object()
+
+
+def _parse_flow(text: str, key: str) -> Any:
+    """Parse a quoted string or a flow list/mapping, typing plain scalars with :func:`parse_scalar`.
+
+    YAML's parser only tokenises (brackets, commas, quotes); its events are assembled here without
+    its resolver, so no YAML 1.1 typing sneaks in. Returns ``_MISSING`` when ``text`` is not one
+    well-formed flow value (it is then taken as a plain string).
+    """
+    import yaml
+
+    root: list = []
+    # one frame per open collection: [container, key waiting for its value]
+    stack: list[list] = [[root, _MISSING]]
+
+    def add(value: Any, event) -> None:
+        frame = stack[-1]
+        container, pending = frame
+        if isinstance(container, list):
+            container.append(value)
+        elif pending is _MISSING:
+            if isinstance(value, (list, dict)):
+                raise UsageError(f"--set {key}: a mapping key must be a plain value, not a list or mapping")
+            if value in container:
+                raise UsageError(f"--set {key}: key {value!r} appears twice in the value")
+            frame[1] = value
+        else:
+            container[pending] = value
+            frame[1] = _MISSING
+
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.ScalarEvent):
+                # a quoted scalar is a string whatever it spells; tags (!!int ...) are ignored
+                add(parse_scalar(event.value) if event.style is None else event.value, event)
+            elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                if len(stack) > _MAX_DEPTH:
+                    raise UsageError(f"--set {key}: the value nests deeper than {_MAX_DEPTH} levels")
+                stack.append([[] if isinstance(event, yaml.SequenceStartEvent) else {}, _MISSING])
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                container, _ = stack.pop()
+                add(container, event)
+            elif isinstance(event, yaml.AliasEvent):
+                raise UsageError(f"--set {key}: anchors and aliases (*{event.anchor}) are not supported")
+    except yaml.YAMLError:
+        return _MISSING
+    return root[0] if len(root) == 1 else _MISSING
+
+
+def parse_value(raw: str, key: str = "KEY") -> Any:
+    """Type the VALUE of ``--set KEY=VALUE`` literally (see the module docstring).
+
+    Parameters
+    ----------
+    raw : str
+        The text after ``=``.
+    key : str
+        The key, for messages.
+
+    Returns
+    -------
+    Any
+        A bool, ``None``, int, float, str, or a list or dict of these.
+
+    Raises
+    ------
+    UsageError
+        For a flow value with aliases or absurd nesting.
+    """
+    text = raw.strip()
+    if text[:1] in ("[", "{", '"', "'"):
+        value = _parse_flow(text, key)
+        if value is not _MISSING:
+            return value
+        return text  # not one well-formed flow value: a plain string, as any other text
+    return parse_scalar(text)
+
 
 def parse_assignment(text: str) -> tuple[str, Any]:
-    """Split ``"a.b=3"`` into the key path and a YAML-typed value."""
+    """Split ``"a.b=3"`` into the key path and its literally typed value (see :func:`parse_value`).
+
+    Raises
+    ------
+    UsageError
+        When there is no ``=`` or no key.
+    """
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
         raise UsageError(f"--set {text!r}: expected KEY=VALUE, e.g. latency.switch_ns=50")
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
-        value = raw
-    if isinstance(value, str):
-        try:  # YAML 1.1 reads 1e300 as text; a number is what a --set of a number means
-            number = float(value)
-            value = number if math.isfinite(number) else value
-        except ValueError:
-            pass
-    return key.strip(), value
+    return key.strip(), parse_value(raw, key.strip())
 
 
 def _child_index(container: list, part: str, path: str) -> int:

@@ -1,6 +1,7 @@
 """``trnsim topo``: output contract, exit codes and clean errors."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -103,14 +104,15 @@ def test_broken_copy_exits_2_without_traceback(path, tmp_path):
     )
     assert process.returncode == 2
     assert "Traceback" not in process.stderr
-    assert f"{path.name}: chip.lane_gbps: expected `float` > 0" in process.stderr.replace("\n", "")
+    # the bound itself (> 0, >= 0.001) belongs to trnsim/schema.py
+    assert f"{path.name}: chip.lane_gbps: expected `float` >" in process.stderr.replace("\n", "")
 
 
 def test_debug_shows_the_traceback(tmp_path):
     process = subprocess.run(
         [sys.executable, "-m", "trnsim", "--debug", "topo", "show", "nope"], capture_output=True, text=True
     )
-    assert process.returncode != 0 and "Traceback" in process.stderr
+    assert process.returncode == 2 and "Traceback" in process.stderr
 
 
 def test_path_takes_a_topology_file(cli):
@@ -119,3 +121,105 @@ def test_path_takes_a_topology_file(cli):
     )
     assert (data["links"], data["src_rank"], data["dst_rank"]) == (3, 0, 63)
     assert cli("topo", "path", "nl72x2", "0").code == 2
+
+
+NL64 = "topologies/trn2-nl64.yaml"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["show"], ["hops"], ["hops", "--from", "3"], ["export", "--format", "json"]],
+    ids=lambda c: " ".join(c),
+)
+def test_sku_as_option_equals_sku_as_argument(cli, command):
+    positional = cli("topo", command[0], "nl16", *command[1:])
+    option = cli("topo", command[0], "--sku", "nl16", *command[1:])
+    assert positional.code == option.code == 0, option.err
+    assert positional.out == option.out
+
+
+def test_path_with_sku_option_takes_src_dst(cli):
+    positional = cli("topo", "path", "nl72x2", "0", "78", "--format", "json")
+    option = cli("topo", "path", "--sku", "nl72x2", "0", "78", "--format", "json")
+    assert positional.code == option.code == 0, option.err
+    assert positional.out == option.out
+    assert json.loads(option.out)["dst_rank"] == 78
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["show", "nl16", "--sku", "nl64"], "give the SKU once"),
+        (["hops", "nl16", "--sku", "nl16"], "give the SKU once"),
+        (["export", "nl16", "--sku", "nl16"], "give the SKU once"),
+        (["show", "nl16", "--topology", NL64], "give a SKU or --topology FILE, not both"),
+        (["show", "--sku", "nl16", "--topology", NL64], "give a SKU or --topology FILE, not both"),
+        (["path", "--sku", "nl16", "--topology", NL64, "0", "1"], "give a SKU or --topology FILE, not both"),
+        (["path", "nl16", "0", "1", "--sku", "nl16"], "with --sku NAME give SRC DST only"),
+        (["path", "nl16", "0", "1", "--topology", NL64], "with --topology FILE give SRC DST only"),
+        (["path", "--sku", "nl16", "0"], "give SKU SRC DST, or SRC DST with --sku NAME or --topology FILE"),
+        (["path"], "give SKU SRC DST"),
+    ],
+)
+def test_sku_given_twice_is_one_usage_line(cli, argv, message):
+    result = cli("topo", *argv)
+    assert result.code == 2
+    assert message in result.err and result.err.count("\n") == 1 and "Traceback" not in result.err
+
+
+@pytest.mark.parametrize("command", ["show", "hops", "export", "path"])
+def test_missing_sku_message_names_options_the_command_has(cli, command):
+    result = cli("topo", command)
+    assert result.code == 2 and result.err.count("\n") == 1
+    named = set(re.findall(r"--[a-z][a-z-]*", result.err))
+    assert {"--sku", "--topology"} <= named
+    help_text = cli("topo", command, "--help").out
+    for option in named:
+        assert option in help_text, f"{option} is named by `topo {command}` but is not one of its options"
+
+
+def test_validate_checks_every_file(cli, tmp_path):
+    good = str(CATALOG[0])
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(CATALOG[0].read_text().replace("name: ", "nmae: ", 1))
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("a: [\n")
+    missing = tmp_path / "missing.yaml"
+    result = cli("topo", "validate", str(bad), good, str(broken), str(missing), "--format", "json")
+    assert result.code == 2
+    rows = json.loads(result.out)["files"]
+    assert [row["file"] for row in rows] == [str(bad), good, str(broken), str(missing)]
+    status = [row["status"] for row in rows]
+    assert status[1] == "ok" and all(s != "ok" and "\n" not in s for s in status[:1] + status[2:])
+    assert "unknown key `nmae`" in status[0] and "not valid YAML" in status[2] and "no such file" in status[3]
+    # one line on stderr per bad file, each naming the file
+    lines = result.err.splitlines()
+    assert len(lines) == 3 and "Traceback" not in result.err
+    assert all(
+        line.startswith(f"error: {f}: ") for line, f in zip(lines, (bad, broken, missing), strict=True)
+    )
+    table = cli("topo", "validate", good, str(broken))
+    assert table.code == 2 and "ok" in table.out and "not valid YAML" in table.out
+
+
+def test_list_json_aliases_are_a_list_like_show(cli):
+    skus = json.loads(cli("topo", "list", "--format", "json").out)["skus"]
+    nl16 = next(row for row in skus if row["name"] == "trn2-nl16")
+    shown = json.loads(cli("topo", "show", "nl16", "--format", "json").out)
+    assert nl16["aliases"] == shown["aliases"] == ["nl16", "trn2"]
+    assert all(isinstance(row["aliases"], list) for row in skus)
+    assert 'trn2-nl16,"nl16, trn2"' in cli("topo", "list", "--format", "csv").out
+
+
+@pytest.mark.parametrize("fmt", ["GraphML", "DOT", "Json", "ASTRA-SIM"])
+def test_export_format_is_case_insensitive(cli, fmt):
+    result = cli("topo", "export", "nl16", "--format", fmt)
+    assert result.code == 0, result.err
+    assert result.out.strip()
+
+
+def test_set_value_is_not_yaml_1_1(cli):
+    result = cli("topo", "show", "nl16", "--set", "torus.axes.x.lanes=0x10")
+    assert result.code == 2 and result.err.count("\n") == 1
+    assert "torus.axes[0].lanes" in result.err and "expected `int`, got `str`" in result.err
+    assert cli("topo", "show", "nl16", "--set", "torus.axes.x.lanes=16").code == 0

@@ -1,13 +1,15 @@
 """The ``trnsim`` root command; ``main()`` maps errors to exit codes in one place."""
 
+import contextlib
 import sys
+import traceback
 from typing import Annotated
 
 import typer
 
 from trnsim import __version__
 from trnsim.cli import topo
-from trnsim.errors import EXIT_USAGE, TrnsimError
+from trnsim.errors import EXIT_THRESHOLD, EXIT_USAGE, TrnsimError
 
 app = typer.Typer(
     name="trnsim",
@@ -44,51 +46,100 @@ def root(
     """Analyze Trainium scale-up topologies and model how fast collectives run on them."""
 
 
-def _error(message: str, label: str = "error") -> None:
+def print_error(message: str, label: str = "error") -> None:
+    """Print ``label: message`` as one line on stderr, the label in red.
+
+    The message is printed as plain text: user input in it (a SKU, a file name, a ``--set`` value)
+    is never read as Rich markup or emoji, whatever brackets or colons it holds.
+
+    Parameters
+    ----------
+    message : str
+        What went wrong; its line breaks become spaces.
+    label : str
+        ``error``, or ``regression`` for a failed threshold.
+    """
     from rich.console import Console
+    from rich.text import Text
 
     console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
-    console.print(f"[red]{label}:[/red] {message}", markup=True)
+    # one line whatever the text holds (a file name or --set value may carry a newline)
+    console.print(Text.assemble((f"{label}:", "red"), " ", " ".join(message.splitlines())))
+
+
+def _group_of(args: list[str]) -> typer.Typer | None:
+    """The command group that ``args`` name with nothing after them (``[]``, ``["topo"]``), if any."""
+    group = app
+    for arg in args:
+        group = next((g.typer_instance for g in group.registered_groups if g.name == arg), None)
+        if group is None:
+            return None
+    return group
+
+
+def _show_help_and_fail(args: list[str]) -> None:
+    """A bare group command is incomplete usage: its help goes to stderr and the exit code is 2."""
+    with contextlib.redirect_stdout(sys.stderr):  # typer's Rich help prints to stdout
+        app(args=[*args, "--help"], prog_name="trnsim", standalone_mode=False)
+    sys.exit(EXIT_USAGE)
+
+
+def _fail(message: str, code: int, debug: bool, label: str = "error") -> None:
+    """Exit with ``code``: the traceback of the error being handled with --debug, else one line."""
+    if debug:
+        traceback.print_exc()
+    else:
+        print_error(message, label)
+    sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI: exit 0 when fine, 1 when a comparison fails its threshold, 2 on bad usage or input.
 
     Errors, the argument parser's and trnsim's own, become one red line on stderr (exit 2, or 1 for a
-    failed threshold); ``--debug``, anywhere on the line, shows the traceback instead.
+    failed threshold); ``--debug``, anywhere on the line, shows the traceback instead and keeps the
+    exit code. A bare group command (``trnsim``, ``trnsim topo``) prints its help to stderr and exits 2.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after ``trnsim``; ``sys.argv[1:]`` by default.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    args = [arg for arg in argv if arg != "--debug"]
     if debug:  # accepted anywhere on the line, not only before the command
-        argv = ["--debug", *[arg for arg in argv if arg != "--debug"]]
+        argv = ["--debug", *args]
     try:
         _register_collective()
-        app(args=argv, prog_name="trnsim", standalone_mode=False)
+        if _group_of(args) is not None:
+            _show_help_and_fail(args)
+        code = app(args=argv, prog_name="trnsim", standalone_mode=False)
     except TrnsimError as exc:
-        if debug:
-            raise
-        _error(str(exc).replace("[", "\\["), "regression" if exc.exit_code == 1 else "error")
-        sys.exit(exc.exit_code)
+        _fail(str(exc), exc.exit_code, debug, "regression" if exc.exit_code == EXIT_THRESHOLD else "error")
     except BrokenPipeError:
         sys.exit(0)
     except (KeyboardInterrupt, SystemExit):
         raise
     except MemoryError:
-        _error("out of memory: the group or fabric is too large for this machine; try a smaller --group")
-        sys.exit(EXIT_USAGE)
+        _fail(
+            "out of memory: the group or fabric is too large for this machine; try a smaller --group",
+            EXIT_USAGE,
+            debug,
+        )
     except Exception as exc:
-        code = getattr(exc, "exit_code", None)
-        if code is None or not hasattr(exc, "format_message"):
-            if debug:
-                raise
-            _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for the traceback)")
-            sys.exit(EXIT_USAGE)
+        if getattr(exc, "exit_code", None) is None or not hasattr(exc, "format_message"):
+            _fail(
+                f"internal error: {type(exc).__name__}: {exc} (run again with --debug for the traceback)",
+                EXIT_USAGE,
+                debug,
+            )
         context = getattr(exc, "ctx", None)
-        if type(exc).__name__ == "NoArgsIsHelpError" and context is not None:
-            print(context.get_help())  # a bare group command shows its help
-            sys.exit(0)
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            # a group deeper than _group_of finds: the parser has printed its help already
+            sys.exit(EXIT_USAGE)
         # the argument parser's own errors (unknown option, bad value): one line, with a pointer to --help
         command = context.command_path if context is not None else "trnsim"
-        _error(f"{exc.format_message()} (see: {command} --help)".replace("[", "\\["))
-        sys.exit(EXIT_USAGE if code else 0)
-    sys.exit(0)
+        _fail(f"{exc.format_message()} (see: {command} --help)", EXIT_USAGE if exc.exit_code else 0, debug)
+    # typer returns the code of an explicit Exit (e.g. `topo validate` with a bad file; --help is 0)
+    sys.exit(code if type(code) is int else 0)

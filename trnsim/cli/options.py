@@ -1,12 +1,12 @@
 """Options shared by several commands, and how they turn into a loaded topology."""
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from trnsim.cli.render import Format
+from trnsim.collectives.ops import DTYPES
 from trnsim.errors import UsageError
 
 FormatOption = Annotated[Format, typer.Option("--format", help="Output format.", case_sensitive=False)]
@@ -19,7 +19,11 @@ TopologyOption = Annotated[
 ]
 SetOption = Annotated[
     list[str] | None,
-    typer.Option("--set", help="What-if edit of the topology file, KEY=VALUE (e.g. latency.switch_ns=50)."),
+    typer.Option(
+        "--set",
+        help="What-if edit of the topology file, KEY=VALUE (e.g. latency.switch_ns=50); repeatable, "
+        "one edit per --set.",
+    ),
 ]
 
 
@@ -34,10 +38,13 @@ DEFAULT_MIN, DEFAULT_MAX = "8", "1G"
 
 
 def resolve_sizes(
-    minbytes: str | None, maxbytes: str | None, stepfactor: float | None, sizes: str | None, fmt: Format
+    minbytes: str | None, maxbytes: str | None, stepfactor: float | None, sizes: str | None
 ) -> list[int]:
-    """Sizes from ``--sizes`` or the -b/-e/-f sweep (8 B to 1 GiB by default; factor 2, or 4 on a
-    terminal table)."""
+    """Sizes from ``--sizes`` or the -b/-e/-f sweep (8 B to 1 GiB by default, factor 2).
+
+    The default never depends on where the output goes: a table and a pipe give the same rows.
+    """
+    from trnsim import limits
     from trnsim.units import parse_size, size_sweep
 
     if sizes is not None and (minbytes, maxbytes, stepfactor) != (None, None, None):
@@ -45,20 +52,24 @@ def resolve_sizes(
     minbytes = DEFAULT_MIN if minbytes is None else minbytes
     maxbytes = DEFAULT_MAX if maxbytes is None else maxbytes
     if sizes is not None:
-        values = [parse_size(part) for part in sizes.split(",") if part.strip()]
+        parts = [part for part in sizes.split(",") if part.strip()]
+        limits.SIZES.check(len(parts), "--sizes: the list has")
+        values = [parse_size(part) for part in parts]
         if not values:
             raise UsageError("--sizes needs at least one size, e.g. --sizes 1K,1M,1G")
         if any(v <= 0 for v in values):
             raise UsageError("--sizes must all be at least 1 byte (0 bytes moves nothing to time)")
         return sorted(set(values))
     if stepfactor is None:
-        stepfactor = 4.0 if fmt == Format.table and sys.stdout.isatty() else 2.0
+        stepfactor = 2.0
     return size_sweep(parse_size(minbytes), parse_size(maxbytes), stepfactor)
 
 
 Algo = Annotated[
     str, typer.Option("--algo", help="Algorithm name, auto (fastest per size) or all (side by side).")
 ]
+# compare and plot show one algorithm per variant, so they take no `all`
+AlgoOne = Annotated[str, typer.Option("--algo", help="Algorithm name or auto (the fastest per size).")]
 MinBytes = Annotated[
     str | None,
     typer.Option("-b", "--minbytes", help="Smallest size [8] (bytes; K/M/G/T, KiB..TiB, KB..TB ok)."),
@@ -66,21 +77,30 @@ MinBytes = Annotated[
 MaxBytes = Annotated[str | None, typer.Option("-e", "--maxbytes", help="Largest size [1G].")]
 StepFactor = Annotated[
     float | None,
-    typer.Option("-f", "--stepfactor", help="Multiply the size by this between rows [2; 4 on a terminal]."),
+    typer.Option("-f", "--stepfactor", help="Multiply the size by this between rows [2]."),
 ]
 Sizes = Annotated[str | None, typer.Option("--sizes", help="Comma-separated sizes instead of -b/-e/-f.")]
 Ranks = Annotated[int | None, typer.Option("--ranks", help="Use the first N ranks.")]
 Group = Annotated[
     str | None,
     typer.Option(
-        "--group", help="all, rack:K, server:K, plane:NAME, slot:NAME, a range 0-31 or a list 0,2,5-7."
+        "--group",
+        help="The chips taking part: all; rack:K; server:K or node:K; tray:K; plane:NAME (a switch "
+        "plane's chips); slot:NAME; a rank range 0-31; or a list 0,2,5-7 of ranks or chip names.",
     ),
 ]
 Dtype = Annotated[
-    str, typer.Option("--dtype", help="Element type for the count column (float, bf16, half, ...).")
+    str,
+    typer.Option(
+        "--dtype", help=f"Element type for the count column: {', '.join(DTYPES)} (case-insensitive)."
+    ),
 ]
 AlphaUs = Annotated[
-    float | None, typer.Option("--alpha-us", help="Per-step alpha in microseconds (overrides the SKU file).")
+    float | None,
+    typer.Option(
+        "--alpha-us",
+        help="Per-step alpha in microseconds, 0 to 1e6 (overrides the latency.step_ns of the SKU file).",
+    ),
 ]
 
 

@@ -6,20 +6,51 @@ from typing import Annotated
 
 import typer
 
-from trnsim.cli.options import FormatOption, SetOption, TopologyOption, load, writable, write_text
+from trnsim.cli.options import (
+    FormatOption,
+    SetOption,
+    SkuOption,
+    TopologyOption,
+    load,
+    writable,
+    write_text,
+)
 from trnsim.cli.render import Column, Format, Table, emit, kv_table
-from trnsim.errors import UsageError
+from trnsim.errors import EXIT_USAGE, UsageError
 
 app = typer.Typer(
     help="Build topologies from the catalog and print hops, bandwidths and structure.", no_args_is_help=True
 )
 
-SkuArgument = Annotated[str | None, typer.Argument(help="SKU name or alias; or give --topology FILE.")]
+SkuArgument = Annotated[
+    str | None,
+    typer.Argument(
+        metavar="[SKU]", help="SKU name or alias; or give --sku NAME or --topology FILE.", show_default=False
+    ),
+]
 
 
-def _load(sku, topology, overrides):
+def _pick_sku(positional: str | None, option: str | None) -> str | None:
+    """The SKU given as an argument or as ``--sku`` (the other commands' spelling), not both."""
+    if positional is not None and option is not None:
+        raise UsageError(f"give the SKU once: {positional!r} as an argument or --sku {option}, not both")
+    return option if positional is None else positional
+
+
+def _check_source(sku: str | None, topology: Path | None) -> None:
+    """Refuse a SKU given together with --topology FILE: one topology per command."""
+    if sku is not None and topology is not None:
+        raise UsageError(
+            f"give a SKU or --topology FILE, not both (got SKU {sku!r} and --topology {topology})"
+        )
+
+
+def _load(sku: str | None, topology: Path | None, overrides: list[str] | None):
     if sku is None and topology is None:
-        raise UsageError("name a SKU (see `trnsim topo list`) or give --topology FILE")
+        raise UsageError(
+            "name a SKU (as an argument or --sku NAME; see `trnsim topo list`) or give --topology FILE"
+        )
+    _check_source(sku, topology)
     return load(sku, topology, overrides)
 
 
@@ -61,7 +92,7 @@ def list_(fmt: FormatOption = Format.table) -> None:
         rows.append(
             {
                 "name": topology.name,
-                "aliases": ", ".join(topology.spec.aliases),
+                "aliases": list(topology.spec.aliases),
                 "chip": topology.spec.chip.name,
                 "chips": topology.n_chips,
                 "switches": len(topology.switches),
@@ -70,6 +101,9 @@ def list_(fmt: FormatOption = Format.table) -> None:
                 "source": f"topologies/{path.name}",
             }
         )
+    rows.sort(key=lambda r: (r["chip"], r["kind"] == "switched", r["chips"], r["name"]))
+    # aliases are a list in JSON (as in `topo show`); the table, CSV and Markdown views join them
+    table_rows = [{**row, "aliases": ", ".join(row["aliases"])} for row in rows]
     table = Table(
         "trnsim catalog",
         [
@@ -82,15 +116,15 @@ def list_(fmt: FormatOption = Format.table) -> None:
             Column("chip_bw_gbps", "GB/s per chip", "{:,.0f}"),
             Column("source", "file", align="left"),
         ],
-        rows,
+        table_rows,
     )
-    rows.sort(key=lambda r: (r["chip"], r["kind"] == "switched", r["chips"], r["name"]))
     emit({"skus": rows}, [table], fmt)
 
 
 @app.command()
 def show(
     sku: SkuArgument = None,
+    sku_option: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
     fmt: FormatOption = Format.table,
@@ -98,7 +132,7 @@ def show(
     """Chips, switches by role, links by class, per-chip bandwidth, diameter, hop histogram and cuts."""
     from trnsim.topology import metrics
 
-    topo = _load(sku, topology, overrides)
+    topo = _load(_pick_sku(sku, sku_option), topology, overrides)
     summary = _summary(topo)
     classes = metrics.link_classes(topo)
     roles = metrics.switch_roles(topo)
@@ -213,6 +247,7 @@ class DistanceMetric(str, Enum):
 @app.command()
 def hops(
     sku: SkuArgument = None,
+    sku_option: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
     source: Annotated[str | None, typer.Option("--from", help="Rank or chip name to measure from.")] = None,
@@ -225,7 +260,7 @@ def hops(
     """Hop and link counts from one chip (--from) or for all pairs (histogram, or --matrix)."""
     from trnsim.topology import metrics
 
-    topo = _load(sku, topology, overrides)
+    topo = _load(_pick_sku(sku, sku_option), topology, overrides)
     if source is not None:
         origin = topo.resolve_chip(source)
         links = metrics.link_distances(topo, [origin])[0]
@@ -290,8 +325,14 @@ def hops(
 @app.command()
 def path(
     ends: Annotated[
-        list[str], typer.Argument(help="SKU SRC DST, or SRC DST with --topology (ranks or chip names).")
-    ],
+        list[str] | None,
+        typer.Argument(
+            metavar="[SKU] SRC DST",
+            help="SKU SRC DST, or SRC DST with --sku NAME or --topology FILE (ranks or chip names).",
+            show_default=False,
+        ),
+    ] = None,
+    sku_option: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
     fmt: FormatOption = Format.table,
@@ -299,10 +340,19 @@ def path(
     """One shortest path between two chips with its links, and how many equal paths exist."""
     from trnsim.topology.metrics import shortest_path
 
-    expected = 2 if topology is not None else 3
-    if len(ends) != expected:
-        raise UsageError("give SKU SRC DST (or --topology FILE SRC DST), e.g. trnsim topo path nl72x2 0 78")
-    sku, src, dst = ([None] if topology is not None else []) + list(ends)
+    ends = list(ends or [])
+    _check_source(sku_option, topology)
+    named = "--sku NAME" if sku_option is not None else "--topology FILE" if topology is not None else None
+    if named is not None and len(ends) == 3:
+        raise UsageError(f"with {named} give SRC DST only, not a SKU as well (got {' '.join(ends)})")
+    if len(ends) != (2 if named else 3):
+        got = f"got {len(ends)} argument{'s' if len(ends) != 1 else ''}"
+        raise UsageError(
+            f"give SKU SRC DST, or SRC DST with --sku NAME or --topology FILE ({got}), "
+            "e.g. trnsim topo path nl72x2 0 78"
+        )
+    sku = sku_option if named else ends.pop(0)
+    src, dst = ends
     topo = _load(sku, topology, overrides)
     a, b = topo.resolve_chip(src), topo.resolve_chip(dst)
     nodes, count = shortest_path(topo, a, b)
@@ -363,6 +413,7 @@ class ExportFormat(str, Enum):
 @app.command()
 def export(
     sku: SkuArgument = None,
+    sku_option: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
     fmt: Annotated[
@@ -370,6 +421,7 @@ def export(
         typer.Option(
             "--format",
             help="graphml (Gephi), json (networkx node-link), dot (Graphviz), astra-sim (analytical network YAML).",
+            case_sensitive=False,
         ),
     ] = ExportFormat.graphml,
     output: Annotated[
@@ -380,7 +432,7 @@ def export(
     from trnsim.topology.export import to_text
 
     writable(output)
-    topo = _load(sku, topology, overrides)
+    topo = _load(_pick_sku(sku, sku_option), topology, overrides)
     text = to_text(topo, fmt.value)
     if output is None:
         typer.echo(text, nl=not text.endswith("\n"))
@@ -396,12 +448,33 @@ def validate(
     files: Annotated[list[Path], typer.Argument(help="Topology YAML files.", dir_okay=False)],
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Load, validate, build and hardware-check topology files (exit 2 on the first bad one)."""
+    """Load, validate, build and hardware-check topology files; exit 2 if any is bad.
+
+    Every file is checked: the table (stdout) gives each one's status, ok or the reason, and each
+    bad file also gets its one error line on stderr.
+    """
+    from trnsim.cli.app import print_error
+    from trnsim.errors import TrnsimError
     from trnsim.topology import load_topology
 
     rows = []
     for file in files:
-        topo = load_topology(topology=file)
+        try:
+            topo = load_topology(topology=file)
+        except TrnsimError as exc:
+            print_error(str(exc))
+            reason = str(exc).removeprefix(f"{file}: ")  # the file has its own column
+            rows.append(
+                {
+                    "file": str(file),
+                    "name": None,
+                    "chips": None,
+                    "switches": None,
+                    "links": None,
+                    "status": reason,
+                }
+            )
+            continue
         rows.append(
             {
                 "file": str(file),
@@ -430,3 +503,5 @@ def validate(
         ],
         fmt,
     )
+    if any(row["status"] != "ok" for row in rows):
+        raise typer.Exit(EXIT_USAGE)
