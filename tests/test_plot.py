@@ -44,5 +44,5 @@ def test_missing_matplotlib_says_how_to_install(monkeypatch, tmp_path):
 
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     monkeypatch.setattr("importlib.import_module", lambda name: no_matplotlib(name))
-    with pytest.raises(UsageError, match=r"pip install 'trnsim\[plot\]'"):
+    with pytest.raises(UsageError, match=r"pip install '\.\[plot\]'"):
         plot.save_figure([], "allreduce", tmp_path / "c.png", "t")

@@ -1,21 +1,71 @@
 """Baselines: save results as JSON and check a later run against them.
 
 A baseline is ``{"schema": "trnsim/1", "kind": "baseline", ...}`` with the trnsim version, the
-topology files' content hashes and one row per (variant, op, size). A check compares the chosen
-metric row by row: busbw and efficiency regress when they fall, time when it rises, by more than the
-threshold.
+topology files' content hashes and one row per result. A row is identified by everything that
+defines it: the variant (its label includes its what-if edits), the op, the group, the algorithm
+asked for, the dtype, the alpha override and the requested size. A check compares the chosen metric
+row by row: busbw and efficiency regress when they fall, time when it rises, by more than the
+threshold; rows present on one side only are reported.
 """
 
 import datetime
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Literal
+
+import msgspec
 
 from trnsim import __version__
 from trnsim.errors import ConfigError
 
 SCHEMA = "trnsim/1"
 METRICS = {"busbw": "busbw_gbps", "time": "time_us", "efficiency": "efficiency"}
+# the fields that identify a row: two runs are compared only where all of them agree
+IDENTITY = ("variant", "op", "group", "algo", "dtype", "alpha_us", "requested_bytes")
+
+_Positive = Annotated[float, msgspec.Meta(gt=0, le=1e300)]
+
+
+class _Row(msgspec.Struct, kw_only=True):
+    variant: str
+    op: str
+    group: str
+    algo: str
+    dtype: str
+    alpha_us: Annotated[float, msgspec.Meta(ge=0, le=1e300)] | None
+    requested_bytes: Annotated[int, msgspec.Meta(gt=0)]
+    time_us: _Positive
+    busbw_gbps: _Positive
+    efficiency: _Positive
+
+
+class _Variant(msgspec.Struct, kw_only=True):
+    label: str
+    sha256: str | None = None
+
+
+class _Baseline(msgspec.Struct, kw_only=True):
+    schema: Literal["trnsim/1"]
+    kind: Literal["baseline"]
+    variants: list[_Variant] = []
+    overrides: list[str] = []
+    rows: list[_Row]
+
+
+def row_key(row: dict) -> tuple:
+    """The identity of a result row (see :data:`IDENTITY`)."""
+    return tuple(row.get(field) for field in IDENTITY)
+
+
+def describe_key(key: tuple) -> str:
+    """A row's identity as one readable phrase, e.g. ``nl16 allreduce group all auto float 1048576 B``."""
+    fields = dict(zip(IDENTITY, key, strict=True))
+    alpha = "" if fields["alpha_us"] is None else f" alpha {fields['alpha_us']:g} us"
+    return (
+        f"{fields['variant']} {fields['op']} group {fields['group']} algo {fields['algo']} "
+        f"{fields['dtype']}{alpha} {fields['requested_bytes']} B"
+    )
 
 
 def save(path: Path, rows: list[dict], variants: list[dict], context: dict) -> None:
@@ -24,7 +74,7 @@ def save(path: Path, rows: list[dict], variants: list[dict], context: dict) -> N
     Parameters
     ----------
     rows : list of dict
-        Each with ``variant``, ``op``, ``bytes`` and the metric fields.
+        Each with the :data:`IDENTITY` fields and the metric fields.
     variants : list of dict
         Each with ``label``, ``sku`` or ``file``, ``overrides`` and ``sha256``.
     context : dict
@@ -39,21 +89,26 @@ def save(path: Path, rows: list[dict], variants: list[dict], context: dict) -> N
         "variants": variants,
         "rows": rows,
     }
-    Path(path).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    Path(path).write_text(json.dumps(document, indent=1, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def load(path: Path) -> dict:
-    """Read a baseline, refusing anything that is not a trnsim/1 baseline."""
+    """Read a baseline, refusing anything that is not a well-formed trnsim/1 baseline.
+
+    Raises
+    ------
+    ConfigError
+        One line naming the file, the key path and what was expected: invalid JSON (NaN and
+        infinity are not JSON), a foreign schema, a missing field, or a metric that is not a
+        positive finite number.
+    """
+    from trnsim.yamlio import read_text
+
+    text = read_text(Path(path), "baseline file")
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read baseline: {exc.strerror}") from None
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{path}: not a trnsim baseline: invalid JSON at line {exc.lineno}: {exc.msg}"
-        ) from None
+        document = msgspec.json.decode(text)
+    except msgspec.DecodeError as exc:
+        raise ConfigError(f"{path}: not a trnsim baseline: invalid JSON ({exc})") from None
     if (
         not isinstance(document, dict)
         or document.get("schema") != SCHEMA
@@ -63,10 +118,16 @@ def load(path: Path) -> dict:
         raise ConfigError(
             f"{path}: not a {SCHEMA} baseline (schema {found!r}); save one with --save-baseline"
         )
-    if not isinstance(document.get("rows"), list) or not all(
-        isinstance(r, dict) and {"variant", "op", "bytes"} <= set(r) for r in document["rows"]
-    ):
-        raise ConfigError(f"{path}: rows: expected a list of objects with variant, op and bytes")
+    try:
+        msgspec.convert(document, _Baseline)
+    except msgspec.ValidationError as exc:
+        message, _, keypath = str(exc).partition(" - at `$")
+        keypath = keypath.rstrip("`").lstrip(".") or "(top level)"
+        message = message.replace("Object missing required field", "missing required key")
+        raise ConfigError(
+            f"{path}: {keypath}: {message.replace('Expected', 'expected')} "
+            "(re-save the baseline with --save-baseline)"
+        ) from None
     return document
 
 
@@ -74,39 +135,47 @@ def load(path: Path) -> dict:
 class Check:
     """The outcome of comparing one row against its baseline."""
 
-    variant: str
-    op: str
-    bytes: int
+    key: tuple
     baseline: float
     current: float
     change: float  # relative change of the metric, (current - baseline) / baseline
     regressed: bool
 
+    @property
+    def label(self) -> str:
+        return describe_key(self.key)
 
-def check(
-    baseline: dict, rows: list[dict], metric: str, max_regression: float
-) -> tuple[list[Check], list[dict]]:
-    """Compare ``rows`` with ``baseline`` on ``metric``.
 
-    Returns
-    -------
-    (checks, missing)
-        One :class:`Check` per row found in both; the baseline rows this run did not produce.
-    """
+@dataclass
+class Comparison:
+    """A whole check: the matched rows and the rows found on one side only."""
+
+    checks: list[Check]
+    only_in_baseline: list[tuple]
+    only_in_run: list[tuple]
+
+    @property
+    def regressions(self) -> list[Check]:
+        return [c for c in self.checks if c.regressed]
+
+
+def check(baseline: dict, rows: list[dict], metric: str, max_regression: float) -> Comparison:
+    """Compare ``rows`` with a loaded ``baseline`` on ``metric``, matching rows by identity."""
     key = METRICS[metric]
-    current = {(r["variant"], r["op"], r["bytes"]): r for r in rows}
-    checks, missing = [], []
-    for index, old in enumerate(baseline["rows"]):
-        new = current.get((old["variant"], old["op"], old["bytes"]))
-        if new is None or key not in old:
-            missing.append(old)
+    current = {row_key(r): r for r in rows}
+    saved = {row_key(r): r for r in baseline["rows"]}
+    checks = []
+    for identity, old in saved.items():
+        new = current.get(identity)
+        if new is None:
             continue
-        try:
-            before, after = float(old[key]), float(new[key])
-        except (TypeError, ValueError):
-            raise ConfigError(f"baseline rows[{index}].{key}: expected a number, got {old[key]!r}") from None
-        change = (after - before) / before if before else 0.0
+        before, after = float(old[key]), float(new[key])
+        change = (after - before) / before
         # busbw and efficiency regress when they fall, time when it rises
         worse = change > max_regression if metric == "time" else change < -max_regression
-        checks.append(Check(old["variant"], old["op"], old["bytes"], before, after, change, worse))
-    return checks, missing
+        checks.append(Check(identity, before, after, change, worse))
+    return Comparison(
+        checks,
+        [k for k in saved if k not in current],
+        [k for k in current if k not in saved],
+    )

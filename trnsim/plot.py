@@ -1,6 +1,8 @@
 """Bus bandwidth against message size: a PNG or SVG with matplotlib, or a terminal chart with plotext.
 
-Both are optional (``pip install 'trnsim[plot]'``); without them the command says how to get them.
+Both are optional (the ``plot`` extra: ``pip install '.[plot]'`` in a trnsim checkout); without
+them the command says how to get them. Labels and titles are user text: matplotlib would read
+``$...$`` in them as mathematics and hide a legend entry that starts with ``_``, so both are escaped.
 """
 
 from pathlib import Path
@@ -9,7 +11,13 @@ from trnsim.errors import UsageError
 from trnsim.units import format_size
 from trnsim.variants import VariantResult
 
-HINT = "pip install 'trnsim[plot]'  (or: pip install matplotlib plotext)"
+HINT = "install the plot extra: pip install '.[plot]' in the trnsim checkout (or: pip install matplotlib plotext)"
+
+
+def _literal(text: str) -> str:
+    """``text`` as matplotlib shows it verbatim: no mathtext, no hidden ``_`` legend entries."""
+    text = text.replace("$", r"\$")
+    return "\u200b" + text if text.startswith("_") else text
 
 
 def _require(module: str):
@@ -45,7 +53,7 @@ def save_figure(results: list[VariantResult], op: str, output: Path, title: str)
             markersize=max(7 - 1.5 * i, 2.5),
             markerfacecolor="none" if i % 2 == 0 else colour,
             color=colour,
-            label=result.label,
+            label=_literal(result.display),
         )
         axes.plot(
             sizes,
@@ -53,13 +61,13 @@ def save_figure(results: list[VariantResult], op: str, output: Path, title: str)
             linestyle="--",
             linewidth=1,
             color=colour,
-            label=f"{result.label} (bound)",
+            label=_literal(f"{result.display} (bound)"),
         )
     axes.set_xscale("log", base=2)
     axes.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: format_size(value).replace(" ", "")))
     axes.set_xlabel("message size (bytes, nccl-tests convention)")
     axes.set_ylabel("bus bandwidth (GB/s, 1 GB = 1e9 B)")
-    axes.set_title(title)
+    axes.set_title(_literal(title))
     axes.grid(True, which="major", alpha=0.3)
     axes.legend(fontsize=8)
     figure.tight_layout()
@@ -78,10 +86,10 @@ def terminal_chart(results: list[VariantResult], op: str, title: str) -> str:
     for result in results:
         rows = result.evaluation.rows
         sizes = [row.bytes for row in rows]
-        plotext.plot(sizes, [row.busbw_gbps for row in rows], label=result.label)
+        plotext.plot(sizes, [row.busbw_gbps for row in rows], label=result.display)
         # characters have no dashes: the bound is drawn with dots
         plotext.plot(
-            sizes, [row.bound_busbw_gbps for row in rows], label=f"{result.label} (bound)", marker="dot"
+            sizes, [row.bound_busbw_gbps for row in rows], label=f"{result.display} (bound)", marker="dot"
         )
     plotext.xscale("log")
     sizes = [row.bytes for row in results[0].evaluation.rows]

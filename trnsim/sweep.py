@@ -49,14 +49,17 @@ def run_task(task: Task) -> list[dict]:
         )
     except NotApplicableError as reason:
         return [{"skipped": str(reason)}]
-    label = label_of(task.variant, topology, task.variant.overrides[len(task.common) :])
     head = {
-        "variant": label,
+        "variant": label_of(topology, task.variant.overrides[len(task.common) :]),
+        "overrides": ", ".join(task.variant.overrides),
         "sku": topology.name,
         "op": task.op,
         "algo": task.algo,
         "group": task.group or (f"first {task.ranks}" if task.ranks else "all"),
         "ranks": result.ranks,
+        "dtype": task.dtype,
+        "alpha_us": task.alpha_us,
+        "file": str(topology.path),
     }
     return [{**head, **row.as_dict()} for row in result.rows]
 

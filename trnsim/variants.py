@@ -41,20 +41,21 @@ class Variant:
 class VariantResult:
     """A variant's evaluation, with a label and the content hash of the file it came from."""
 
-    label: str
+    label: str  # the SKU's name with the variant's own what-if edits: its identity in baselines
     topology: Topology
     evaluation: Evaluation
     sha256: str
     variant: Variant = field(repr=False)
+    display: str = ""  # the name with every edit it ran with, including the common --set ones
 
 
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def label_of(variant: Variant, topology: Topology, own_edits: tuple[str, ...]) -> str:
-    """A variant's display name: the SKU's full name plus its own what-if edits."""
-    return topology.name + (f" [{', '.join(own_edits)}]" if own_edits else "")
+def label_of(topology: Topology, edits: tuple[str, ...]) -> str:
+    """A variant's display name: the SKU's full name plus every what-if edit it ran with."""
+    return topology.name + (f" [{', '.join(edits)}]" if edits else "")
 
 
 def run_variants(
@@ -75,10 +76,14 @@ def run_variants(
         topology = variant.load()
         chips = select_group(topology, group, ranks)
         evaluation = evaluate(topology, op, sizes, chips, algo=algo, dtype=dtype, alpha_us=alpha_us)
-        own = variant.overrides[len(common) :]
-        label = label_of(variant, topology, own)
+        # common --set edits stand for a change to the files under test (what a baseline gate is
+        # for), so they are shown but are not part of the identity; a variant's own edits are
+        label = label_of(topology, variant.overrides[len(common) :])
         seen[label] = seen.get(label, 0) + 1
         if seen[label] > 1:
             label = f"{label} #{seen[label]}"
-        results.append(VariantResult(label, topology, evaluation, file_sha256(topology.path), variant))
+        display = label + (f" with --set {', '.join(common)}" if common else "")
+        results.append(
+            VariantResult(label, topology, evaluation, file_sha256(topology.path), variant, display)
+        )
     return results

@@ -1,6 +1,7 @@
 """``trnsim compare``, ``sweep`` and ``plot`` from the command line, with baselines."""
 
 import csv
+import io
 import json
 
 import pytest
@@ -76,7 +77,8 @@ def test_baseline_round_trip_and_regression(cli, tmp_path):
         "5%",
     )
     assert slower.code == 1
-    assert "REGRESSION trn3-nl72x2-gen1 alltoall 1073741824 B" in slower.err
+    assert "REGRESSION trn3-nl72x2-gen1 alltoall group all algo auto float 1073741824 B" in slower.err
+    assert "this run's --set edits (switched.cross_rack.lanes=8) differ" in slower.err
     assert "-50.0%" in slower.err  # half the cross-rack lanes, half the all-to-all busbw at 1 GiB
 
 
@@ -86,7 +88,8 @@ def test_baseline_round_trip_and_regression(cli, tmp_path):
         ("{not json", "invalid JSON"),
         ('{"schema": "other/9", "rows": []}', "not a trnsim/1 baseline"),
         ("[1, 2]", "not a trnsim/1 baseline"),
-        ('{"schema": "trnsim/1", "kind": "baseline", "rows": [{"x": 1}]}', "rows: expected"),
+        ('{"schema": "trnsim/1", "kind": "baseline", "rows": [{"x": 1}]}', "rows[0]: missing required key"),
+        ('{"schema": "trnsim/1", "kind": "baseline", "rows": 5}', "rows: expected `array`"),
     ],
 )
 def test_bad_baselines_exit_2(cli, tmp_path, content, message):
@@ -170,7 +173,7 @@ def test_baseline_rows_with_bad_values_exit_2(cli, tmp_path):
     data["rows"][0]["busbw_gbps"] = "fast"
     base.write_text(json.dumps(data))
     result = cli("compare", "alltoall", "--sku", "nl16", "--sizes", "1K", "--baseline", str(base))
-    assert result.code == 2 and "rows[0].busbw_gbps: expected a number" in result.err
+    assert result.code == 2 and "rows[0].busbw_gbps: expected `float`" in result.err
 
 
 @pytest.mark.parametrize(
@@ -209,7 +212,7 @@ def test_sweep_skips_what_does_not_apply_and_expands_all(cli, tmp_path):
         "--algo",
         "all",
         "--sizes",
-        "1K",
+        "1M",
         "-o",
         str(out),
     )
@@ -223,3 +226,117 @@ def test_compare_names_the_variant_that_fails(cli):
         "compare", "allreduce", "--sku", "nl16", "--sku", "nl72x2", "--algo", "torus", "--sizes", "1K"
     )
     assert result.code == 2 and "trn3-nl72x2-gen1" in result.err
+
+
+def test_sweep_baselines_save_and_check(cli, tmp_path):
+    base = tmp_path / "sweep.json"
+    args = ["sweep", "--sku", "nl16", "--op", "allreduce", "--sizes", "1K,1M"]
+    assert cli(*args, "--save-baseline", str(base), "--format", "json").code == 0
+    saved = json.loads(base.read_text())
+    assert saved["variants"][0]["sha256"] and saved["variants"][0]["file"] == "topologies/trn2-nl16.yaml"
+    same = cli(*args, "--baseline", str(base), "--format", "json")
+    assert same.code == 0, same.err
+    worse = cli(*args, "--set", "torus.axes.x.lanes=8", "--baseline", str(base), "--format", "json")
+    assert (
+        worse.code == 1 and "REGRESSION trn2-nl16 allreduce group all algo auto float 1048576 B" in worse.err
+    )
+
+
+def test_baseline_rows_match_on_group_and_report_one_sided_rows(cli, tmp_path):
+    base = tmp_path / "b.json"
+    cli("compare", "allreduce", "--sku", "nl16", "--sizes", "1K,1M", "--save-baseline", str(base))
+    # a 2-rank run with alpha 0 is a different row, not a 74.7% regression of the 16-rank one
+    other = cli(
+        "compare",
+        "allreduce",
+        "--sku",
+        "nl16",
+        "--sizes",
+        "1K,1M",
+        "--ranks",
+        "2",
+        "--alpha-us",
+        "0",
+        "--baseline",
+        str(base),
+    )
+    assert other.code == 2 and "no row of this run matches the baseline" in other.err
+    partly = cli("compare", "allreduce", "--sku", "nl16", "--sizes", "1M,1G", "--baseline", str(base))
+    assert partly.code == 0
+    assert "1 rows in the baseline only: trn2-nl16 allreduce group all algo auto float 1024 B" in partly.err
+    assert "1 rows in the this run only" in partly.err or "1 rows in the run only" in partly.err
+
+
+def test_every_output_names_the_edits(cli):
+    edit = "latency.switch_ns=50"
+    table = cli("collective", "allreduce", "--sku", "nl72x2", "--sizes", "1M", "--set", edit)
+    assert f"with --set {edit}" in table.out
+    data = json.loads(
+        cli(
+            "collective", "allreduce", "--sku", "nl72x2", "--sizes", "1M", "--set", edit, "--format", "json"
+        ).out
+    )
+    assert data["overrides"] == [edit] and data["variant"] == f"trn3-nl72x2-gen1 [{edit}]"
+    csv_text = cli(
+        "collective", "allreduce", "--sku", "nl72x2", "--sizes", "1M", "--set", edit, "--format", "csv"
+    ).out
+    assert next(csv.DictReader(io.StringIO(csv_text)))["variant"] == f"trn3-nl72x2-gen1 [{edit}]"
+    compare_csv = cli(
+        "compare",
+        "allreduce",
+        "--sku",
+        "nl16",
+        "--sizes",
+        "1M",
+        "--set",
+        "torus.axes.x.lanes=8",
+        "--format",
+        "csv",
+    ).out
+    assert (
+        next(csv.DictReader(io.StringIO(compare_csv)))["A_variant"]
+        == "trn2-nl16 with --set torus.axes.x.lanes=8"
+    )
+    compare_table = cli(
+        "compare", "allreduce", "--sku", "nl16", "--sizes", "1M", "--set", "torus.axes.x.lanes=8"
+    ).out
+    assert "every variant with --set torus.axes.x.lanes=8" in compare_table
+    sweep_csv = cli(
+        "sweep",
+        "--sku",
+        "nl16",
+        "--op",
+        "allreduce",
+        "--sizes",
+        "1M",
+        "--set",
+        "torus.axes.x.lanes=8",
+        "--format",
+        "csv",
+    ).out
+    assert next(csv.DictReader(io.StringIO(sweep_csv)))["overrides"] == "torus.axes.x.lanes=8"
+
+
+def test_what_if_labels_keep_their_brackets_in_every_format(cli):
+    for fmt in ("table", "markdown", "csv"):
+        out = cli(
+            "compare",
+            "allreduce",
+            "--sku",
+            "nl16:set=torus.axes.x.lanes=16",
+            "--sizes",
+            "1M",
+            "--format",
+            fmt,
+        ).out
+        assert "[torus.axes.x.lanes=16]" in out.replace("\\[", "[").replace("\\]", "]").replace("\\_", "_"), (
+            fmt
+        )
+
+
+def test_sweep_table_is_formatted(cli):
+    out = cli("sweep", "--sku", "nl16", "--op", "allreduce", "--sizes", "1M").out
+    assert "busbw (GB/s)" in out and "time (us)" in out and "busbw_gbps" not in out
+    assert not any(
+        len(cell) > 12 and cell.replace(".", "").isdigit() for cell in out.split()
+    )  # no raw floats

@@ -8,7 +8,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from conftest import CATALOG, topology
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from trnsim.catalog import find_sku, read_document, validate_document
@@ -27,14 +27,36 @@ def _reference_histogram(topo: Topology) -> dict[int, int]:
     return histogram
 
 
+def _brute_force_loads(topo: Topology, edge_ends) -> np.ndarray:
+    """Every ordered chip pair's unit of traffic split evenly over all its shortest paths, counted."""
+    load: dict[frozenset, float] = {}
+    for s in topo.chips:
+        for t in topo.chips:
+            if s == t:
+                continue
+            paths = list(nx.all_shortest_paths(topo.graph, s, t))
+            for path in paths:
+                for u, v in zip(path, path[1:], strict=False):
+                    key = frozenset((u, v))
+                    load[key] = load.get(key, 0.0) + 1 / len(paths)
+    return np.array([load.get(frozenset(ends), 0.0) / 2 for ends in edge_ends])
+
+
 def _check_against_networkx(topo: Topology) -> None:
     assert hop_histogram(topo).histogram_links == _reference_histogram(topo)
     arrays = graph_arrays(topo)
     loads = alltoall_link_loads(topo)
     m = len(arrays.edge_ends)
     ours = (loads[:m] + loads[m:]) / 2  # networkx halves undirected betweenness
-    reference = nx.edge_betweenness_centrality_subset(topo.graph, topo.chips, topo.chips, normalized=False)
-    expected = np.array([reference.get((u, v), reference.get((v, u))) for u, v in arrays.edge_ends])
+    if len(topo.nodes) <= 30:
+        # small graphs: path enumeration itself (networkx 3.6's subset betweenness is off on some
+        # graphs with non-member nodes, e.g. n=11, p=0.1875, seed=522 with 3 switches)
+        expected = _brute_force_loads(topo, arrays.edge_ends)
+    else:
+        reference = nx.edge_betweenness_centrality_subset(
+            topo.graph, topo.chips, topo.chips, normalized=False
+        )
+        expected = np.array([reference.get((u, v), reference.get((v, u))) for u, v in arrays.edge_ends])
     np.testing.assert_allclose(ours, expected, rtol=1e-12, atol=1e-9)
 
 
@@ -78,6 +100,7 @@ def _from_networkx(graph: nx.Graph, n_switches: int) -> Topology:
 
 
 @settings(max_examples=40, deadline=None)
+@example(n=11, p=0.1875, seed=522, switches=3)
 @given(n=st.integers(4, 24), p=st.floats(0.1, 0.6), seed=st.integers(0, 10_000), switches=st.integers(0, 3))
 def test_random_graphs_equal_networkx(n, p, seed, switches):
     graph = nx.gnp_random_graph(n, p, seed=seed)

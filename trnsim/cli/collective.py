@@ -50,16 +50,26 @@ def run(
 
     topo = load(sku, topology, overrides)
     chips = select_group(topo, group, ranks)
-    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes, fmt)
+    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     result = evaluate(topo, op, size_list, chips, algo=algo.lower(), dtype=dtype, alpha_us=alpha_us)
+    from trnsim.cli.compare import group_label
+    from trnsim.variants import label_of
+
     alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
-    group_text = group or (f"first {ranks}" if ranks else "all")
+    group_text = group_label(group, ranks)
+    edits = tuple(overrides or ())
+    variant = label_of(topo, edits)
     header = (
         f"{topo.name} {op}: {result.ranks} ranks (group {group_text}), alpha {alpha:g} us/step, "
         f"algorithm {algo}; bound limited by {result.bound.limited_by}"
     )
+    if edits:
+        header += f"; with --set {', '.join(edits)}"
     payload = {
         "sku": topo.name,
+        "variant": variant,
+        "overrides": list(edits),
+        "dtype": dtype,
         "op": op,
         "ranks": result.ranks,
         "group": group_text,
@@ -70,8 +80,11 @@ def run(
         "bound_limited_by": result.bound.limited_by,
         "rows": [row.as_dict() for row in result.rows],
         "skipped": result.skipped,
+        "dropped_sizes": result.dropped,
     }
     footer = [f"# Avg bus bandwidth    : {result.avg_busbw_gbps:.3f} GB/s"]
+    if (note := result.alignment_note()) is not None:
+        footer.append(f"# {note}")
     if algo.lower() == "all":
         names = list(result.by_algorithm)
         payload["algorithms"] = {
@@ -84,24 +97,34 @@ def run(
             entry.update({name: result.by_algorithm[name][i].busbw_gbps for name in names})
             table_rows.append(entry)
         columns = [Column("bytes", "size (B)")] + [Column(n, f"{n} busbw", "{:.2f}") for n in names]
+        if fmt == Format.csv:  # CSV carries no header line: name the variant and its edits in a column
+            columns.insert(0, Column("variant", "variant", align="left"))
+            for entry in table_rows:
+                entry["variant"] = variant
         columns += [Column("best", "best", align="left"), Column("bound_busbw_gbps", "bound busbw", "{:.2f}")]
         skipped = [f"# not applicable: {name}: {why}" for name, why in result.skipped.items()]
         emit(payload, [Table(header + " (busbw in GB/s)", columns, table_rows, footer + skipped)], fmt)
         return
     columns = [
         Column("bytes", "size (B)"),
-        Column("count", "count"),
-        Column("type", "type", align="left"),
+        # on a narrow terminal the table drops the columns that repeat others first (algbw, count, type)
+        Column("count", "count", drop_priority=3),
+        Column("type", "type", align="left", drop_priority=2),
         Column("time_us", "time (us)", "{:.2f}"),
-        Column("algbw_gbps", "algbw (GB/s)", "{:.2f}"),
-        Column("busbw_gbps", "busbw (GB/s)", "{:.2f}"),
-        Column("algorithm", "algorithm", align="left"),
-        Column("bound_busbw_gbps", "bound busbw", "{:.2f}"),
+        Column("algbw_gbps", "algbw (GB/s)", "{:.2f}", short="algbw", drop_priority=4),
+        Column("busbw_gbps", "busbw (GB/s)", "{:.2f}", short="busbw"),
+        Column("algorithm", "algorithm", align="left", short="algo"),
+        Column("bound_busbw_gbps", "bound busbw", "{:.2f}", short="bound"),
         Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}"),
-        Column("max_hops", "max hops"),
+        Column("max_hops", "max hops", short="hops", drop_priority=1),
         Column("bottleneck", "bottleneck", align="left"),
     ]
-    emit(payload, [Table(header, columns, [row.as_dict() for row in result.rows], footer)], fmt)
+    rows = [row.as_dict() for row in result.rows]
+    if fmt == Format.csv:
+        columns.insert(0, Column("variant", "variant", align="left"))
+        for entry in rows:
+            entry["variant"] = variant
+    emit(payload, [Table(header, columns, rows, footer)], fmt)
 
 
 def _register(op: str) -> None:

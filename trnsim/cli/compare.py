@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from trnsim.cli.options import (
-    Algo,
+    AlgoOne,
     AlphaUs,
     Dtype,
     FormatOption,
@@ -78,6 +78,11 @@ def _portable(path: Path) -> str:
         return str(path)
 
 
+def group_label(group: str | None, ranks: int | None) -> str:
+    """How a run's group is named in titles, JSON and baselines."""
+    return group or (f"first {ranks}" if ranks else "all")
+
+
 def _variant_meta(results) -> list[dict]:
     return [
         {
@@ -108,32 +113,45 @@ def _baselines(
         return
     threshold = parse_percent(max_regression)
     saved = baseline.load(check_path)
-    checks, missing = baseline.check(saved, rows, metric, threshold)
-    if not checks:
+    result = baseline.check(saved, rows, metric, threshold)
+    if not result.checks:
+        example = baseline.describe_key(result.only_in_baseline[0]) if result.only_in_baseline else "none"
         raise UsageError(
-            f"{check_path}: no row of this run matches the baseline (different variants, ops or sizes)"
+            f"{check_path}: no row of this run matches the baseline (rows match on variant, op, group, "
+            f"algorithm, dtype, alpha and size; the baseline has e.g. {example})"
         )
+    if saved.get("overrides", []) != context.get("overrides", []):
+        before = ", ".join(saved.get("overrides", [])) or "none"
+        edits_note = f"note: this run's --set edits ({', '.join(context.get('overrides', [])) or 'none'}) differ from the baseline's ({before})"
+    else:
+        edits_note = None
     hashes = {v.get("label"): v.get("sha256") for v in saved.get("variants", [])}
-    changed = [v["label"] for v in variants if hashes.get(v["label"]) not in (None, v["sha256"])]
-    bad = [c for c in checks if c.regressed]
+    changed = [v["label"] for v in variants if hashes.get(v["label"]) not in (None, v.get("sha256"))]
+    bad = result.regressions
     lines = [
-        f"baseline {check_path}: {len(checks)} rows compared on {metric}, threshold {100 * threshold:g}%"
+        f"baseline {check_path}: {len(result.checks)} rows compared on {metric}, "
+        f"threshold {100 * threshold:g}%"
     ]
     if changed:
         lines.append(f"note: topology file changed since the baseline for {', '.join(changed)}")
-    if missing:
-        lines.append(f"note: {len(missing)} baseline rows were not produced by this run")
+    if edits_note:
+        lines.append(edits_note)
+    for side, keys in (("baseline only", result.only_in_baseline), ("this run only", result.only_in_run)):
+        if keys:
+            shown = "; ".join(baseline.describe_key(k) for k in keys[:3])
+            more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
+            lines.append(f"note: {len(keys)} rows in the {side}: {shown}{more}")
     lines += [
-        f"REGRESSION {c.variant} {c.op} {c.bytes} B: {metric} {c.baseline:.4g} -> {c.current:.4g} "
-        f"({100 * c.change:+.1f}%)"
+        f"REGRESSION {c.label}: {metric} {c.baseline:.4g} -> {c.current:.4g} ({100 * c.change:+.1f}%)"
         for c in bad
     ]
     typer.echo("\n".join(lines), err=True)
     if bad:
-        named = "; ".join(f"{c.variant} {c.op} {c.bytes} B {100 * c.change:+.1f}%" for c in bad)
+        named = "; ".join(f"{c.label} {100 * c.change:+.1f}%" for c in bad[:5])
+        more = f"; and {len(bad) - 5} more" if len(bad) > 5 else ""
         raise ThresholdError(
-            f"{len(bad)} of {len(checks)} rows worse than the baseline by more than "
-            f"{100 * threshold:g}%: {named}"
+            f"{len(bad)} of {len(result.checks)} rows worse than the baseline by more than "
+            f"{100 * threshold:g}%: {named}{more}"
         )
     typer.echo(f"ok: no row worse than {100 * threshold:g}%", err=True)
 
@@ -154,7 +172,7 @@ def compare(
     sku: Skus = None,
     topology: Files = None,
     overrides: SetOption = None,
-    algo: Algo = "auto",
+    algo: AlgoOne = "auto",
     minbytes: MinBytes = None,
     maxbytes: MaxBytes = None,
     stepfactor: StepFactor = None,
@@ -176,7 +194,7 @@ def compare(
     op = get_op(op).name
     _prepare(algo, max_regression, baseline, save_baseline, "compare")
     variants, common = _variants(sku, topology, overrides)
-    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes, fmt)
+    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(
         variants,
         op,
@@ -189,60 +207,96 @@ def compare(
         common=common,
     )
     key = _VALUE_KEY[metric.value]
-    first = results[0]
+    group_text = group_label(group, ranks)
+    # a variant's rows by requested size: on a small group a size may align to 0 bytes and be left out
+    by_size = [{row.requested_bytes: row for row in r.evaluation.rows} for r in results]
+    shown_sizes = [size for size in size_list if any(size in rows for rows in by_size)]
     # variants are lettered in the table (A is the baseline of the ratios) and named in the legend
     letters = [chr(ord("A") + n) if n < 26 else f"V{n}" for n in range(len(results))]
     table_rows, payload_rows, baseline_rows = [], [], []
-    for i, size in enumerate(size_list):
+    for size in shown_sizes:
         entry, values, ratios = {"bytes": size}, {}, {}
-        reference = getattr(first.evaluation.rows[i], key)
+        first = by_size[0].get(size)
+        reference = getattr(first, key) if first is not None else None
         for n, result in enumerate(results):
-            row = result.evaluation.rows[i]
+            row, letter = by_size[n].get(size), letters[n]
+            entry[f"{letter}_variant"] = result.display
+            if row is None:
+                continue
             value = getattr(row, key)
             ratio = value / reference if reference else None
-            letter = letters[n]
             entry[f"{letter}_{key}"], entry[f"{letter}_time_us"], entry[f"{letter}_over_A"] = (
                 value,
                 row.time_us,
                 ratio,
             )
             values[result.label] = {
+                "bytes": row.bytes,
                 "time_us": row.time_us,
                 "busbw_gbps": row.busbw_gbps,
                 "efficiency": row.efficiency,
                 "algorithm": row.algorithm,
             }
             ratios[result.label] = ratio
-            baseline_rows.append({"variant": result.label, "op": op, "bytes": size, **values[result.label]})
+            baseline_rows.append(
+                {
+                    "variant": result.label,
+                    "op": op,
+                    "group": group_text,
+                    "algo": algo.lower(),
+                    "dtype": dtype,
+                    "alpha_us": alpha_us,
+                    "requested_bytes": size,
+                    **values[result.label],
+                }
+            )
         table_rows.append(entry)
         payload_rows.append({"bytes": size, "values": values, "ratios": ratios})
     columns = [Column("bytes", "size (B)")]
     for n, letter in enumerate(letters):
+        if fmt == Format.csv:  # CSV has no legend: name each variant (with its edits) in a column
+            columns.append(Column(f"{letter}_variant", f"{letter}_variant", align="left"))
         columns.append(
             Column(f"{letter}_{key}", f"{letter} {_VALUE_HEAD[metric.value]}", _VALUE_FMT[metric.value])
         )
         if metric != Metric.time:
-            columns.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}"))
+            columns.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}", drop_priority=1))
         if n:
             columns.append(Column(f"{letter}_over_A", f"{letter}/A", "{:.3f}x"))
-    legend = [f"{letter} = {result.label}" for letter, result in zip(letters, results, strict=True)]
-    group_text = group or (f"first {ranks}" if ranks else "all")
+    legend = [f"{letter} = {result.display}" for letter, result in zip(letters, results, strict=True)]
+    notes = [
+        f"{result.label}: {note}"
+        for result in results
+        if (note := result.evaluation.alignment_note()) is not None
+    ]
     count = f"{len(results)} variant{'s' if len(results) != 1 else ''}"
     title = f"{op} on {count}, group {group_text}, algorithm {algo}; ratios of {metric.value} to A"
+    if common:
+        title += f"; every variant with --set {', '.join(common)}"
     meta = _variant_meta(results)
     payload = {
         "op": op,
         "metric": metric.value,
         "group": group_text,
         "algorithm": algo,
+        "dtype": dtype,
+        "alpha_us": alpha_us,
+        "overrides": list(common),
         "variants": meta,
         "rows": payload_rows,
     }
-    emit(payload, [Table(title, columns, table_rows, legend)], fmt)
+    emit(payload, [Table(title, columns, table_rows, legend + notes)], fmt)
     _baselines(
         baseline_rows,
         meta,
-        {"command": "compare", "op": op, "metric": metric.value, "group": group_text, "algorithm": algo},
+        {
+            "command": "compare",
+            "op": op,
+            "metric": metric.value,
+            "group": group_text,
+            "algorithm": algo,
+            "overrides": list(common),
+        },
         save_baseline,
         baseline,
         max_regression,
@@ -301,7 +355,7 @@ def sweep(
     algos = [a.lower() for a in (algo or ["auto"])]
     if "all" in algos:  # every algorithm as its own run; those that do not apply are skipped
         algos = [a for a in algos if a != "all"] + [name for name in REGISTRY if name not in algos]
-    size_list = tuple(resolve_sizes(minbytes, maxbytes, stepfactor, sizes, Format.csv))
+    size_list = tuple(resolve_sizes(minbytes, maxbytes, stepfactor, sizes))
     tasks = [
         Task(v, common, o, a, size_list, group, ranks, dtype, alpha_us)
         for v in variants
@@ -317,24 +371,55 @@ def sweep(
         typer.echo(f"skipped: {reason}", err=True)
     if not rows:
         raise UsageError("no combination of the sweep applies (see the skipped lines)")
-    meta = [{"label": r["variant"], "sku": r["sku"]} for r in {r["variant"]: r for r in rows}.values()]
+    from trnsim.variants import file_sha256
+
+    meta = [
+        {
+            "label": r["variant"],
+            "sku": r["sku"],
+            "file": _portable(r["file"]),
+            "overrides": [],
+            "sha256": file_sha256(r["file"]),
+        }
+        for r in {r["variant"]: r for r in rows}.values()
+    ]
+    for row in rows:
+        row["file"] = _portable(row["file"])
     if output is not None:
         _write_rows(output, rows)
         typer.echo(f"wrote {len(rows)} rows ({len(tasks) - len(skipped)} runs) to {output}", err=True)
     else:
-        columns = [
-            Column(key, key, align="left" if isinstance(rows[0][key], str) else "right") for key in rows[0]
-        ]
-        emit({"rows": rows}, [Table(f"sweep: {len(tasks)} runs", columns, rows)], fmt)
+        title = f"sweep: {len(tasks)} runs" + (
+            f", every variant with --set {', '.join(common)}" if common else ""
+        )
+        # CSV is for machines: every field, as -o results.csv writes it; the table shows the essentials
+        columns = [Column(k, k) for k in rows[0]] if fmt == Format.csv else _SWEEP_COLUMNS
+        emit({"overrides": list(common), "variants": meta, "rows": rows}, [Table(title, columns, rows)], fmt)
     _baselines(
         rows,
         meta,
-        {"command": "sweep", "metric": metric.value},
+        {"command": "sweep", "metric": metric.value, "overrides": list(common)},
         save_baseline,
         baseline,
         max_regression,
         metric.value,
     )
+
+
+_SWEEP_COLUMNS = [
+    Column("variant", "variant", align="left"),
+    Column("op", "op", align="left"),
+    Column("group", "group", align="left", drop_priority=3),
+    Column("ranks", "ranks", drop_priority=2),
+    Column("algo", "algo", align="left", drop_priority=4),
+    Column("bytes", "size (B)"),
+    Column("time_us", "time (us)", "{:.2f}"),
+    Column("busbw_gbps", "busbw (GB/s)", "{:.2f}"),
+    Column("algorithm", "algorithm", align="left"),
+    Column("bound_busbw_gbps", "bound busbw", "{:.2f}", short="bound"),
+    Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}"),
+    Column("bottleneck", "bottleneck", align="left", drop_priority=1),
+]
 
 
 def _with_progress(tasks, start):
@@ -352,7 +437,7 @@ def _with_progress(tasks, start):
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # file names are data, not markup
         console=console,
         transient=True,
     ) as progress:
@@ -385,7 +470,7 @@ def plot(
     sku: Skus = None,
     topology: Files = None,
     overrides: SetOption = None,
-    algo: Algo = "auto",
+    algo: AlgoOne = "auto",
     minbytes: MinBytes = None,
     maxbytes: MaxBytes = None,
     stepfactor: StepFactor = None,
@@ -410,7 +495,7 @@ def plot(
     _prepare(algo, "5%", None, None, "plot")
     writable(output, "-o")
     variants, common = _variants(sku, topology, overrides)
-    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes, Format.csv)
+    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(
         variants,
         op,
