@@ -93,3 +93,27 @@ def test_a_one_chip_system_has_zero_hops(cli, tmp_path):
     assert data["chips"] == 1 and data["diameter_links"] == 0 and data["diameter_hops"] == 0
     assert data["avg_hops"] == 0
     assert "-1" not in cli("topo", "show", "--topology", str(path)).out
+
+
+def test_a_thousand_racks_are_built_and_checked_in_seconds(cli):
+    """Per-node cuts were built and costed in quadratic time (minutes at 1,000 racks)."""
+    import time
+
+    start = time.perf_counter()
+    result = cli("topo", "validate", "--format", "json", str(CATALOG[0].parent / "trn3-nl32x2-gen1.yaml"))
+    assert result.code == 0
+    result = cli("topo", "show", "nl32x2", "--set", "switched.racks=1000")
+    assert result.code == 2 and "unreachable" in result.err  # racks pair up; 1,000 racks are 500 islands
+    assert time.perf_counter() - start < 15
+
+
+def test_cut_bandwidths_in_one_pass_equal_the_direct_sum():
+    from trnsim.topology import load_topology
+    from trnsim.topology.metrics import cut_bandwidth_gbps, cut_bandwidths
+
+    for path in CATALOG:
+        topo = load_topology(topology=path)
+        fast = cut_bandwidths(topo)
+        assert fast.keys() == topo.cuts.keys()
+        for name, side in topo.cuts.items():
+            assert fast[name] == pytest.approx(cut_bandwidth_gbps(topo, side), rel=1e-12), (path.name, name)

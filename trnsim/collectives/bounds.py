@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from trnsim.collectives.ops import Op
 from trnsim.topology.graph import Topology
-from trnsim.topology.metrics import chip_bandwidth_gbps, cut_bandwidth_gbps
+from trnsim.topology.metrics import chip_bandwidth_gbps, cut_bandwidths
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ def lower_bound(topology: Topology, group: list[str], op: Op, alpha_ns: float, m
     peak = factor / (injection * 1e9)
     candidates = [(peak, "injection")]
     members = set(group)
+    cut_bw = cut_bandwidths(topology)
     for name, side in topology.cuts.items():
         a = len(members & side)
         b = p - a
@@ -58,7 +59,7 @@ def lower_bound(topology: Topology, group: list[str], op: Op, alpha_ns: float, m
             "reducescatter": max(a, b) / p,
             "alltoall": a * b / p,
         }[op.name]
-        candidates.append((crossing / (cut_bandwidth_gbps(topology, side) * 1e9), f"cut {name}"))
+        candidates.append((crossing / (cut_bw[name] * 1e9), f"cut {name}"))
     seconds_per_byte, limited_by = max(candidates)
     min_link_ns = min(data["latency_ns"] for data in topology.links.values())
     latency_us = (alpha_ns + max_links * min_link_ns) / 1e3

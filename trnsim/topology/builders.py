@@ -319,12 +319,14 @@ def switched_fabric(spec: Spec) -> Topology:
     if layout.racks >= 2:
         cuts["rack-halves"] = frozenset(n for n, data in nodes.items() if data["rack"] < layout.racks // 2)
     if layout.nodes_per_rack * layout.racks > 1 and (local is not None or fabric is not None):
-        # one node (tray or server) with its on-node switches against the rest
-        for rack in range(layout.racks):
-            for node in range(layout.nodes_per_rack):
-                cuts[f"node-r{rack}.n{node}"] = frozenset(
-                    n for n, data in nodes.items() if data["rack"] == rack and data["node"] == node
-                )
+        # one node (tray or server) with its on-node switches against the rest (one pass: a loop
+        # over nodes x devices would be quadratic on large fabrics)
+        members: dict[tuple[int, int], list[str]] = {}
+        for n, data in nodes.items():
+            if data["node"] is not None:
+                members.setdefault((data["rack"], data["node"]), []).append(n)
+        for (rack, node), names in members.items():
+            cuts[f"node-r{rack}.n{node}"] = frozenset(names)
     if fabric is not None and len(fabric.planes) > 1:
         # a plane's chips and switches against the rest: what crosses must use the node-local links
         for plane in fabric.planes:

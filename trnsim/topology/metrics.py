@@ -108,12 +108,39 @@ def cut_bandwidth_gbps(topology: Topology, side: frozenset[str]) -> float:
     return round(total, 9)
 
 
+def cut_bandwidths(topology: Topology) -> dict[str, float]:
+    """Every natural cut's bandwidth (per direction), cached on the topology.
+
+    The per-node cuts are disjoint, so one pass over the links serves all of them: a fabric of
+    thousands of trays costs one pass, not one per tray.
+    """
+    cached = topology.__dict__.get("_cut_bw")
+    if cached is not None:
+        return cached
+    owner: dict[str, str] = {}
+    result: dict[str, float] = {}
+    for name, side in topology.cuts.items():
+        if name.startswith("node-"):
+            result[name] = 0.0
+            owner.update(dict.fromkeys(side, name))
+    for (u, v), data in topology.links.items():
+        a, b = owner.get(u), owner.get(v)
+        if a != b:
+            for name in (a, b):
+                if name is not None:
+                    result[name] += data["bw_gbps"]
+    for name, side in topology.cuts.items():
+        result[name] = cut_bandwidth_gbps(topology, side) if name not in result else round(result[name], 9)
+    topology.__dict__["_cut_bw"] = result
+    return result
+
+
 def natural_cuts(topology: Topology, per_node: bool = False) -> list[dict]:
     """The SKU's natural cuts with their bandwidth: rack halves, torus halves per axis, switch planes,
     and (with ``per_node``) each node with its on-node switches against the rest."""
     return [
-        {"cut": name, "bw_gbps": cut_bandwidth_gbps(topology, side)}
-        for name, side in topology.cuts.items()
+        {"cut": name, "bw_gbps": bw}
+        for name, bw in cut_bandwidths(topology).items()
         if per_node or not name.startswith("node-")
     ]
 
