@@ -264,11 +264,12 @@ def compare(
         if n:
             columns.append(Column(f"{letter}_over_A", f"{letter}/A", "{:.3f}x"))
     legend = [f"{letter} = {result.display}" for letter, result in zip(letters, results, strict=True)]
-    notes = [
-        f"{result.label}: {note}"
-        for result in results
-        if (note := result.evaluation.alignment_note()) is not None
-    ]
+    # one line per distinct alignment note, naming the variants it applies to
+    by_note: dict[str, list[str]] = {}
+    for letter, result in zip(letters, results, strict=True):
+        if (note := result.evaluation.alignment_note()) is not None:
+            by_note.setdefault(note, []).append(letter)
+    notes = [f"{', '.join(names)}: {note}" for note, names in by_note.items()]
     count = f"{len(results)} variant{'s' if len(results) != 1 else ''}"
     title = f"{op} on {count}, group {group_text}, algorithm {algo}; ratios of {metric.value} to A"
     if common:
