@@ -13,7 +13,7 @@ TRNSIM_MAX_YAML_NODES     YAML nodes after expanding aliases   100,000
 TRNSIM_MAX_DEVICES        chips plus switches of a topology    131,072
 TRNSIM_MAX_LINKS          links of a topology                  1,048,576
 TRNSIM_MAX_ROUTING        group x devices routing entries      16,777,216
-TRNSIM_MAX_PAIRS_WORK     chips x devices for all-pairs stats  4,294,967,296
+TRNSIM_MAX_PAIRS_WORK     chips x devices for all-pairs stats  33,554,432
 TRNSIM_MAX_SIZES          message sizes in one run             1,000
 ========================  ===================================  ============================
 """
@@ -62,5 +62,5 @@ YAML_NODES = Limit("TRNSIM_MAX_YAML_NODES", 100_000, "YAML nodes once aliases ar
 DEVICES = Limit("TRNSIM_MAX_DEVICES", 1 << 17, "devices (chips and switches)")
 LINKS = Limit("TRNSIM_MAX_LINKS", 1 << 20, "links")
 ROUTING = Limit("TRNSIM_MAX_ROUTING", 1 << 24, "routing entries (group members x devices)")
-PAIRS_WORK = Limit("TRNSIM_MAX_PAIRS_WORK", 1 << 32, "all-pairs entries (chips x devices)")
+PAIRS_WORK = Limit("TRNSIM_MAX_PAIRS_WORK", 1 << 25, "all-pairs entries (chips x devices)")
 SIZES = Limit("TRNSIM_MAX_SIZES", 1000, "message sizes")
