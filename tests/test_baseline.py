@@ -62,8 +62,8 @@ def test_foreign_files_are_refused(tmp_path):
     "text, message",
     [
         ('{"schema": "trnsim/1", "kind": "baseline", "rows": [ROW_NAN]}', "invalid JSON"),
-        ("ROWS_OF(0)", r"rows\[0\].busbw_gbps: expected `float` > 0"),
-        ("ROWS_OF(-3)", r"rows\[0\].busbw_gbps: expected `float` > 0"),
+        ("ROWS_OF(0)", r"rows\[0\].busbw_gbps: expected `float` >= 1e-09"),
+        ("ROWS_OF(-3)", r"rows\[0\].busbw_gbps: expected `float` >= 1e-09"),
         ('{"schema": "trnsim/1", "kind": "baseline", "rows": [{"variant": 1}]}', r"rows\[0\].variant"),
         ('{"schema": "trnsim/1", "kind": "baseline", "rows": {}}', "rows: expected `array`"),
         ('{"schema": "trnsim/1", "kind": "baseline"', "invalid JSON"),
@@ -80,4 +80,26 @@ def test_malformed_baselines_are_refused_with_the_key_path(tmp_path, text, messa
     path = tmp_path / "b.json"
     path.write_text(text)
     with pytest.raises(ConfigError, match=message):
+        baseline.load(path)
+
+
+def test_tiny_metrics_duplicate_rows_and_deep_json_are_refused(tmp_path):
+    path = tmp_path / "b.json"
+    baseline.save(path, [_row(100.0)], [], {})
+    document = json.loads(path.read_text())
+    document["rows"][0]["time_us"] = 5e-324  # would make a relative change of +inf%
+    path.write_text(json.dumps(document))
+    with pytest.raises(ConfigError, match=r"rows\[0\].time_us: expected `float` >= 1e-09"):
+        baseline.load(path)
+    document["rows"] = [_row(100.0), _row(1000.0)]  # the same identity twice: one would shadow the other
+    path.write_text(json.dumps(document))
+    with pytest.raises(ConfigError, match=r"rows\[1\]: the same row as rows\[0\]"):
+        baseline.load(path)
+    path.write_text(
+        '{"schema": "trnsim/1", "kind": "baseline", "rows": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    )
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        baseline.load(path)
+    path.write_text('{"schema": "trnsim/1", "kind": "other", "rows": []}')
+    with pytest.raises(ConfigError, match="kind 'other'"):
         baseline.load(path)

@@ -49,7 +49,7 @@ def test_estimate_matches_random_tori(sizes, wraps):
         (["topo", "show", "nl72x2", "--set", "switched.switch_fabric.switches_per_plane=100000"], "limit"),
         (
             ["collective", "alltoall", "--topology", "examples/torus-32x32x32.yaml", "--ranks", "4096"],
-            "134,217,728 routing entries (group members x devices), more than the limit of 16,777,216",
+            "939,524,096 units of routing work (group x (devices + directed links)), more than the limit of 134,217,728",
         ),
         (["collective", "allreduce", "--sku", "nl16", "-f", "1.000001"], "TRNSIM_MAX_SIZES"),
         (["collective", "allreduce", "--sku", "nl16", "--sizes", "1e400"], "too large"),
@@ -117,3 +117,88 @@ def test_cut_bandwidths_in_one_pass_equal_the_direct_sum():
         assert fast.keys() == topo.cuts.keys()
         for name, side in topo.cuts.items():
             assert fast[name] == pytest.approx(cut_bandwidth_gbps(topo, side), rel=1e-12), (path.name, name)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["collective", "allreduce", "--sku", "nl72x2", "--sizes", "1M", "--group", "0,²"], "not a chip"),
+        (["collective", "allreduce", "--sku", "nl72x2", "--sizes", "1M", "--group", "０-３"], "not a chip"),
+        (
+            ["collective", "allreduce", "--sku", "nl72x2", "--sizes", "1M", "--group", "rack:a"],
+            "expected a number",
+        ),
+        (["topo", "path", "nl16", "²", "3"], "not a chip"),
+        (["topo", "show", "nl16", "--set", "torus.axes.²=8"], "no element '²'"),
+        (["topo", "show", "nl72x2", "--set", "switched.slots=[A, B, C, sw0]"], "clashes with on-node switch"),
+        (
+            ["topo", "show", "nl72x2", "--set", "switched.switch_fabric.planes.0.name=n0"],
+            "clashes with node names",
+        ),
+        (
+            ["topo", "show", "nl72x2", "--set", "switched.switch_fabric.planes.1.name=A"],
+            "plane names must be unique",
+        ),
+        (["topo", "show", "nl16", "--set", "name=x\nnpus_count: [ 999 ]"], "one line of printable text"),
+        (["collective", "allreduce", "--sku", "nl16", "--alpha-us", "1000001"], "got 1000001.0"),
+        (["collective", "allreduce", "--sku", "nl16", "-f", "1.000001"], "-f 1.000001:"),
+    ],
+)
+def test_odd_digits_names_and_numbers_get_one_clear_line(cli, args, message):
+    result = cli(*args)
+    assert result.code == 2 and message in result.err, result.err
+    assert len(result.err.strip().splitlines()) == 1 and "internal error" not in result.err
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("lanes: 4_0", "expected `int`, got `str`"),
+        ("lanes: 1:30", "expected `int`, got `str`"),
+        ("lanes: 1" + "0" * 5000, "a number of 5001 digits"),
+        ("wrap: off", "expected `bool`, got `str`"),
+    ],
+)
+def test_files_are_read_with_yaml_1_2_scalars(cli, tmp_path, text, message):
+    original = (CATALOG[0].parent / "trn2-nl16.yaml").read_text()
+    key, _, value = text.partition(": ")
+    path = tmp_path / "t.yaml"
+    if key == "wrap":
+        edited = original.replace("lanes: 32,", "lanes: 32, wrap: off,", 1)
+    else:
+        edited = original.replace("lanes: 32", f"lanes: {value}", 1)
+    assert edited != original
+    path.write_text(edited)
+    result = cli("topo", "validate", str(path), str(CATALOG[0]))
+    assert result.code == 2 and message in result.err, result.err
+    assert (
+        "internal error" not in result.err and str(CATALOG[0]) in result.out
+    )  # the next file is still checked
+
+
+def test_leading_zeros_and_exponents_read_as_yaml_1_2(tmp_path):
+    from trnsim.yamlio import load_yaml
+
+    path = tmp_path / "t.yaml"
+    path.write_text("a: 032\nb: 1e9\nc: 1.5e-3\nd: true\ne: yes\nf: 0x10\n")
+    assert load_yaml(path) == {"a": 32, "b": 1e9, "c": 1.5e-3, "d": True, "e": "yes", "f": "0x10"}
+
+
+def test_closed_or_full_stdout_is_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    full = subprocess.run(
+        f"{sys.executable} -m trnsim collective allreduce --sku nl16 --sizes 1M > /dev/full",
+        shell=True,
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        full.returncode == 2
+        and full.stderr.strip() == "error: cannot write the output: No space left on device"
+    )
+    closed = subprocess.run(
+        f"{sys.executable} -m trnsim topo list --format csv >&-", shell=True, capture_output=True, text=True
+    )
+    assert closed.returncode == 2 and "standard output is closed" in closed.stderr

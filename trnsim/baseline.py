@@ -24,7 +24,9 @@ METRICS = {"busbw": "busbw_gbps", "time": "time_us", "efficiency": "efficiency"}
 # the fields that identify a row: two runs are compared only where all of them agree
 IDENTITY = ("variant", "op", "group", "algo", "dtype", "alpha_us", "requested_bytes")
 
-_Positive = Annotated[float, msgspec.Meta(gt=0, le=1e300)]
+# a metric below 1e-9 (a femtosecond, a byte per second) is no measurement: refusing it keeps every
+# relative change finite
+_Positive = Annotated[float, msgspec.Meta(ge=1e-9, le=1e15)]
 
 
 class _Row(msgspec.Struct, kw_only=True):
@@ -109,15 +111,18 @@ def load(path: Path) -> dict:
         document = msgspec.json.decode(text)
     except msgspec.DecodeError as exc:
         raise ConfigError(f"{path}: not a trnsim baseline: invalid JSON ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not a trnsim baseline: JSON nested too deeply") from None
     if (
         not isinstance(document, dict)
         or document.get("schema") != SCHEMA
         or document.get("kind") != "baseline"
     ):
-        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-        raise ConfigError(
-            f"{path}: not a {SCHEMA} baseline (schema {found!r}); save one with --save-baseline"
-        )
+        if isinstance(document, dict) and document.get("schema") == SCHEMA:
+            found = f"kind {document.get('kind')!r}"
+        else:
+            found = f"schema {document.get('schema') if isinstance(document, dict) else type(document).__name__!r}"
+        raise ConfigError(f"{path}: not a {SCHEMA} baseline ({found}); save one with --save-baseline")
     try:
         msgspec.convert(document, _Baseline)
     except msgspec.ValidationError as exc:
@@ -128,6 +133,14 @@ def load(path: Path) -> dict:
             f"{path}: {keypath}: {message.replace('Expected', 'expected')} "
             "(re-save the baseline with --save-baseline)"
         ) from None
+    seen: dict[tuple, int] = {}
+    for index, row in enumerate(document["rows"]):
+        first = seen.setdefault(row_key(row), index)
+        if first != index:
+            raise ConfigError(
+                f"{path}: rows[{index}]: the same row as rows[{first}] ({describe_key(row_key(row))}); "
+                "each row may appear once"
+            )
     return document
 
 

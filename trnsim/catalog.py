@@ -97,6 +97,8 @@ def _describe_validation(exc: msgspec.ValidationError) -> tuple[str, str]:
         .replace("Object missing required field", "missing required key")
         .replace("Expected", "expected")
     )
+    if "matching regex" in message:  # the schema's Name pattern, said in words
+        message = "expected a name on one line of printable text (no control characters)"
     return keypath, message
 
 
@@ -147,6 +149,11 @@ def _check_references(spec: Spec, path: Path) -> None:
     switched = spec.switched
     if len(set(switched.slots)) != len(switched.slots) or not switched.slots:
         fail("switched.slots", f"expected a non-empty list of unique slot names, got {switched.slots}")
+    # device names are r<rack>.n<node>.<slot>, r<rack>.n<node>.sw<k> and r<rack>.<plane>.sw<k>:
+    # a slot called sw0 or a plane called n0 would make two devices one
+    clash = [slot for slot in switched.slots if re.fullmatch(r"sw[0-9]+", slot)]
+    if clash:
+        fail("switched.slots", f"slot name {clash[0]!r} clashes with on-node switch names (sw0, sw1, ...)")
     fabric = switched.switch_fabric
     if fabric is not None:
         if fabric.switch_model not in spec.switch_models:
@@ -156,7 +163,15 @@ def _check_references(spec: Spec, path: Path) -> None:
                 "switched.switch_fabric.active_lanes",
                 f"expected at most backplane_lanes ({fabric.backplane_lanes}), got {fabric.active_lanes}",
             )
+        names = [plane.name for plane in fabric.planes]
+        if len(set(names)) != len(names):
+            fail("switched.switch_fabric.planes", f"plane names must be unique, got {names}")
         for index, plane in enumerate(fabric.planes):
+            if re.fullmatch(r"n[0-9]+", plane.name):
+                fail(
+                    f"switched.switch_fabric.planes[{index}].name",
+                    f"plane name {plane.name!r} clashes with node names (n0, n1, ...)",
+                )
             for slot in plane.slots:
                 if slot not in switched.slots:
                     fail(

@@ -150,7 +150,8 @@ def parse_assignment(text: str) -> tuple[str, Any]:
 
 
 def _child_index(container: list, part: str, path: str) -> int:
-    if part.lstrip("-").isdigit():
+    digits = part.removeprefix("-")
+    if digits.isascii() and digits.isdigit():
         index = int(part)
         if -len(container) <= index < len(container):
             return index

@@ -16,6 +16,8 @@ LaneGbps = Annotated[float, msgspec.Meta(ge=1e-3, le=1e4)]
 LatencyNs = Annotated[float, msgspec.Meta(ge=0, le=1e9)]
 PositiveFloat = Annotated[float, msgspec.Meta(gt=0, le=1e9)]
 Medium = Literal["pcb", "backplane", "copper", "aec", "optics"]
+# names become device names, table cells and exported files: one line of printable text
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")]
 
 
 class Section(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -25,7 +27,7 @@ class Section(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class Chip(Section, kw_only=True):
     """The accelerator: its scale-up lane budget and lane rate."""
 
-    name: str
+    name: Name
     lanes: PositiveInt
     active_lanes: PositiveInt | None = None
     lane_gbps: LaneGbps
@@ -40,7 +42,7 @@ class Chip(Section, kw_only=True):
 class Axis(Section, kw_only=True):
     """One torus dimension: a ring (or a line when ``wrap`` is false) of ``size`` chips."""
 
-    name: str
+    name: Name
     size: PositiveInt
     lanes: PositiveInt
     medium: Medium = "backplane"
@@ -80,8 +82,8 @@ class NodeLocal(Section, kw_only=True):
 class Plane(Section, kw_only=True):
     """A switch plane: the node slots whose chips attach to the plane's switches."""
 
-    name: str
-    slots: list[str]
+    name: Name
+    slots: list[Name]
 
 
 class SwitchFabric(Section, kw_only=True):
@@ -113,8 +115,8 @@ class Switched(Section, kw_only=True):
 
     racks: PositiveInt
     nodes_per_rack: PositiveInt
-    slots: list[str]
-    node_label: str = "tray"
+    slots: list[Name]
+    node_label: Name = "tray"
     node_local: NodeLocal | None = None
     switch_fabric: SwitchFabric | None = None
     cross_rack: CrossRack | None = None
@@ -143,14 +145,14 @@ class ScaleOut(Section, kw_only=True):
 class Spec(Section, kw_only=True):
     """A whole topology file."""
 
-    name: Annotated[str, msgspec.Meta(min_length=1)]
+    name: Name
     kind: Literal["torus", "switched"]
     chip: Chip
     latency: Latency
     description: str = ""
-    aliases: list[str] = []
+    aliases: list[Name] = []
     source: str = ""
     torus: Torus | None = None
     switched: Switched | None = None
-    switch_models: dict[str, SwitchModel] = {}
+    switch_models: dict[Name, SwitchModel] = {}
     scale_out: ScaleOut | None = None

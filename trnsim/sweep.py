@@ -32,7 +32,7 @@ def run_task(task: Task) -> list[dict]:
     """Evaluate one task; rows are flat dicts ready for CSV or JSON. When the algorithm does not apply,
     one row ``{"skipped": reason}``: a sweep skips such combinations and says so."""
     from trnsim.collectives.engine import evaluate
-    from trnsim.collectives.groups import select_group
+    from trnsim.collectives.groups import group_label, select_group
     from trnsim.errors import NotApplicableError
 
     topology = _topology(task.variant)
@@ -55,9 +55,9 @@ def run_task(task: Task) -> list[dict]:
         "sku": topology.name,
         "op": task.op,
         "algo": task.algo,
-        "group": task.group or (f"first {task.ranks}" if task.ranks else "all"),
+        "group": group_label(task.group, task.ranks),
         "ranks": result.ranks,
-        "dtype": task.dtype,
+        "dtype": task.dtype.strip().lower(),
         "alpha_us": task.alpha_us,
         "file": str(topology.path),
     }

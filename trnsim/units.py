@@ -109,9 +109,9 @@ def check_finite(
     if not math.isfinite(value):
         raise UsageError(f"{name} {value} is not a finite number")
     if minimum is not None and value < minimum:
-        raise UsageError(f"{name} must be >= {minimum:g}, got {value:g}")
+        raise UsageError(f"{name} must be >= {minimum:g}, got {value!r}")
     if maximum is not None and value > maximum:
-        raise UsageError(f"{name} must be <= {maximum:g}, got {value:g}")
+        raise UsageError(f"{name} must be <= {maximum:g}, got {value!r}")
 
 
 def size_sweep(min_bytes: int, max_bytes: int, factor: float) -> list[int]:
@@ -126,7 +126,7 @@ def size_sweep(min_bytes: int, max_bytes: int, factor: float) -> list[int]:
 
     # count the rows before making them: -f 1.000001 over 8 B..1 GiB would be millions of sizes
     steps = math.floor(math.log(max_bytes * (1 + 1e-12) / min_bytes) / math.log(factor)) + 1
-    limits.SIZES.check(steps, f"-b {min_bytes} -e {max_bytes} -f {factor:g}: the sweep has")
+    limits.SIZES.check(steps, f"-b {min_bytes} -e {max_bytes} -f {factor!r}: the sweep has")
     sizes, size = [], float(min_bytes)
     while size <= max_bytes * (1 + 1e-12):
         sizes.append(int(round(size)))

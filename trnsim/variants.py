@@ -10,7 +10,7 @@ from pathlib import Path
 
 from trnsim.collectives.engine import Evaluation, evaluate
 from trnsim.collectives.groups import select_group
-from trnsim.errors import UsageError
+from trnsim.errors import TrnsimError, UsageError
 from trnsim.topology.graph import Topology, load_topology
 
 
@@ -21,6 +21,7 @@ class Variant:
     sku: str | None = None
     file: Path | None = None
     overrides: tuple[str, ...] = ()
+    text: str = field(default="", compare=False)  # as the user wrote it, for messages
 
     @staticmethod
     def parse(text: str, is_file: bool = False, common: tuple[str, ...] = ()) -> "Variant":
@@ -30,11 +31,17 @@ class Variant:
             raise UsageError(f"variant {text!r} names no SKU or file")
         edits = tuple(common) + tuple(sets)
         if is_file:
-            return Variant(file=Path(base), overrides=edits)
-        return Variant(sku=base.strip(), overrides=edits)
+            return Variant(file=Path(base), overrides=edits, text=text)
+        return Variant(sku=base.strip(), overrides=edits, text=text)
 
     def load(self) -> Topology:
-        return load_topology(self.sku, self.file, list(self.overrides))
+        """Build the variant's topology; an error names the variant as the user wrote it."""
+        try:
+            return load_topology(self.sku, self.file, list(self.overrides))
+        except TrnsimError as exc:
+            if not self.text or ":set=" not in self.text:
+                raise
+            raise type(exc)(f"variant {self.text!r}: {exc}") from None
 
 
 @dataclass

@@ -7,6 +7,7 @@ be a regular file of bounded size, and one streaming pass over its parse events 
 first excess) bounds the nesting depth and the number of nodes once aliases are expanded.
 """
 
+import re
 import stat
 from pathlib import Path
 
@@ -41,6 +42,44 @@ class SafeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
 
 
 SafeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, SafeLoader.construct_mapping)
+
+# Plain scalars are typed by YAML 1.2's core schema, not PyYAML's YAML 1.1 rules: under 1.1,
+# `032` is octal 26, `1:30` is 90, `4_0` is 40, `off` is False and `1e9` is a string. Here
+# integers are decimal, floats are decimal with an optional exponent, booleans are true/false,
+# and everything else stays text for the schema to refuse with its key path.
+_CORE = {
+    "tag:yaml.org,2002:bool": (r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    "tag:yaml.org,2002:int": (r"^[-+]?[0-9]+$", "-+0123456789"),
+    "tag:yaml.org,2002:float": (
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+0123456789.",
+    ),
+}
+SafeLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _CORE]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+for _tag, (_pattern, _first) in _CORE.items():
+    SafeLoader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
+# the most digits a number in a topology file needs; Python refuses int("1" * 5000) anyway
+_MAX_DIGITS = 40
+
+
+def _construct_int(loader, node):
+    text = loader.construct_scalar(node)
+    if len(text) > _MAX_DIGITS:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a number of {len(text)} digits (at most {_MAX_DIGITS})", node.start_mark
+        )
+    return int(text)  # decimal even with a leading zero, as YAML 1.2 reads it
+
+
+def _construct_bool(loader, node):
+    return loader.construct_scalar(node).lower() == "true"
+
+
+SafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+SafeLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
 
 
 def read_text(path: Path, what: str = "file") -> str:

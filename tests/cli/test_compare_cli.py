@@ -340,3 +340,53 @@ def test_sweep_table_is_formatted(cli):
     assert not any(
         len(cell) > 12 and cell.replace(".", "").isdigit() for cell in out.split()
     )  # no raw floats
+
+
+def test_baseline_problems_are_found_before_the_work(cli, tmp_path):
+    missing = cli(
+        "compare", "alltoall", "--sku", "nl16", "--sizes", "1M", "--baseline", str(tmp_path / "no.json")
+    )
+    assert missing.code == 2 and missing.out == "" and "no such file" in missing.err
+    base = tmp_path / "b.json"
+    cli("compare", "alltoall", "--sku", "nl16", "--sizes", "1M", "--save-baseline", str(base))
+    same = cli(
+        "compare",
+        "alltoall",
+        "--sku",
+        "nl16",
+        "--sizes",
+        "1M",
+        "--save-baseline",
+        str(base),
+        "--baseline",
+        str(base),
+    )
+    assert same.code == 2 and same.out == "" and "checked against itself" in same.err
+
+
+def test_spellings_of_dtype_group_and_algo_match_the_baseline(cli, tmp_path):
+    base = tmp_path / "b.json"
+    cli("compare", "alltoall", "--sku", "nl16", "--sizes", "1M", "--save-baseline", str(base))
+    loud = cli(
+        "compare",
+        "ALLTOALL",
+        "--sku",
+        "NL16",
+        "--sizes",
+        "1M",
+        "--dtype",
+        "FLOAT",
+        "--group",
+        "ALL",
+        "--algo",
+        "AUTO",
+        "--baseline",
+        str(base),
+    )
+    assert loud.code == 0 and "4 rows compared" not in loud.err and "1 rows compared" in loud.err
+
+
+def test_a_sweep_where_nothing_applies_says_why_in_one_line(cli):
+    result = cli("sweep", "--sku", "nl16", "--algo", "ring", "--op", "alltoall", "--sizes", "1M")
+    assert result.code == 2 and len(result.err.strip().splitlines()) == 1
+    assert "ring does not" in result.err

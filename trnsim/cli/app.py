@@ -106,6 +106,9 @@ def main(argv: list[str] | None = None) -> None:
         The arguments after ``trnsim``; ``sys.argv[1:]`` by default.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:  # started with stdout closed (`trnsim ... >&-`): nowhere to print results
+        print_error("standard output is closed: nowhere to write the results")
+        sys.exit(EXIT_USAGE)
     debug = "--debug" in argv
     args = [arg for arg in argv if arg != "--debug"]
     if debug:  # accepted anywhere on the line, not only before the command
@@ -123,10 +126,13 @@ def main(argv: list[str] | None = None) -> None:
         raise
     except MemoryError:
         _fail(
-            "out of memory: the group or fabric is too large for this machine; try a smaller --group",
+            "out of memory: the input is too large for this machine (see the limits in the README: "
+            "TRNSIM_MAX_* environment variables)",
             EXIT_USAGE,
             debug,
         )
+    except OSError as exc:  # writing the output failed: a full disk, a closed or broken stdout
+        _fail(f"cannot write the output: {exc.strerror or exc}", EXIT_USAGE, debug)
     except Exception as exc:
         if getattr(exc, "exit_code", None) is None or not hasattr(exc, "format_message"):
             _fail(

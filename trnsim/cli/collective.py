@@ -48,11 +48,12 @@ def run(
     from trnsim.collectives.engine import evaluate
     from trnsim.collectives.groups import select_group
 
+    algo = algo.strip().lower()  # one spelling in the header and JSON
     topo = load(sku, topology, overrides)
     chips = select_group(topo, group, ranks)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     result = evaluate(topo, op, size_list, chips, algo=algo.lower(), dtype=dtype, alpha_us=alpha_us)
-    from trnsim.cli.compare import group_label
+    from trnsim.collectives.groups import group_label
     from trnsim.variants import label_of
 
     alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
@@ -69,7 +70,7 @@ def run(
         "sku": topo.name,
         "variant": variant,
         "overrides": list(edits),
-        "dtype": dtype,
+        "dtype": dtype.strip().lower(),
         "op": op,
         "ranks": result.ranks,
         "group": group_text,

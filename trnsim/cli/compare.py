@@ -24,6 +24,7 @@ from trnsim.cli.options import (
     write_text,
 )
 from trnsim.cli.render import Column, Format, Table, emit
+from trnsim.collectives.groups import group_label
 from trnsim.errors import ThresholdError, UsageError
 
 
@@ -78,11 +79,6 @@ def _portable(path: Path) -> str:
         return str(path)
 
 
-def group_label(group: str | None, ranks: int | None) -> str:
-    """How a run's group is named in titles, JSON and baselines."""
-    return group or (f"first {ranks}" if ranks else "all")
-
-
 def _variant_meta(results) -> list[dict]:
     return [
         {
@@ -112,7 +108,7 @@ def _baselines(
     if check_path is None:
         return
     threshold = parse_percent(max_regression)
-    saved = baseline.load(check_path)
+    saved = baseline.load(check_path)  # read before the run too (_prepare); re-read: it is small
     result = baseline.check(saved, rows, metric, threshold)
     if not result.checks:
         example = baseline.describe_key(result.only_in_baseline[0]) if result.only_in_baseline else "none"
@@ -158,12 +154,19 @@ def _baselines(
 
 def _prepare(algo: str, max_regression: str, baseline, save_baseline, command: str) -> None:
     """Check before any work: the algorithm choice, the threshold and where results go."""
+    from trnsim import baseline as baselines
     from trnsim.units import parse_percent
 
     if algo.lower() == "all":
         raise UsageError(f"--algo all is for trnsim collective; {command} takes one algorithm or auto")
     if baseline is not None:
         parse_percent(max_regression)
+        baselines.load(baseline)  # a missing or malformed baseline fails before the work, not after
+        if save_baseline is not None and Path(save_baseline).resolve() == Path(baseline).resolve():
+            raise UsageError(
+                f"--save-baseline and --baseline name the same file {baseline}: the run would be checked "
+                "against itself"
+            )
     writable(save_baseline, "--save-baseline")
 
 
@@ -192,6 +195,7 @@ def compare(
     from trnsim.variants import run_variants
 
     op = get_op(op).name
+    algo = algo.strip().lower()  # one spelling in titles, JSON and baselines
     _prepare(algo, max_regression, baseline, save_baseline, "compare")
     variants, common = _variants(sku, topology, overrides)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
@@ -244,7 +248,7 @@ def compare(
                     "op": op,
                     "group": group_text,
                     "algo": algo.lower(),
-                    "dtype": dtype,
+                    "dtype": dtype.strip().lower(),
                     "alpha_us": alpha_us,
                     "requested_bytes": size,
                     **values[result.label],
@@ -280,7 +284,7 @@ def compare(
         "metric": metric.value,
         "group": group_text,
         "algorithm": algo,
-        "dtype": dtype,
+        "dtype": dtype.strip().lower(),
         "alpha_us": alpha_us,
         "overrides": list(common),
         "variants": meta,
@@ -368,10 +372,10 @@ def sweep(
     for chunk in _with_progress(tasks, lambda done: run_sweep(tasks, jobs, done)):
         rows.extend(r for r in chunk if "skipped" not in r)
         skipped.extend(r["skipped"] for r in chunk if "skipped" in r)
+    if not rows:  # one error line that carries the reasons
+        raise UsageError(f"no combination of the sweep applies: {'; '.join(dict.fromkeys(skipped))}")
     for reason in skipped:
         typer.echo(f"skipped: {reason}", err=True)
-    if not rows:
-        raise UsageError("no combination of the sweep applies (see the skipped lines)")
     from trnsim.variants import file_sha256
 
     meta = [
@@ -493,6 +497,7 @@ def plot(
     if output is None and not terminal:
         raise UsageError("give -o curve.png (or .svg) or --terminal")
     op = get_op(op).name
+    algo = algo.strip().lower()  # one spelling in titles, JSON and baselines
     _prepare(algo, "5%", None, None, "plot")
     writable(output, "-o")
     variants, common = _variants(sku, topology, overrides)
@@ -508,7 +513,7 @@ def plot(
         alpha_us=alpha_us,
         common=common,
     )
-    title = f"{op} bus bandwidth, group {group or 'all'}, algorithm {algo}"
+    title = f"{op} bus bandwidth, group {group_label(group, ranks)}, algorithm {algo}"
     if terminal:
         typer.echo(plotting.terminal_chart(results, op, title))
     if output is not None:

@@ -108,13 +108,13 @@ def list_(fmt: FormatOption = Format.table) -> None:
         "trnsim catalog",
         [
             Column("name", "name", align="left"),
-            Column("aliases", "aliases", align="left"),
+            Column("aliases", "aliases", align="left", drop_priority=1),
             Column("chip", "chip", align="left"),
             Column("chips", "chips"),
             Column("switches", "switches"),
             Column("kind", "topology", align="left"),
             Column("chip_bw_gbps", "GB/s per chip", "{:,.0f}"),
-            Column("source", "file", align="left"),
+            Column("source", "file", align="left", drop_priority=2),
         ],
         table_rows,
     )
@@ -445,7 +445,8 @@ def export(
 
 @app.command()
 def validate(
-    files: Annotated[list[Path], typer.Argument(help="Topology YAML files.", dir_okay=False)],
+    # folders are reported per file like any other bad file, not refused before the others are checked
+    files: Annotated[list[Path], typer.Argument(help="Topology YAML files.")],
     fmt: FormatOption = Format.table,
 ) -> None:
     """Load, validate, build and hardware-check topology files; exit 2 if any is bad.
@@ -492,10 +493,10 @@ def validate(
                 "validated",
                 [
                     Column("file", "file", align="left"),
-                    Column("name", "name", align="left"),
+                    Column("name", "name", align="left", drop_priority=1),
                     Column("chips", "chips"),
-                    Column("switches", "switches"),
-                    Column("links", "links"),
+                    Column("switches", "switches", drop_priority=2),
+                    Column("links", "links", drop_priority=3),
                     Column("status", "status", align="left"),
                 ],
                 rows,

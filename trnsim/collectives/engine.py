@@ -12,7 +12,7 @@ from trnsim.collectives import algorithms
 from trnsim.collectives.algorithms import Context, NotApplicable, Step
 from trnsim.collectives.bounds import Bound, lower_bound
 from trnsim.collectives.ops import Op, dtype_size, get_op
-from trnsim.collectives.routing import Router, StepRoute
+from trnsim.collectives.routing import Router, StepRoute, routing_work
 from trnsim.errors import NotApplicableError, UsageError
 from trnsim.topology.graph import Topology
 
@@ -158,13 +158,13 @@ def evaluate(
     """
     op = get_op(op_name)
     element = dtype_size(dtype)
+    dtype = dtype.strip().lower()  # names are case-insensitive; rows and baselines carry one spelling
     from trnsim.units import check_finite
 
     check_finite("--alpha-us", alpha_us, minimum=0, maximum=1e6)
     alpha_ns = topology.spec.latency.step_ns if alpha_us is None else alpha_us * 1e3
-    # the router keeps group x devices matrices of distances, path counts and latencies
     limits.ROUTING.check(
-        len(group) * len(topology.nodes),
+        routing_work(topology, group),
         f"{topology.where}: a group of {len(group):,} chips on {len(topology.nodes):,} devices needs",
     )
     # sizes as nccl-tests runs them: whole elements, and whole 16-byte blocks per rank where the op

@@ -11,6 +11,11 @@ from trnsim.errors import UsageError
 from trnsim.topology.graph import Topology
 
 
+def _is_number(text: str) -> bool:
+    """A whole number in ASCII digits (``str.isdigit`` also takes ``²`` and other scripts)."""
+    return text.isascii() and text.isdigit()
+
+
 def _ranks_from_list(topology: Topology, text: str) -> list[int]:
     ranks: list[int] = []
     for part in text.split(","):
@@ -18,7 +23,7 @@ def _ranks_from_list(topology: Topology, text: str) -> list[int]:
         if not part:
             continue
         lo, sep, hi = part.partition("-")
-        if sep and lo.isdigit() and hi.isdigit():
+        if sep and _is_number(lo) and _is_number(hi):
             if int(hi) < int(lo):
                 raise UsageError(f"--group range {part!r} runs backwards")
             for rank in range(int(lo), int(hi) + 1):
@@ -31,21 +36,21 @@ def _ranks_from_list(topology: Topology, text: str) -> list[int]:
 def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
     graph, spec = topology.nodes, topology.spec
     chips = topology.chips
+    if key in ("rack", "server", "node", "tray") and not _is_number(value):
+        raise UsageError(f"--group {key}:{value}: expected a number, e.g. {key}:0")
     if key == "rack":
         if spec.kind != "switched":
             raise UsageError(
                 f"{topology.name} has no racks (it is a {spec.kind}); try server:K or a rank range"
             )
-        return [r for r, c in enumerate(chips) if str(graph[c]["rack"]) == value]
-    if key in ("rack", "server", "node", "tray") and not value.isdigit():
-        raise UsageError(f"--group {key}:{value}: expected a number, e.g. {key}:0")
+        return [r for r, c in enumerate(chips) if graph[c]["rack"] == int(value)]
     if key in ("server", "node") or (key == "tray" and spec.kind == "switched"):
         if spec.kind == "switched":
             per_node = len(spec.switched.slots)
-            return [r for r in range(len(chips)) if str(r // per_node) == value]
+            return [r for r in range(len(chips)) if r // per_node == int(value)]
         if spec.torus.server_axis is None:
-            return list(range(len(chips))) if value == "0" else []
-        return [r for r, c in enumerate(chips) if str(graph[c]["server"]) == value]
+            return list(range(len(chips))) if int(value) == 0 else []
+        return [r for r, c in enumerate(chips) if graph[c]["server"] == int(value)]
     if key == "tray":  # a torus wired as two-chip trays (its hypercube plane): trays numbered across servers
         if "tray" not in graph[chips[0]]:
             raise UsageError(f"{topology.name} has no trays; use server:K or a rank range")
@@ -53,7 +58,7 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
         return [
             r
             for r, c in enumerate(chips)
-            if str(graph[c].get("server", 0) * per_server + graph[c]["tray"]) == value
+            if graph[c].get("server", 0) * per_server + graph[c]["tray"] == int(value)
         ]
     if key == "plane":
         fabric = spec.switched.switch_fabric if spec.kind == "switched" else None
@@ -70,6 +75,13 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
     raise UsageError(
         f"unknown --group kind {key!r}; use all, rack:K, server:K, plane:NAME, slot:NAME, 0-31 or 0,1,5"
     )
+
+
+def group_label(spec: str | None, ranks: int | None) -> str:
+    """How a run's group is named in titles, JSON, CSV and baselines (``all`` in one spelling)."""
+    if spec is not None and spec.strip().lower() != "all":
+        return spec.strip()
+    return f"first {ranks}" if ranks else "all"
 
 
 def select_group(topology: Topology, spec: str | None = None, ranks: int | None = None) -> list[str]:
@@ -112,5 +124,6 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
     if len(unique) != len(selected):
         raise UsageError(f"--group {spec!r} names a chip twice")
     if len(unique) < 2:
-        raise UsageError(f"--group {spec!r} has {len(unique)} chip; a collective needs at least 2")
+        what = f"--group {spec!r}" if spec is not None else f"{topology.name} (all of it)"
+        raise UsageError(f"{what} has {len(unique)} chip; a collective needs at least 2")
     return [topology.chips[r] for r in unique]

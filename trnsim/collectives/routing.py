@@ -46,6 +46,18 @@ class StepRoute:
     link_loads: np.ndarray  # bytes per directed edge per byte of collective size
 
 
+def routing_work(topology: Topology, group: list[str]) -> int:
+    """What routing ``group`` costs, in the units of :data:`trnsim.limits.ROUTING`.
+
+    A BFS from every member touches every device and directed link; a whole wrapped torus large
+    enough to be routed by translation keeps only its group x devices matrices.
+    """
+    devices = len(topology.nodes)
+    if len(group) == topology.n_chips >= _SYMMETRY_FROM and torus_symmetry(topology) is not None:
+        return len(group) * devices
+    return len(group) * (devices + 2 * len(topology.links))
+
+
 def _key(step: Step) -> int:
     # steps are immutable and kept alive by their plans; a schedule that repeats a step repeats the object
     return id(step)

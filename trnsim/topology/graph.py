@@ -78,7 +78,8 @@ class Topology:
     def resolve_chip(self, ref: str | int) -> str:
         """Return the node name of a chip given by rank (``"5"``) or by node name (``"r0.n1.A"``)."""
         text = str(ref).strip()
-        if text.lstrip("-").isdigit():
+        digits = text.removeprefix("-")
+        if digits.isascii() and digits.isdigit():
             rank = int(text)
             if not 0 <= rank < self.n_chips:
                 raise UsageError(f"rank {rank} is not a chip of {self.name}: ranks are 0..{self.n_chips - 1}")

@@ -48,7 +48,8 @@ def link_distances(topology: Topology, sources: list[str] | None = None) -> np.n
     arrays = graph_arrays(topology)
     rows = np.asarray([arrays.index[s] for s in (sources if sources is not None else topology.chips)])
     limits.PAIRS_WORK.check(
-        len(rows) * arrays.n_nodes, f"{topology.where}: distances from {len(rows):,} chips need"
+        len(rows) * (arrays.n_nodes + len(arrays.src)),
+        f"{topology.where}: distances from {len(rows):,} chips need",
     )
     return bfs(arrays, rows).dist[:, : topology.n_chips]
 

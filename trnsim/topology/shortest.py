@@ -224,7 +224,7 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
         names = chips if chips is not None else topology.chips
         idx = np.asarray([arrays.index[c] for c in names], dtype=np.int64)
         limits.PAIRS_WORK.check(
-            len(idx) * arrays.n_nodes,
+            len(idx) * (arrays.n_nodes + len(arrays.src)),
             f"{topology.where}: all-pairs hop statistics over {len(idx):,} chips need",
         )
         total = np.zeros(1, dtype=np.int64)
