@@ -390,3 +390,21 @@ def test_a_sweep_where_nothing_applies_says_why_in_one_line(cli):
     result = cli("sweep", "--sku", "nl16", "--algo", "ring", "--op", "alltoall", "--sizes", "1M")
     assert result.code == 2 and len(result.err.strip().splitlines()) == 1
     assert "ring does not" in result.err
+
+
+def test_sweep_all_keeps_the_files_named_beside_it(cli):
+    result = cli(
+        "sweep",
+        "--sku",
+        "all",
+        "--topology",
+        "examples/torus-16x16x16.yaml",
+        "--op",
+        "allreduce",
+        "--sizes",
+        "1M",
+        "--format",
+        "json",
+    )
+    variants = {row["variant"] for row in json.loads(result.out)["rows"]}
+    assert "torus-16x16x16" in variants and "trn3-nl72x2-gen1" in variants

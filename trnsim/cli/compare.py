@@ -349,9 +349,10 @@ def sweep(
     writable(output, "-o")
     _prepare("auto", max_regression, baseline, save_baseline, "sweep")
     skus = list(sku or [])
-    if not skus and not topology or skus == ["all"]:
-        skus = [str(path) for path in catalog_files()]
-        variants, common = _variants([], skus, overrides)
+    if not skus and not topology or "all" in (s.lower() for s in skus):
+        # the whole catalog, plus any other --sku and --topology named alongside `all`
+        files = [str(path) for path in catalog_files()] + [str(path) for path in topology or []]
+        variants, common = _variants([s for s in skus if s.lower() != "all"], files, overrides)
     else:
         variants, common = _variants(skus, topology, overrides)
     ops = [get_op(name).name for name in (op or list(OPS))]
@@ -411,19 +412,20 @@ def sweep(
     )
 
 
+# narrow terminals drop the run's constant settings first, then the derived columns
 _SWEEP_COLUMNS = [
     Column("variant", "variant", align="left"),
     Column("op", "op", align="left"),
-    Column("group", "group", align="left", drop_priority=3),
-    Column("ranks", "ranks", drop_priority=2),
-    Column("algo", "algo", align="left", drop_priority=4),
+    Column("group", "group", align="left", drop_priority=8),
+    Column("ranks", "ranks", drop_priority=7),
+    Column("algo", "algo", align="left", drop_priority=9),
     Column("bytes", "size (B)"),
     Column("time_us", "time (us)", "{:.2f}"),
-    Column("busbw_gbps", "busbw (GB/s)", "{:.2f}"),
-    Column("algorithm", "algorithm", align="left"),
-    Column("bound_busbw_gbps", "bound busbw", "{:.2f}", short="bound"),
-    Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}"),
-    Column("bottleneck", "bottleneck", align="left", drop_priority=1),
+    Column("busbw_gbps", "busbw (GB/s)", "{:.2f}", short="busbw"),
+    Column("algorithm", "algorithm", align="left", drop_priority=3),
+    Column("bound_busbw_gbps", "bound busbw", "{:.2f}", short="bound", drop_priority=4),
+    Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}", drop_priority=5),
+    Column("bottleneck", "bottleneck", align="left", drop_priority=6),
 ]
 
 
