@@ -1,10 +1,12 @@
 # Two entry points: `make run` and `make test`. Both create .venv on first use.
 # `make bench` times the routing core against networkx (several minutes: the reference is slow).
+# `make fuzz` fuzzes the CLI (tests/test_fuzz.py) with random seeds: FUZZ_EXAMPLES per test (2,000+
+# runs in all), every failure class recorded, a report with reproducers in $(FUZZ_REPORT).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +35,12 @@ lint: $(VENV)/.installed-dev
 
 test: lint
 	$(BIN)/python -m pytest
+
+FUZZ_EXAMPLES ?= 400
+FUZZ_REPORT   ?= build/fuzz/report.txt
+fuzz: $(VENV)/.installed-dev
+	TRNSIM_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) TRNSIM_FUZZ_RANDOM=1 TRNSIM_FUZZ_KEEP_GOING=1 \
+	TRNSIM_FUZZ_REPORT=$(FUZZ_REPORT) $(BIN)/python -m pytest tests/test_fuzz.py
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench.py
