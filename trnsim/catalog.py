@@ -34,6 +34,10 @@ def catalog_dir() -> Path:
     """
     override = os.environ.get("TRNSIM_CATALOG")
     if override:
+        if not Path(override).is_dir():
+            raise UsageError(
+                f"environment variable TRNSIM_CATALOG={override!r}: expected a folder of topology files"
+            )
         return Path(override)
     # imported here so that commands that never read the catalog do not pay for it
     from importlib.resources import files

@@ -408,3 +408,8 @@ def test_sweep_all_keeps_the_files_named_beside_it(cli):
     )
     variants = {row["variant"] for row in json.loads(result.out)["rows"]}
     assert "torus-16x16x16" in variants and "trn3-nl72x2-gen1" in variants
+
+
+def test_a_bad_threshold_is_refused_without_a_baseline(cli):
+    result = cli("compare", "alltoall", "--sku", "nl16", "--sizes", "1M", "--max-regression", "garbage")
+    assert result.code == 2 and result.out == "" and "not a percentage" in result.err

@@ -223,3 +223,17 @@ def test_set_value_is_not_yaml_1_1(cli):
     assert result.code == 2 and result.err.count("\n") == 1
     assert "torus.axes[0].lanes" in result.err and "expected `int`, got `str`" in result.err
     assert cli("topo", "show", "nl16", "--set", "torus.axes.x.lanes=16").code == 0
+
+
+def test_from_and_matrix_together_are_refused(cli):
+    result = cli("topo", "hops", "nl16", "--from", "0", "--matrix")
+    assert result.code == 2 and "not both" in result.err
+
+
+def test_a_missing_catalog_folder_is_named(cli, monkeypatch):
+    monkeypatch.setenv("TRNSIM_CATALOG", "/nonexistent")
+    from trnsim import catalog
+
+    catalog._catalog_index.cache_clear()
+    result = cli("topo", "list")
+    assert result.code == 2 and "TRNSIM_CATALOG='/nonexistent'" in result.err

@@ -159,8 +159,8 @@ def _prepare(algo: str, max_regression: str, baseline, save_baseline, command: s
 
     if algo.lower() == "all":
         raise UsageError(f"--algo all is for trnsim collective; {command} takes one algorithm or auto")
+    parse_percent(max_regression)  # a bad threshold is an error even before a baseline is given
     if baseline is not None:
-        parse_percent(max_regression)
         baselines.load(baseline)  # a missing or malformed baseline fails before the work, not after
         if save_baseline is not None and Path(save_baseline).resolve() == Path(baseline).resolve():
             raise UsageError(

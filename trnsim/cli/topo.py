@@ -261,6 +261,8 @@ def hops(
     from trnsim.topology import metrics
 
     topo = _load(_pick_sku(sku, sku_option), topology, overrides)
+    if source is not None and matrix:
+        raise UsageError("give --from RANK (one chip's distances) or --matrix (all pairs), not both")
     if source is not None:
         origin = topo.resolve_chip(source)
         links = metrics.link_distances(topo, [origin])[0]
