@@ -103,7 +103,7 @@ def test_best_large_allreduce_on_nl16_uses_every_link_of_every_chip():
     assert row.busbw_gbps > 0.95 * 512 and row.algorithm == "multiring"
     router = Router(topo, topo.chips)
     plan = make_plan(topo, router, Context(topo, topo.chips), "allreduce", row.algorithm, 0.0)
-    loads = sum(step.repeat * route.link_loads for step, route in plan.steps)
+    loads = sum(item.edge_seconds_per_byte(plan.bw_bps) for item in plan.items)
     assert np.all(loads > 0)  # both directions of all 32 links carry data
     # and evenly: every directed link carries the same bytes
     assert np.allclose(loads, loads[0])

@@ -1,46 +1,72 @@
 """Evaluate collectives: schedule, route, cost and bound, for every size of a sweep.
 
 Step time = alpha (per step) + the step's largest path latency + bytes on its busiest directed link /
-that link's bandwidth; a collective's time is the sum over its steps. Schedules and routes do not
+that link's bandwidth; a collective's time is the sum over its steps, and a pipeline's is costed
+round by round at its best chunk count (:mod:`trnsim.collectives.cost`). Schedules and routes do not
 depend on the size, so each algorithm is routed once and then costed at every size.
 """
 
 from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
 
 from trnsim import limits
 from trnsim.collectives import algorithms
-from trnsim.collectives.algorithms import Context, NotApplicable, Step
+from trnsim.collectives.algorithms import Context, NotApplicable, Pipeline, Step
 from trnsim.collectives.bounds import Bound, lower_bound
+from trnsim.collectives.cost import PipelineCost, StepCost
 from trnsim.collectives.ops import Op, dtype_size, get_op
-from trnsim.collectives.routing import Router, StepRoute, routing_work
+from trnsim.collectives.routing import Router, routing_work
 from trnsim.errors import NotApplicableError, UsageError
 from trnsim.topology.graph import Topology
 
 
 @dataclass
 class Plan:
-    """An algorithm's schedule routed on a group."""
+    """An algorithm's schedule routed on a group: plain steps and pipelines, run one after another."""
 
     algorithm: str
-    steps: list[tuple[Step, StepRoute]]
-    alpha_ns: float
+    items: list[StepCost | PipelineCost]
+    schedule: list[Step | Pipeline]
+    edge_class: list[str]  # link class of each directed edge
+    bw_bps: np.ndarray  # bandwidth of each directed edge, bytes per second
 
     def time_us(self, size: float) -> float:
         """Total time in microseconds for a collective of ``size`` bytes."""
-        return sum(
-            step.repeat * ((self.alpha_ns + route.latency_ns) / 1e3 + size * route.seconds_per_byte * 1e6)
-            for step, route in self.steps
-        )
+        return sum(item.time_us(size) for item in self.items)
+
+    def chunks(self, size: float) -> int:
+        """The chunk count of the plan's pipelines at this size (1 when nothing is pipelined)."""
+        return max((item.chunks(size) for item in self.items), default=1)
 
     @property
     def max_links(self) -> int:
-        return max((route.max_links for _, route in self.steps), default=0)
+        return max((item.max_links for item in self.items), default=0)
 
     @property
     def bottleneck(self) -> str:
         """The link class that limits the steps carrying the most bandwidth time."""
-        step, route = max(self.steps, key=lambda sr: sr[0].repeat * sr[1].seconds_per_byte)
-        return route.bottleneck
+        return max(self.items, key=lambda item: item.weight).bottleneck
+
+    @cached_property
+    def _class_busy(self) -> dict[str, tuple[float, float]]:
+        busy = sum(item.edge_seconds_per_byte(self.bw_bps) for item in self.items)
+        out = {}
+        classes = np.asarray(self.edge_class)
+        for cls in dict.fromkeys(self.edge_class):
+            mine = busy[classes == cls]
+            used = mine[mine > 0]
+            if len(used):
+                out[cls] = (float(used.mean()), float(used.max()))
+        return out
+
+    def utilisation(self, size: float) -> dict[str, float]:
+        """Per link class: the mean share of the collective's time its links are busy (links it uses)."""
+        time_s = self.time_us(size) / 1e6
+        if time_s <= 0:
+            return {}
+        return {cls: round(mean * size / time_s, 4) for cls, (mean, _) in self._class_busy.items()}
 
 
 @dataclass
@@ -61,6 +87,8 @@ class Row:
     bound_limited_by: str
     peak_busbw_gbps: float  # the members' own link bandwidth, in busbw terms (the injection bound)
     requested_bytes: int  # the size asked for; ``bytes`` is what nccl-tests runs for it (see Op.align)
+    chunks: int = 1  # pipeline chunks at this size (1: not pipelined)
+    link_utilisation: dict[str, float] = field(default_factory=dict)  # class -> mean busy share
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -109,8 +137,20 @@ class Evaluation:
 def make_plan(topology: Topology, router: Router, ctx: Context, op: str, name: str, alpha_ns: float) -> Plan:
     """Schedule and route one algorithm (raises :class:`NotApplicable`)."""
     algo = algorithms.find(name)
-    steps = algo.schedule(ctx, op)
-    return Plan(algo.name, list(zip(steps, router.route_all(steps), strict=True)), alpha_ns)
+    schedule = algo.schedule(ctx, op)
+    flat = [step for entry in schedule for step in (entry.steps if isinstance(entry, Pipeline) else [entry])]
+    routes = dict(zip(map(id, flat), router.route_all(flat), strict=True))
+    arrays = router.arrays
+    bw_bps = arrays.bw_gbps * 1e9
+    edge_class = [arrays.edge_cls[e] for e in arrays.edge]
+    items = []
+    for entry in schedule:
+        if isinstance(entry, Pipeline):
+            stages = [[(step, routes[id(step)]) for step in stage] for stage in entry.stages]
+            items.append(PipelineCost(stages, alpha_ns, bw_bps, edge_class))
+        else:
+            items.append(StepCost(entry, routes[id(entry)], alpha_ns))
+    return Plan(algo.name, items, schedule, edge_class, bw_bps)
 
 
 def _row(plan: Plan, op: Op, requested: int, size: int, count: int, dtype: str, p: int, bound: Bound) -> Row:
@@ -134,6 +174,8 @@ def _row(plan: Plan, op: Op, requested: int, size: int, count: int, dtype: str, 
         bound_limited_by=bound.limit_at(size),
         peak_busbw_gbps=factor / bound.peak_seconds_per_byte / 1e9 if factor else 0.0,
         requested_bytes=requested,
+        chunks=plan.chunks(size),
+        link_utilisation=plan.utilisation(size),
     )
 
 

@@ -1,6 +1,7 @@
 """Route a schedule's steps over the graph and summarise each step's cost per byte.
 
-Flows are split evenly over all shortest paths (ECMP). A step costs its path latency (the largest,
+Flows are split evenly over all shortest paths (ECMP); a step pinned to some link classes
+(``Step.links``) is routed the same way over the subgraph of those classes alone. A step costs its path latency (the largest,
 over its flows and their shortest paths) plus, per byte of collective size, the time of its busiest
 directed link: bytes on that link / the link's bandwidth.
 
@@ -17,14 +18,14 @@ On a large wrapped torus the router runs one BFS, from chip 0, and reads every o
 distances, path counts and latencies off it by translation.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
 
-from trnsim.collectives.algorithms import Step
+from trnsim.collectives.schedule import NotApplicable, Step
 from trnsim.topology.graph import Topology
-from trnsim.topology.shortest import BFS, bfs, ecmp_loads, graph_arrays, path_latency_ns
+from trnsim.topology.shortest import BFS, GraphArrays, bfs, ecmp_loads, graph_arrays, path_latency_ns
 from trnsim.topology.symmetry import torus_symmetry
 
 # a step with more flows than this share of all ordered pairs is dense
@@ -66,13 +67,16 @@ def _key(step: Step) -> int:
 class Router:
     """Routes steps for one group on one topology, caching BFS results and identical steps."""
 
-    def __init__(self, topology: Topology, group: list[str]):
-        arrays = self.arrays = graph_arrays(topology)
+    def __init__(self, topology: Topology, group: list[str], arrays: GraphArrays | None = None):
+        restricted = arrays is not None
+        arrays = self.arrays = arrays if restricted else graph_arrays(topology)
         self.topology = topology
+        self.group = group
         self.rows = np.asarray([arrays.index[chip] for chip in group], dtype=np.int64)
         self._cache: dict[int, StepRoute] = {}
         self._keep: list[Step] = []  # the cache is keyed by identity: keep the steps alive
-        symmetry = torus_symmetry(topology)
+        self._pinned: dict[frozenset[str], tuple[Router, np.ndarray]] = {}
+        symmetry = None if restricted else torus_symmetry(topology)
         self.symmetry = symmetry if symmetry is not None and topology.n_chips >= _SYMMETRY_FROM else None
         if self.symmetry is None:
             self.dist, self.sigma = self.bfs.dist, self.bfs.sigma
@@ -113,6 +117,10 @@ class Router:
                 pending[key] = step
                 self._keep.append(step)
         sparse = []
+        for key, step in list(pending.items()):
+            if step.links is not None:
+                self._cache[key] = self._pinned_route(step)
+                del pending[key]
         for key, step in pending.items():
             if step.all_pairs:
                 self._cache[key] = self._all_pairs_summary(step)
@@ -128,6 +136,38 @@ class Router:
             if key not in self._cache:
                 self._cache[key] = self._summary(step, self._dense_loads(step))
         return [self._cache[_key(step)] for step in steps]
+
+    def _pinned_route(self, step: Step) -> StepRoute:
+        """Route a step over the subgraph of its link classes and report it on the whole graph."""
+        if step.links not in self._pinned:
+            arrays = self.arrays
+            allowed = np.fromiter((cls in step.links for cls in arrays.edge_cls), dtype=bool)
+            kept = np.nonzero(allowed[arrays.edge])[0]
+            sub = replace(
+                arrays,
+                src=arrays.src[kept],
+                dst=arrays.dst[kept],
+                edge=arrays.edge[kept],
+                bw_gbps=arrays.bw_gbps[kept],
+                link_latency_ns=arrays.link_latency_ns[kept],
+            )
+            sub.__dict__.pop("out_edges", None)  # a cached CSR view of the whole graph
+            self._pinned[step.links] = (Router(self.topology, self.group, sub), kept)
+        router, kept = self._pinned[step.links]
+        unpinned = replace(step, links=None)
+        self._keep.append(unpinned)
+        if not unpinned.all_pairs and len(unpinned.src):
+            cut_off = router.dist[unpinned.src, router.rows[unpinned.dst]] < 0
+            if cut_off.any():
+                first = int(np.argmax(cut_off))
+                raise NotApplicable(
+                    f"{self.group[unpinned.src[first]]} cannot reach {self.group[unpinned.dst[first]]} "
+                    f"over {', '.join(sorted(step.links))} links alone"
+                )
+        route = router.route(unpinned)
+        loads = np.zeros(len(self.arrays.src))
+        loads[kept] = route.link_loads
+        return replace(route, link_loads=loads)
 
     def _summary(self, step: Step, loads: np.ndarray) -> StepRoute:
         arrays = self.arrays

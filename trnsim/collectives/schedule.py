@@ -1,0 +1,131 @@
+"""Schedules: what a collective algorithm sends, as steps of flows between group positions.
+
+A :class:`Step` lists flows ``src -> dst`` (positions in the group, 0..p-1) with the fraction of the
+collective's size each carries, how many times the same pattern repeats (a ring repeats one
+pattern), and optionally the link classes its flows may use (a schedule that places its traffic on
+chosen links pins it this way; otherwise flows may take any shortest path).
+
+A :class:`Pipeline` is a chain of stages that the data passes through in chunks: while chunk ``j``
+is in stage ``i``, chunk ``j + 1`` is in stage ``i - 1``. It is costed round by round, with its fill
+and drain, at the chunk count that is fastest for each size (see :mod:`trnsim.collectives.engine`).
+"""
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from trnsim.topology.graph import Topology
+
+# the ring decomposition's local search recomputes cycles per move: fine to ~1,000 chips, slow beyond
+RING_SEARCH_LIMIT = 1024
+
+
+class NotApplicable(Exception):
+    """The algorithm cannot run this op on this group; the message says why."""
+
+
+@dataclass(frozen=True, eq=False)
+class Step:
+    """One step: flows between group positions, each carrying ``weight`` x size bytes.
+
+    ``all_pairs`` marks the step in which every position sends ``weight[0]`` to every other one: its
+    p(p-1) flows are built only if something asks for them, so the router can take its shortcuts.
+    """
+
+    src: np.ndarray
+    dst: np.ndarray
+    weight: np.ndarray
+    repeat: int = 1
+    label: str = ""
+    all_pairs: int = 0  # the group size when the step is all pairs, else 0
+    links: frozenset[str] | None = None  # link classes the flows may use (None: any shortest path)
+
+    @staticmethod
+    def everyone(p: int, weight: float, repeat: int = 1, label: str = "") -> "Step":
+        """Every position sends ``weight`` to every other position."""
+        return Step(None, None, np.array([weight]), repeat, label, all_pairs=p)
+
+    def flows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(src, dst, weight)`` arrays, built for an all-pairs step."""
+        if not self.all_pairs:
+            return self.src, self.dst, self.weight
+        src, dst = np.nonzero(~np.eye(self.all_pairs, dtype=bool))
+        return src, dst, np.full(len(src), self.weight[0])
+
+    @staticmethod
+    def of(pairs, weight, repeat: int = 1, label: str = "", links: frozenset[str] | None = None) -> "Step":
+        """A step from ``(src, dst)`` pairs and one weight for all or one per pair (self-pairs dropped)."""
+        if isinstance(pairs, tuple) and len(pairs) == 2 and isinstance(pairs[0], np.ndarray):
+            src, dst = pairs  # already arrays, without self-pairs
+            weights = np.broadcast_to(np.asarray(weight, dtype=float), src.shape).copy()
+            return Step(src.astype(np.int64), dst.astype(np.int64), weights, repeat, label, links=links)
+        pairs = list(pairs)
+        weights = np.broadcast_to(np.asarray(weight, dtype=float), (len(pairs),))
+        keep = [i for i, (a, b) in enumerate(pairs) if a != b]
+        src = np.fromiter((pairs[i][0] for i in keep), dtype=np.int64, count=len(keep))
+        dst = np.fromiter((pairs[i][1] for i in keep), dtype=np.int64, count=len(keep))
+        return Step(src, dst, weights[keep].copy(), repeat, label, links=links)
+
+    def reversed(self, label: str | None = None) -> "Step":
+        """The same flows in the opposite direction (a reduce-scatter mirrors an all-gather)."""
+        if self.all_pairs:
+            return self
+        return Step(self.dst, self.src, self.weight, self.repeat, label or self.label, links=self.links)
+
+
+@dataclass(frozen=True, eq=False)
+class Pipeline:
+    """Stages a chunk of data passes through in order; each stage is steps that run at once."""
+
+    stages: tuple[tuple[Step, ...], ...]
+    label: str = ""
+
+    @property
+    def steps(self) -> list[Step]:
+        return [step for stage in self.stages for step in stage]
+
+
+@dataclass
+class Context:
+    """What an algorithm may look at: the topology and the group (chips in rank order)."""
+
+    topology: Topology
+    group: list[str]
+
+    @property
+    def p(self) -> int:
+        return len(self.group)
+
+    def attr(self, position: int, key: str):
+        return self.topology.nodes[self.group[position]].get(key)
+
+    @cached_property
+    def direct_links(self):
+        """The group's chips and the links that join two of them directly (a ``networkx.Graph``)."""
+        return self.topology.graph.subgraph(self.group).copy()
+
+    @cached_property
+    def disjoint_rings(self) -> list[list[str]] | None:
+        """Edge-disjoint Hamiltonian cycles over the group's direct links, if they split into some."""
+        members = set(self.group)
+        degree = dict.fromkeys(self.group, 0)
+        for u, v in self.topology.links:
+            if u in members and v in members:
+                degree[u] += 1
+                degree[v] += 1
+        values = set(degree.values())
+        # only a connected 2k-regular graph splits into Hamiltonian cycles; most fabrics fail here cheaply
+        if len(values) != 1 or min(values) < 2 or min(values) % 2 or self.p > RING_SEARCH_LIMIT:
+            return None
+        from trnsim.collectives.rings import disjoint_hamiltonian_cycles
+
+        return disjoint_hamiltonian_cycles(self.direct_links)
+
+    @cached_property
+    def ring_order(self) -> list[int]:
+        """Positions in ring order: a Hamiltonian cycle over direct links if there is one, else rank order."""
+        if self.disjoint_rings is None:
+            return list(range(self.p))
+        position = {chip: i for i, chip in enumerate(self.group)}
+        return [position[chip] for chip in self.disjoint_rings[0]]
