@@ -99,7 +99,7 @@ def test_set_and_alpha_override(cli):
 def test_algorithms_lists_the_registry(cli):
     out = cli("collective", "algorithms", "--format", "json").out
     names = {a["name"] for a in json.loads(out)["algorithms"]}
-    assert names == {"ring", "multiring", "torus", "rdh", "tree", "mesh", "pairwise", "bruck", "hierarchical"}
+    assert names == {"ring", "multiring", "multidim", "torus", "rdh", "tree", "mesh", "pairwise", "bruck", "hierarchical"}
 
 
 @pytest.mark.parametrize(

@@ -63,12 +63,46 @@ def test_complete_graph_closed_forms(p, size):
     if p % 2 == 1:
         # K_p with p odd splits into (p-1)/2 Hamiltonian cycles: p-1 directed rings share the data
         expected[("allreduce", "multiring")] = 2 * (p - 1) * ALPHA_US + 2 * (p - 1) / p * beta(size / (p - 1))
-    depth = int(math.log2(p))
-    # double binary tree, not pipelined: reduce then broadcast, half the data on each tree
-    expected[("allreduce", "tree")] = 2 * depth * (ALPHA_US + beta(size / 2))
+    # one dimension (the whole clique): the mesh exchange, one chunk (more chunks only add alphas)
+    expected[("allgather", "multidim")] = ALPHA_US + beta(size / p)
+    expected[("reducescatter", "multidim")] = ALPHA_US + beta(size / p)
+    expected[("allreduce", "multidim")] = 2 * (ALPHA_US + beta(size / p))
+    expected[("allreduce", "tree")] = _pipelined_tree_us(p, size)
     for (op, algo), want in expected.items():
         got = _time(topo, op, algo, size)
         assert close(got, want), (op, algo, p, size, got, want)
+
+
+def _pipelined_tree_us(p: int, size: int) -> float:
+    """A double binary tree on K_p, simulated round by round at the best chunk count.
+
+    Stage i of 2 log p: the reduce levels deepest first, then the broadcast levels; in round r the
+    stages i with 0 <= r - i < m are busy on one chunk each (size/m, half on each tree); a round costs
+    alpha plus the busiest directed link's bytes over one link.
+    """
+    from collections import Counter
+
+    from trnsim.collectives.cost import MAX_CHUNKS, MIN_CHUNK_BYTES
+
+    depth = p.bit_length() - 1
+    edges = []
+    for mirror in (False, True):
+        for node in range(1, p):
+            parent, level = (node - 1) // 2, (node + 1).bit_length() - 1
+            edges.append((level, p - 1 - node, p - 1 - parent) if mirror else (level, node, parent))
+    stages = [[(c, par) for lv, c, par in edges if lv == d] for d in range(depth, 0, -1)]
+    stages += [[(par, c) for lv, c, par in edges if lv == d] for d in range(1, depth + 1)]
+    n = len(stages)
+
+    def total(m):
+        time = 0.0
+        for r in range(m + n - 1):
+            busy = Counter(link for i in range(n) if 0 <= r - i < m for link in stages[i])
+            time += ALPHA_US + beta(size / 2 / m) * max(busy.values())
+        return time
+
+    top = max(1, min(MAX_CHUNKS, size // MIN_CHUNK_BYTES))
+    return min(total(m) for m in [1, *range(max(n, 2), top + 1)])
 
 
 @pytest.mark.parametrize("p", [2, 3, 4, 7, 8])
@@ -87,6 +121,16 @@ def test_ring_graph_closed_forms(p, size):
     }
     if p >= 3:
         expected[("allreduce", "multiring")] = 2 * (p - 1) * (ALPHA_US + beta(size / (2 * p)))
+    if p == 3:  # a triangle is a clique: one direct exchange
+        expected[("allgather", "multidim")] = ALPHA_US + beta(size / p)
+        expected[("allreduce", "multidim")] = 2 * (ALPHA_US + beta(size / p))
+    elif p > 3:
+        # one ring dimension: a bidirectional ring, one chunk (every hop uses the same links, so
+        # chunking only adds alphas)
+        expected[("allgather", "multidim")] = (p - 1) * (ALPHA_US + beta(size / (2 * p)))
+        expected[("allreduce", "multidim")] = 2 * (p - 1) * (ALPHA_US + beta(size / (2 * p)))
+    else:
+        expected[("allgather", "multidim")] = ALPHA_US + beta(size / p, link)
     for (op, algo), want in expected.items():
         got = _time(topo, op, algo, size)
         assert close(got, want), (op, algo, p, size, got, want)

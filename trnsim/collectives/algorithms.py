@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from trnsim.collectives import multidim
 from trnsim.collectives.schedule import RING_SEARCH_LIMIT, Context, NotApplicable, Pipeline, Step
 
 __all__ = ["Context", "NotApplicable", "Pipeline", "Step", "REGISTRY", "find", "Algorithm"]
@@ -119,6 +120,17 @@ def _multiring(ctx: Context, op: str) -> list[Step]:
     pairs = [pair for ring, _ in rings for pair in ring]
     weights = [bw / total / ctx.p for ring, bw in rings for _ in ring]
     return [Step.of(pairs, weights, _ring_phases(op, ctx.p), f"{len(rings)} rings")]
+
+
+@algorithm(
+    "multidim",
+    REDUCTIONS,
+    "bandwidth-balanced: streams cross the group's dimensions (torus axes; slots, trays, racks) in "
+    "orders an LP picks, pipelined, so every link class is busy at once (Themis-style)",
+    aliases=("balanced",),
+)
+def _multidim(ctx: Context, op: str) -> list[Pipeline]:
+    return multidim.schedule(ctx, op)
 
 
 def _torus_lines(ctx: Context):
@@ -214,8 +226,12 @@ def _rdh(ctx: Context, op: str) -> list[Step]:
     return {"allreduce": halving + doubling, "reducescatter": halving, "allgather": doubling}[op]
 
 
-@algorithm("tree", {"allreduce"}, "double binary tree: reduce then broadcast, half the data on each tree")
-def _tree(ctx: Context, op: str) -> list[Step]:
+@algorithm(
+    "tree",
+    {"allreduce"},
+    "double binary tree, pipelined: reduce up and broadcast down, half the data on each tree, in chunks",
+)
+def _tree(ctx: Context, op: str) -> list[Pipeline]:
     p = ctx.p
     depth = p.bit_length() - 1
 
@@ -229,15 +245,17 @@ def _tree(ctx: Context, op: str) -> list[Step]:
                 yield level, node, parent
 
     links = list(edges(False)) + list(edges(True))
-    reduce_steps = [
-        Step.of([(c, par) for level, c, par in links if level == d], 0.5, 1, f"reduce level {d}")
+    # a chunk is reduced level by level up to the roots, then broadcast back down; NCCL pipelines
+    # the chunks through the levels, so every level works on its own chunk at once
+    reduce_stages = [
+        (Step.of([(c, par) for level, c, par in links if level == d], 0.5, 1, f"reduce level {d}"),)
         for d in range(depth, 0, -1)
     ]
-    broadcast_steps = [
-        Step.of([(par, c) for level, c, par in links if level == d], 0.5, 1, f"broadcast level {d}")
+    broadcast_stages = [
+        (Step.of([(par, c) for level, c, par in links if level == d], 0.5, 1, f"broadcast level {d}"),)
         for d in range(1, depth + 1)
     ]
-    return reduce_steps + broadcast_steps
+    return [Pipeline((tuple(reduce_stages + broadcast_stages),), "double binary tree")]
 
 
 @algorithm(

@@ -13,7 +13,6 @@ size to minimise the total, between 1 and :data:`MAX_CHUNKS`, with chunks of at 
 """
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -36,7 +35,9 @@ class StepCost:
 
     def time_us(self, size: float) -> float:
         route = self.route
-        return self.step.repeat * ((self.alpha_ns + route.latency_ns) / 1e3 + size * route.seconds_per_byte * 1e6)
+        return self.step.repeat * (
+            (self.alpha_ns + route.latency_ns) / 1e3 + size * route.seconds_per_byte * 1e6
+        )
 
     def chunks(self, size: float) -> int:
         return 1
@@ -60,57 +61,92 @@ class StepCost:
 
 
 class PipelineCost:
-    """A pipeline's stages, routed; costed at the best chunk count for each size."""
+    """A pipeline's chains of stages, routed; costed at the best chunk count for each size.
 
-    def __init__(self, stages: list[list[tuple[Step, StepRoute]]], alpha_ns: float, bw_bps: np.ndarray, classes):
-        self.stages = stages
-        self.alpha_ns = alpha_ns
-        self._bw = bw_bps
+    Every round's link loads are a combination of a few routed patterns (a stream's stages reuse the
+    same flows at different weights), so rounds are costed in that small basis.
+    """
+
+    def __init__(self, chains, alpha_ns: float, bw_bps: np.ndarray, classes):
         self._classes = classes  # link class of each directed edge
-        d = len(stages)
-        # per stage: latency of one pass (us) and link loads per byte of size
-        self.stage_latency_us = np.array(
-            [max((s.repeat * (alpha_ns + r.latency_ns) / 1e3 for s, r in stage), default=0.0) for stage in stages]
-        )
-        loads = np.array([sum(s.repeat * r.link_loads for s, r in stage) for stage in stages])
-        prefix = np.vstack([np.zeros(loads.shape[1]), np.cumsum(loads / bw_bps, axis=0)])
-        # busiest link's seconds per byte and the largest latency for every run of busy stages lo..hi
-        self.range_spb = np.zeros((d, d))
-        self.range_latency = np.zeros((d, d))
-        self._busiest = np.zeros((d, d), dtype=np.int64)
-        for lo in range(d):
-            for hi in range(lo, d):
-                seconds = prefix[hi + 1] - prefix[lo]
-                busiest = int(np.argmax(seconds))
-                self._busiest[lo, hi] = busiest
-                self.range_spb[lo, hi] = seconds[busiest]
-                self.range_latency[lo, hi] = self.stage_latency_us[lo : hi + 1].max()
-        self._loads_per_bw = prefix[-1]
+        basis: dict[int, int] = {}
+        rows, max_links = [], 0
+        coef_chains, lat_chains = [], []
+        for chain in chains:
+            coef = []
+            lat = []
+            for stage in chain:
+                entry: dict[int, float] = {}
+                latency = 0.0
+                for step, route in stage:
+                    key = id(step.unit if step.unit is not None else step)
+                    if key not in basis:
+                        basis[key] = len(rows)
+                        rows.append(route.link_loads / step.scale if step.scale else route.link_loads)
+                    entry[basis[key]] = entry.get(basis[key], 0.0) + step.repeat * step.scale
+                    latency = max(latency, step.repeat * (alpha_ns + route.latency_ns) / 1e3)
+                    max_links = max(max_links, route.max_links)
+                coef.append(entry)
+                lat.append(latency)
+            coef_chains.append(coef)
+            lat_chains.append(lat)
+        self.max_links = max_links
+        per_bw = np.array(rows) / bw_bps  # basis x directed edges: seconds per byte per unit weight
+        n = len(rows)
 
-    @property
-    def depth(self) -> int:
-        return len(self.stages)
+        def dense(entry):
+            out = np.zeros(n)
+            for k, v in entry.items():
+                out[k] += v
+            return out
+
+        coefs = [np.array([dense(e) for e in chain]) for chain in coef_chains]
+        lats = [np.array(chain) for chain in lat_chains]
+        depth = self.depth = max(len(c) for c in coefs)
+
+        def cost(weights: np.ndarray, latency: float) -> tuple[float, float]:
+            return latency, float((weights @ per_bw).max()) if weights.any() else 0.0
+
+        # one chunk: round r runs every chain's stage r
+        self._single = [
+            cost(
+                sum((c[r] for c in coefs if r < len(c)), np.zeros(n)),
+                max((lt[r] for lt in lats if r < len(lt)), default=0.0),
+            )
+            for r in range(depth)
+        ]
+        # m >= depth chunks: fill (stages 0..r busy), steady (all), drain (stages j.. busy)
+        fill = [
+            cost(
+                sum(c[: r + 1].sum(axis=0) for c in coefs),
+                max(lt[: r + 1].max() for lt in lats),
+            )
+            for r in range(depth - 1)
+        ]
+        drain = [
+            cost(
+                sum((c[j:].sum(axis=0) for c in coefs if j < len(c)), np.zeros(n)),
+                max((lt[j:].max() for lt in lats if j < len(lt)), default=0.0),
+            )
+            for j in range(1, depth)
+        ]
+        self._edge_latency = sum(lat for lat, _ in fill + drain)
+        self._edge_spb = sum(spb for _, spb in fill + drain)
+        total = sum(c.sum(axis=0) for c in coefs)
+        self._steady_latency = max(lt.max() for lt in lats)
+        self._steady_busy = total @ per_bw
+        self._steady_spb = float(self._steady_busy.max())
 
     def _times_us(self, size: float) -> tuple[np.ndarray, np.ndarray]:
-        """Candidate chunk counts and the total time of each."""
+        """Candidate chunk counts (1, or at least the pipeline's depth) and the total time of each."""
         d = self.depth
         top = int(max(1, min(MAX_CHUNKS, size // MIN_CHUNK_BYTES)))
-        counts = np.arange(1, top + 1)
-        times = np.empty(len(counts))
-        lat, spb = self.range_latency, self.range_spb
-        # m >= d: fill [0, r] and drain [r, d-1] for r < d-1 and r > 0, plus m-d+1 full rounds
-        edge_lat = sum(lat[0, r] for r in range(d - 1)) + sum(lat[r, d - 1] for r in range(1, d))
-        edge_spb = sum(spb[0, r] for r in range(d - 1)) + sum(spb[r, d - 1] for r in range(1, d))
-        big = counts >= d
-        m = counts[big]
-        times[big] = edge_lat + (m - d + 1) * lat[0, d - 1] + size / m * 1e6 * (edge_spb + (m - d + 1) * spb[0, d - 1])
-        for i in np.nonzero(~big)[0]:
-            m = int(counts[i])
-            total = 0.0
-            for r in range(m + d - 1):
-                lo, hi = max(0, r - m + 1), min(r, d - 1)
-                total += lat[lo, hi] + size / m * 1e6 * spb[lo, hi]
-            times[i] = total
+        counts = np.r_[1, np.arange(max(d, 2), top + 1)]
+        m = counts.astype(float)
+        full = m - d + 1
+        times = self._edge_latency + full * self._steady_latency
+        times = times + size / m * 1e6 * (self._edge_spb + full * self._steady_spb)
+        times[0] = sum(lat + size * spb * 1e6 for lat, spb in self._single)
         return counts, times
 
     def time_us(self, size: float) -> float:
@@ -120,18 +156,14 @@ class PipelineCost:
         counts, times = self._times_us(size)
         return int(counts[int(np.argmin(times))])
 
-    @cached_property
-    def max_links(self) -> int:
-        return max((r.max_links for stage in self.stages for _, r in stage), default=0)
-
     @property
     def weight(self) -> float:
-        return float(self.range_spb[0, self.depth - 1])
+        return self._steady_spb
 
     @property
     def bottleneck(self) -> str:
         """The class of the busiest link in the steady state (every stage busy)."""
-        return self._classes[self._busiest[0, self.depth - 1]]
+        return self._classes[int(np.argmax(self._steady_busy))]
 
     def edge_seconds_per_byte(self, bw_bps: np.ndarray) -> np.ndarray:
-        return self._loads_per_bw
+        return self._steady_busy

@@ -146,8 +146,10 @@ def make_plan(topology: Topology, router: Router, ctx: Context, op: str, name: s
     items = []
     for entry in schedule:
         if isinstance(entry, Pipeline):
-            stages = [[(step, routes[id(step)]) for step in stage] for stage in entry.stages]
-            items.append(PipelineCost(stages, alpha_ns, bw_bps, edge_class))
+            chains = [
+                [[(step, routes[id(step)]) for step in stage] for stage in chain] for chain in entry.chains
+            ]
+            items.append(PipelineCost(chains, alpha_ns, bw_bps, edge_class))
         else:
             items.append(StepCost(entry, routes[id(entry)], alpha_ns))
     return Plan(algo.name, items, schedule, edge_class, bw_bps)

@@ -59,6 +59,12 @@ def routing_work(topology: Topology, group: list[str]) -> int:
     return len(group) * (devices + 2 * len(topology.links))
 
 
+def _scaled(route: StepRoute, factor: float) -> StepRoute:
+    return replace(
+        route, seconds_per_byte=route.seconds_per_byte * factor, link_loads=route.link_loads * factor
+    )
+
+
 def _key(step: Step) -> int:
     # steps are immutable and kept alive by their plans; a schedule that repeats a step repeats the object
     return id(step)
@@ -109,6 +115,14 @@ class Router:
 
     def route_all(self, steps: list[Step]) -> list[StepRoute]:
         """Summarise many steps, routing the sparse ones together in vectorised chunks."""
+        if any(step.unit is not None for step in steps):
+            units = list({id(step.unit): step.unit for step in steps if step.unit is not None}.values())
+            plain = [step for step in steps if step.unit is None]
+            routed = dict(zip(map(id, units + plain), self.route_all(units + plain), strict=True))
+            return [
+                routed[id(step)] if step.unit is None else _scaled(routed[id(step.unit)], step.scale)
+                for step in steps
+            ]
         p = len(self.rows)
         pending = {}
         for step in steps:

@@ -40,6 +40,24 @@ class Step:
     label: str = ""
     all_pairs: int = 0  # the group size when the step is all pairs, else 0
     links: frozenset[str] | None = None  # link classes the flows may use (None: any shortest path)
+    # the same flows as ``unit`` with every weight times ``scale``: routed once, loads scaled
+    unit: "Step | None" = None
+    scale: float = 1.0
+
+    def scaled(self, factor: float, label: str | None = None) -> "Step":
+        """These flows with every weight times ``factor`` (routed as this step, loads scaled)."""
+        base = self.unit or self
+        return Step(
+            self.src,
+            self.dst,
+            self.weight * factor,
+            self.repeat,
+            self.label if label is None else label,
+            self.all_pairs,
+            self.links,
+            base,
+            self.scale * factor,
+        )
 
     @staticmethod
     def everyone(p: int, weight: float, repeat: int = 1, label: str = "") -> "Step":
@@ -76,14 +94,22 @@ class Step:
 
 @dataclass(frozen=True, eq=False)
 class Pipeline:
-    """Stages a chunk of data passes through in order; each stage is steps that run at once."""
+    """Chains of stages that chunks of data pass through, all chains at once on the same chunk count.
 
-    stages: tuple[tuple[Step, ...], ...]
+    Each chain is a sequence of stages a chunk passes through in order (a tree's levels, a stream's
+    dimensions); each stage is steps that run at once. Chains share links but not data.
+    """
+
+    chains: tuple[tuple[tuple[Step, ...], ...], ...]
     label: str = ""
 
     @property
     def steps(self) -> list[Step]:
-        return [step for stage in self.stages for step in stage]
+        return [step for chain in self.chains for stage in chain for step in stage]
+
+    @property
+    def depth(self) -> int:
+        return max(len(chain) for chain in self.chains)
 
 
 @dataclass
