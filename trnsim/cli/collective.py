@@ -6,6 +6,8 @@ from trnsim.cli.options import (
     Algo,
     AlphaUs,
     Dtype,
+    Explain,
+    ExportSchedule,
     FormatOption,
     Group,
     MaxBytes,
@@ -18,6 +20,8 @@ from trnsim.cli.options import (
     TopologyOption,
     load,
     resolve_sizes,
+    writable,
+    write_text,
 )
 from trnsim.cli.render import Column, Format, Table, emit
 from trnsim.collectives.ops import OPS
@@ -43,6 +47,8 @@ def run(
     alpha_us,
     overrides,
     fmt,
+    explain: bool = False,
+    export_schedule=None,
 ) -> None:
     """Evaluate and print one collective."""
     from trnsim.collectives.engine import evaluate
@@ -52,7 +58,16 @@ def run(
     topo = load(sku, topology, overrides)
     chips = select_group(topo, group, ranks)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
+    writable(export_schedule, "--export-schedule")
     result = evaluate(topo, op, size_list, chips, algo=algo.lower(), dtype=dtype, alpha_us=alpha_us)
+    if export_schedule is not None:
+        import json
+
+        from trnsim.collectives.export import schedule_document
+
+        chosen = result.plans[result.rows[-1].algorithm]
+        document = schedule_document(topo, chips, op, chosen, [row.bytes for row in result.rows])
+        write_text(export_schedule, json.dumps(document, indent=1, allow_nan=False) + "\n")
     from trnsim.collectives.groups import group_label
     from trnsim.variants import label_of
 
@@ -89,7 +104,16 @@ def run(
     if algo.lower() == "all":
         names = list(result.by_algorithm)
         payload["algorithms"] = {
-            name: [{"bytes": r.bytes, "time_us": r.time_us, "busbw_gbps": r.busbw_gbps} for r in rows]
+            name: [
+                {
+                    "bytes": r.bytes,
+                    "time_us": r.time_us,
+                    "busbw_gbps": r.busbw_gbps,
+                    "chunks": r.chunks,
+                    "link_utilisation": r.link_utilisation,
+                }
+                for r in rows
+            ]
             for name, rows in result.by_algorithm.items()
         }
         table_rows = []
@@ -103,6 +127,10 @@ def run(
             for entry in table_rows:
                 entry["variant"] = variant
         columns += [Column("best", "best", align="left"), Column("bound_busbw_gbps", "bound busbw", "{:.2f}")]
+        if explain:
+            for entry, row in zip(table_rows, result.rows, strict=True):
+                entry["links_busy"] = _busy_text(row.link_utilisation)
+            columns.append(Column("links_busy", "best's links busy", align="left"))
         skipped = [f"# not applicable: {name}: {why}" for name, why in result.skipped.items()]
         emit(payload, [Table(header + " (busbw in GB/s)", columns, table_rows, footer + skipped)], fmt)
         return
@@ -121,11 +149,21 @@ def run(
         Column("bottleneck", "bottleneck", align="left"),
     ]
     rows = [row.as_dict() for row in result.rows]
+    if explain:
+        for entry in rows:
+            entry["links_busy"] = _busy_text(entry["link_utilisation"])
+        columns += [Column("chunks", "chunks"), Column("links_busy", "links busy", align="left")]
     if fmt == Format.csv:
         columns.insert(0, Column("variant", "variant", align="left"))
         for entry in rows:
             entry["variant"] = variant
     emit(payload, [Table(header, columns, rows, footer)], fmt)
+
+
+def _busy_text(utilisation: dict[str, float]) -> str:
+    """``backplane 99%, pcb 97%``: each link class's mean busy share, busiest first."""
+    ordered = sorted(utilisation.items(), key=lambda kv: -kv[1])
+    return ", ".join(f"{cls} {100 * share:.0f}%" for cls, share in ordered)
 
 
 def _register(op: str) -> None:
@@ -143,6 +181,8 @@ def _register(op: str) -> None:
         alpha_us: AlphaUs = None,
         overrides: SetOption = None,
         fmt: FormatOption = Format.table,
+        explain: Explain = False,
+        export_schedule: ExportSchedule = None,
     ) -> None:
         run(
             op,
@@ -159,6 +199,8 @@ def _register(op: str) -> None:
             alpha_us,
             overrides,
             fmt,
+            explain,
+            export_schedule,
         )
 
     command.__doc__ = f"Model {op}: {OPS[op].description}."

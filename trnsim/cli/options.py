@@ -104,6 +104,25 @@ AlphaUs = Annotated[
 ]
 
 
+Explain = Annotated[
+    bool,
+    typer.Option(
+        "--explain",
+        help="Add each row's pipeline chunk count and how busy each link class is (the mean busy share of "
+        "the links it uses) to the table; JSON always has them.",
+    ),
+]
+ExportSchedule = Annotated[
+    Path | None,
+    typer.Option(
+        "--export-schedule",
+        help="Write the schedule (steps, pipelines, flows with their shares, the shortest paths each pair "
+        "uses, chunk counts per size) as JSON: the --algo named, else the best one at the largest size.",
+        show_default=False,
+    ),
+]
+
+
 def writable(path: Path | None, what: str = "output") -> Path | None:
     """Check before any work that ``path`` can be written: its folder exists and it is no folder."""
     if path is None:

@@ -106,6 +106,7 @@ class Evaluation:
     skipped: dict[str, str] = field(default_factory=dict)
     bound: Bound | None = None
     dropped: list[int] = field(default_factory=list)  # requested sizes that align to 0 bytes
+    plans: dict[str, Plan] = field(default_factory=dict)  # each evaluated algorithm's routed schedule
 
     def alignment_note(self) -> str | None:
         """One line saying which sizes were aligned or left out, or None when all ran as asked."""
@@ -261,4 +262,4 @@ def evaluate(
         min((by_algorithm[name][i] for name in plans), key=lambda row: row.time_us)
         for i in range(len(aligned))
     ]
-    return Evaluation(topology.name, op.name, group, rows, by_algorithm, skipped, bound, dropped)
+    return Evaluation(topology.name, op.name, group, rows, by_algorithm, skipped, bound, dropped, plans)

@@ -12,7 +12,7 @@ Following Themis (Rashidi et al., "Themis: A Network Bandwidth-Aware Collective 
 Distributed Training of DL Models", ISCA 2022), the data is split into *streams*, each going through
 the dimensions in its own order (and, where two link classes can serve one dimension, on a chosen
 class), so that every link class carries bytes in proportion to its bandwidth. Themis balances the
-load greedily chunk by chunk; here a small linear program (HiGHS, through scipy) picks the stream
+load greedily chunk by chunk; here a small linear program picks the stream
 weights that minimise the busiest class's time, which makes the per-rank load exactly proportional
 to the link bandwidth whenever the orders allow it. When it does, the schedule reaches the injection
 bound ``(p-1) S / p / B`` (for all-reduce twice that): the exact optimum on every catalog system.
@@ -92,31 +92,48 @@ def choose_streams(dims: list[Dimension], bandwidth: dict[str, float]) -> list[S
     for s, (order, classes) in enumerate(candidates):
         for cls, value in stream_loads(dims, order, classes).items():
             loads[names.index(cls), s] = value / bandwidth[cls]
-    if len(candidates) == 1:
-        weights = np.ones(1)
-    else:
-        from scipy.optimize import linprog
-
-        n = len(candidates)
-        # variables: stream weights, then t; minimise t subject to loads @ w <= t and sum(w) = 1
-        objective = np.r_[np.zeros(n), 1.0]
-        upper = np.hstack([loads, -np.ones((len(names), 1))])
-        result = linprog(
-            objective,
-            A_ub=upper,
-            b_ub=np.zeros(len(names)),
-            A_eq=np.r_[np.ones(n), 0.0][None, :],
-            b_eq=[1.0],
-            bounds=[(0, None)] * (n + 1),
-            method="highs",
-        )
-        if result.status != 0:
-            raise NotApplicable(f"the stream-balancing LP failed: {result.message}")
-        weights = np.clip(result.x[:n], 0, None)
+    weights = balance(loads)
     keep = weights > MIN_SHARE
     weights = weights[keep] / weights[keep].sum()
     chosen = [c for c, k in zip(candidates, keep, strict=True) if k]
     return [Stream(order, classes, float(w)) for (order, classes), w in zip(chosen, weights, strict=True)]
+
+
+def balance(loads: np.ndarray) -> np.ndarray:
+    """Weights ``w >= 0`` summing to 1 that minimise ``max(loads @ w)`` (rows: resources, columns: options).
+
+    A matrix game: with every column nonzero, it is ``max sum(z) s.t. loads z <= 1, z >= 0`` and
+    ``w = z / sum(z)``. That LP has a feasible origin and as many rows as link classes, so a dense
+    simplex with Bland's rule (which cannot cycle) solves it in a few pivots, without importing
+    scipy.optimize (half a second of start-up).
+    """
+    rows, n = loads.shape
+    if np.any(loads.sum(axis=0) <= 0):
+        raise NotApplicable("a stream uses no link at all")
+    scaled = loads / loads.max()
+    table = np.hstack([scaled, np.eye(rows), np.ones((rows, 1))])
+    gain = np.r_[np.ones(n), np.zeros(rows)]
+    basis = list(range(n, n + rows))
+    for _ in range(100 * (n + rows)):
+        reduced = gain - gain[basis] @ table[:, :-1]
+        entering = int(np.argmax(reduced > 1e-12))
+        if reduced[entering] <= 1e-12:
+            break
+        column = table[:, entering]
+        ratios = np.full(rows, np.inf)
+        positive = column > 1e-12
+        ratios[positive] = table[positive, -1] / column[positive]
+        best = ratios.min()
+        ties = np.nonzero(ratios <= best * (1 + 1e-12))[0]
+        leaving = int(min(ties, key=lambda r: basis[r]))
+        table[leaving] /= table[leaving, entering]
+        for r in range(rows):
+            if r != leaving and table[r, entering] != 0:
+                table[r] -= table[r, entering] * table[leaving]
+        basis[leaving] = entering
+    z = np.zeros(n + rows)
+    z[basis] = table[:, -1]
+    return z[:n] / z[:n].sum()
 
 
 def _line_pairs(dim: Dimension, coords: np.ndarray, number: int) -> tuple[np.ndarray, np.ndarray]:
@@ -149,11 +166,15 @@ def _units(ctx: Context, dims: list[Dimension]) -> dict[tuple[int, str], Step]:
                 backward = np.empty(p, dtype=np.int64)
                 backward[forward] = src
                 pairs = (np.r_[src, src], np.r_[forward, backward])
-                units[d, cls] = Step.of(pairs, 0.5, 1, f"{dim.name} ring hop over {cls}", links=links)
+                units[d, cls] = Step.of(pairs, 0.5, 1, f"{dim.name} ring hop{_over(dim, cls)}", links=links)
             else:
                 pairs = _line_pairs(dim, coords, d)
-                units[d, cls] = Step.of(pairs, 1.0, 1, f"{dim.name} over {cls}", links=links)
+                units[d, cls] = Step.of(pairs, 1.0, 1, f"{dim.name}{_over(dim, cls)}", links=links)
     return units
+
+
+def _over(dim: Dimension, cls: str) -> str:
+    return "" if dim.name == cls else f" over {cls}"
 
 
 def stream_stages(dims: list[Dimension], stream: Stream, units, p: int) -> list[tuple[Step, ...]]:
@@ -166,7 +187,7 @@ def stream_stages(dims: list[Dimension], stream: Stream, units, p: int) -> list[
         unit = units[d, cls]
         if dim.modes[cls] == "ring":
             for hop in range(dim.size - 1):
-                label = f"{dim.name} ring hop {hop + 1}/{dim.size - 1} over {cls}"
+                label = f"{dim.name} ring hop {hop + 1}/{dim.size - 1}{_over(dim, cls)}"
                 stages.append((unit.scaled(share, label),))
         else:
             stages.append((unit.scaled(share),))
