@@ -99,7 +99,18 @@ def test_set_and_alpha_override(cli):
 def test_algorithms_lists_the_registry(cli):
     out = cli("collective", "algorithms", "--format", "json").out
     names = {a["name"] for a in json.loads(out)["algorithms"]}
-    assert names == {"ring", "multiring", "multidim", "torus", "rdh", "tree", "mesh", "pairwise", "bruck", "hierarchical"}
+    assert names == {
+        "ring",
+        "multiring",
+        "multidim",
+        "torus",
+        "rdh",
+        "tree",
+        "mesh",
+        "pairwise",
+        "bruck",
+        "hierarchical",
+    }
 
 
 @pytest.mark.parametrize(
@@ -132,3 +143,34 @@ def test_bad_input_exits_2_with_one_line(cli, args, message):
     assert message in result.err
     assert "Traceback" not in result.err
     assert len(result.err.strip().splitlines()) == 1
+
+
+def test_explain_adds_chunks_and_busy_link_classes(cli):
+    result = cli("collective", "allreduce", "--sku", "nl72x2", "-b", "1G", "-e", "1G", "--explain")
+    assert result.code == 0
+    assert "links busy" in result.out and "xrack" in result.out and "chunks" in result.out
+    rows = json.loads(
+        cli("collective", "allreduce", "--sku", "nl72x2", "-b", "1G", "-e", "1G", "--format", "json").out
+    )
+    row = rows["rows"][0]
+    assert row["chunks"] > 1 and set(row["link_utilisation"]) == {"pcb", "backplane", "xrack"}
+
+
+def test_export_schedule_writes_json_and_refuses_a_bad_path(cli, tmp_path):
+    target = tmp_path / "schedule.json"
+    result = cli(
+        "collective", "allgather", "--sku", "nl16", "-b", "1M", "-e", "1M", "--export-schedule", str(target)
+    )
+    assert result.code == 0
+    document = json.loads(target.read_text())
+    assert (
+        document["format"] == "trnsim-schedule/1"
+        and document["algorithm"]
+        == json.loads(
+            cli("collective", "allgather", "--sku", "nl16", "-b", "1M", "-e", "1M", "--format", "json").out
+        )["rows"][-1]["algorithm"]
+    )
+    bad = cli(
+        "collective", "allgather", "--sku", "nl16", "--export-schedule", str(tmp_path / "no" / "x.json")
+    )
+    assert bad.code == 2 and "--export-schedule" in bad.err and "Traceback" not in bad.err

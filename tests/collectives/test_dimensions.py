@@ -1,0 +1,92 @@
+"""The group's dimensions: products of lines found from the link classes alone."""
+
+import glob
+import os
+
+import numpy as np
+import pytest
+
+from collectives.synthetic import complete_topology, ring_topology
+from trnsim.collectives.dimensions import dimensions
+from trnsim.collectives.groups import select_group
+from trnsim.collectives.schedule import Context, NotApplicable
+from trnsim.topology import load_topology
+
+SKUS = sorted(os.path.basename(f)[:-5] for f in glob.glob("topologies/*.yaml"))
+
+
+def _dims(sku: str, group: str = "all"):
+    topo = load_topology(sku)
+    return topo, dimensions(Context(topo, select_group(topo, group)))
+
+
+@pytest.mark.parametrize("sku", SKUS)
+def test_every_catalog_system_is_a_product_of_its_lines(sku):
+    topo, dims = _dims(sku)
+    assert int(np.prod([d.size for d in dims])) == topo.n_chips
+    coords = np.stack([d.coord for d in dims], axis=1)
+    assert len({tuple(row) for row in coords}) == topo.n_chips  # every combination once
+    for d in dims:
+        assert d.coord.min() == 0 and d.coord.max() == d.size - 1
+        assert d.classes and set(d.modes) == set(d.classes)
+
+
+def test_torus_axes_are_rings_in_link_order():
+    topo, dims = _dims("trn2-nl64")
+    assert sorted((d.name, d.size, d.modes[d.name]) for d in dims) == [
+        ("x", 4, "ring"),
+        ("y", 4, "ring"),
+        ("z", 4, "ring"),
+    ]
+    for d in dims:
+        ring = d.rings[d.name]
+        for a, b in ring.items():  # each hop of the ring is a direct link of that axis
+            assert topo.link(topo.chips[a], topo.chips[b])["cls"] == d.name
+
+
+def test_nl72x2_gen1_is_racks_by_trays_by_slots():
+    _, dims = _dims("trn3-nl72x2-gen1")
+    assert sorted((d.name, d.size, d.classes) for d in dims) == [
+        ("backplane", 18, ("backplane",)),
+        ("pcb", 4, ("pcb",)),
+        ("xrack", 2, ("xrack",)),
+    ]
+
+
+def test_a_plane_serving_two_slots_splits_the_tray_into_a_shared_and_an_own_dimension():
+    # Gen2: a plane reaches slots A+B (or C+D) of every tray, so A<->B may go over the tray switches
+    # or the plane, while AB<->CD only over the tray switches
+    _, dims = _dims("trn3-nl72x2-gen2")
+    shapes = sorted((d.size, tuple(sorted(d.classes))) for d in dims)
+    assert shapes == [(2, ("backplane", "pcb")), (2, ("pcb",)), (2, ("xrack",)), (18, ("backplane",))]
+
+
+def test_a_rack_wide_plane_also_serves_the_tray():
+    _, dims = _dims("trn3-nl72x2-gen3")
+    tray = next(d for d in dims if d.size == 4)
+    assert set(tray.classes) == {"pcb", "backplane"}
+
+
+def test_sub_groups_keep_the_dimensions_they_span():
+    _, dims = _dims("trn3-nl72x2-gen1", "rack:0")
+    assert sorted(d.size for d in dims) == [4, 18]
+    _, dims = _dims("trn3-nl72x2-gen1", "tray:0")
+    assert [d.size for d in dims] == [4]
+
+
+def test_groups_that_are_no_product_are_refused_with_a_reason():
+    topo = load_topology("trn3-nl72x2-gen1")
+    with pytest.raises(NotApplicable, match="blocks of different sizes"):
+        dimensions(Context(topo, select_group(topo, "0-4")))  # a tray and one more chip
+    topo = load_topology("trn2-nl64")
+    with pytest.raises(NotApplicable):
+        dimensions(Context(topo, select_group(topo, "0,5")))  # not neighbours on any axis
+
+
+def test_small_synthetic_graphs():
+    complete = complete_topology(5)
+    (dim,) = dimensions(Context(complete, complete.chips))
+    assert dim.size == 5 and set(dim.modes.values()) == {"mesh"}
+    ring = ring_topology(6)
+    (dim,) = dimensions(Context(ring, ring.chips))
+    assert dim.size == 6 and dim.modes == {"x": "ring"}
