@@ -137,7 +137,9 @@ def test_hierarchical_beats_flat_on_the_paired_racks():
     # the balanced schedule keeps every link class busy; hierarchical leaves the tray and rack links idle
     assert result.rows[0].algorithm == "multidim"
     assert result.rows[0].busbw_gbps > 0.95 * result.rows[0].bound_busbw_gbps
-    assert result.by_algorithm["multidim"][0].busbw_gbps > 2 * result.by_algorithm["hierarchical"][0].busbw_gbps
+    assert (
+        result.by_algorithm["multidim"][0].busbw_gbps > 2 * result.by_algorithm["hierarchical"][0].busbw_gbps
+    )
     assert result.by_algorithm["hierarchical"][0].busbw_gbps > 1.5 * result.by_algorithm["mesh"][0].busbw_gbps
 
 
