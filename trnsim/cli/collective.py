@@ -11,7 +11,9 @@ from trnsim.cli.options import (
     FormatOption,
     Group,
     MaxBytes,
+    MaxChunks,
     MinBytes,
+    MinChunk,
     Ranks,
     SetOption,
     Sizes,
@@ -49,17 +51,30 @@ def run(
     fmt,
     explain: bool = False,
     export_schedule=None,
+    max_chunks: int | None = None,
+    min_chunk: str | None = None,
 ) -> None:
     """Evaluate and print one collective."""
     from trnsim.collectives.engine import evaluate
     from trnsim.collectives.groups import select_group
+    from trnsim.units import parse_size
 
     algo = algo.strip().lower()  # one spelling in the header and JSON
     topo = load(sku, topology, overrides)
     chips = select_group(topo, group, ranks)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     writable(export_schedule, "--export-schedule")
-    result = evaluate(topo, op, size_list, chips, algo=algo.lower(), dtype=dtype, alpha_us=alpha_us)
+    result = evaluate(
+        topo,
+        op,
+        size_list,
+        chips,
+        algo=algo.lower(),
+        dtype=dtype,
+        alpha_us=alpha_us,
+        max_chunks=max_chunks,
+        min_chunk_bytes=None if min_chunk is None else parse_size(min_chunk),
+    )
     if export_schedule is not None:
         import json
 
@@ -183,6 +198,8 @@ def _register(op: str) -> None:
         fmt: FormatOption = Format.table,
         explain: Explain = False,
         export_schedule: ExportSchedule = None,
+        max_chunks: MaxChunks = None,
+        min_chunk: MinChunk = None,
     ) -> None:
         run(
             op,
@@ -201,6 +218,8 @@ def _register(op: str) -> None:
             fmt,
             explain,
             export_schedule,
+            max_chunks,
+            min_chunk,
         )
 
     command.__doc__ = f"Model {op}: {OPS[op].description}."

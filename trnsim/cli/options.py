@@ -104,6 +104,23 @@ AlphaUs = Annotated[
 ]
 
 
+MaxChunks = Annotated[
+    int | None,
+    typer.Option(
+        "--max-chunks",
+        help="Most chunks a pipelined schedule (multidim, tree) splits the data into [1024; an assumption].",
+        show_default=False,
+    ),
+]
+MinChunk = Annotated[
+    str | None,
+    typer.Option(
+        "--min-chunk",
+        help="Smallest chunk of a pipelined schedule, in bytes [64K; an assumption: below it per-message "
+        "costs the model does not count would dominate].",
+        show_default=False,
+    ),
+]
 Explain = Annotated[
     bool,
     typer.Option(

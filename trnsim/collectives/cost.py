@@ -8,8 +8,9 @@ A pipeline of ``D`` stages moves the data in ``m`` chunks. In round ``r`` the st
 to fill, ``m - D + 1`` in the steady state (when ``m >= D``), ``D - 1`` to drain. A round costs the
 largest latency among its busy stages (``repeat x (alpha + path latency)``) plus ``size / m`` times the
 busiest link's seconds per byte under the busy stages' combined load. The chunk count is chosen per
-size to minimise the total, between 1 and :data:`MAX_CHUNKS`, with chunks of at least
-:data:`MIN_CHUNK_BYTES`.
+size to minimise the total: one chunk, or between the pipeline's depth and :data:`MAX_CHUNKS` chunks
+of at least :data:`MIN_CHUNK_BYTES` each (both assumptions, overridable). Fewer chunks than stages
+are not considered: such a pipeline never fills.
 """
 
 from dataclasses import dataclass
@@ -67,8 +68,17 @@ class PipelineCost:
     same flows at different weights), so rounds are costed in that small basis.
     """
 
-    def __init__(self, chains, alpha_ns: float, bw_bps: np.ndarray, classes):
+    def __init__(
+        self,
+        chains,
+        alpha_ns: float,
+        bw_bps: np.ndarray,
+        classes,
+        max_chunks: int = MAX_CHUNKS,
+        min_chunk_bytes: int = MIN_CHUNK_BYTES,
+    ):
         self._classes = classes  # link class of each directed edge
+        self.max_chunks, self.min_chunk_bytes = max_chunks, min_chunk_bytes
         basis: dict[int, int] = {}
         rows, max_links = [], 0
         coef_chains, lat_chains = [], []
@@ -140,7 +150,7 @@ class PipelineCost:
     def _times_us(self, size: float) -> tuple[np.ndarray, np.ndarray]:
         """Candidate chunk counts (1, or at least the pipeline's depth) and the total time of each."""
         d = self.depth
-        top = int(max(1, min(MAX_CHUNKS, size // MIN_CHUNK_BYTES)))
+        top = int(max(1, min(self.max_chunks, size // self.min_chunk_bytes)))
         counts = np.r_[1, np.arange(max(d, 2), top + 1)]
         m = counts.astype(float)
         full = m - d + 1

@@ -15,7 +15,7 @@ from trnsim import limits
 from trnsim.collectives import algorithms
 from trnsim.collectives.algorithms import Context, NotApplicable, Pipeline, Step
 from trnsim.collectives.bounds import Bound, lower_bound
-from trnsim.collectives.cost import PipelineCost, StepCost
+from trnsim.collectives.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, StepCost
 from trnsim.collectives.ops import Op, dtype_size, get_op
 from trnsim.collectives.routing import Router, routing_work
 from trnsim.errors import NotApplicableError, UsageError
@@ -135,7 +135,15 @@ class Evaluation:
         return sum(r.busbw_gbps for r in self.rows) / len(self.rows) if self.rows else 0.0
 
 
-def make_plan(topology: Topology, router: Router, ctx: Context, op: str, name: str, alpha_ns: float) -> Plan:
+def make_plan(
+    topology: Topology,
+    router: Router,
+    ctx: Context,
+    op: str,
+    name: str,
+    alpha_ns: float,
+    chunking: tuple[int, int] = (MAX_CHUNKS, MIN_CHUNK_BYTES),
+) -> Plan:
     """Schedule and route one algorithm (raises :class:`NotApplicable`)."""
     algo = algorithms.find(name)
     schedule = algo.schedule(ctx, op)
@@ -150,7 +158,7 @@ def make_plan(topology: Topology, router: Router, ctx: Context, op: str, name: s
             chains = [
                 [[(step, routes[id(step)]) for step in stage] for stage in chain] for chain in entry.chains
             ]
-            items.append(PipelineCost(chains, alpha_ns, bw_bps, edge_class))
+            items.append(PipelineCost(chains, alpha_ns, bw_bps, edge_class, *chunking))
         else:
             items.append(StepCost(entry, routes[id(entry)], alpha_ns))
     return Plan(algo.name, items, schedule, edge_class, bw_bps)
@@ -190,6 +198,8 @@ def evaluate(
     algo: str = "auto",
     dtype: str = "float",
     alpha_us: float | None = None,
+    max_chunks: int | None = None,
+    min_chunk_bytes: int | None = None,
 ) -> Evaluation:
     """Model ``op_name`` on ``group`` of ``topology`` for every size.
 
@@ -200,6 +210,9 @@ def evaluate(
         rows are then the fastest per size and ``by_algorithm`` holds each one's rows).
     alpha_us : float, optional
         Per-step alpha overriding the SKU file's ``latency.step_ns``.
+    max_chunks, min_chunk_bytes : int, optional
+        Pipelining limits overriding :data:`trnsim.collectives.cost.MAX_CHUNKS` and
+        :data:`~trnsim.collectives.cost.MIN_CHUNK_BYTES`.
     """
     op = get_op(op_name)
     element = dtype_size(dtype)
@@ -207,6 +220,11 @@ def evaluate(
     from trnsim.units import check_finite
 
     check_finite("--alpha-us", alpha_us, minimum=0, maximum=1e6)
+    if max_chunks is not None and not 1 <= max_chunks <= 1_000_000:
+        raise UsageError(f"--max-chunks: expected a whole number from 1 to 1,000,000, got {max_chunks}")
+    if min_chunk_bytes is not None and not 1 <= min_chunk_bytes <= 1 << 50:
+        raise UsageError(f"--min-chunk: expected 1 B to 1 PiB, got {min_chunk_bytes}")
+    chunking = (max_chunks or MAX_CHUNKS, min_chunk_bytes or MIN_CHUNK_BYTES)
     alpha_ns = topology.spec.latency.step_ns if alpha_us is None else alpha_us * 1e3
     limits.ROUTING.check(
         routing_work(topology, group),
@@ -244,7 +262,7 @@ def evaluate(
             )
             continue
         try:
-            plans[name] = make_plan(topology, router, ctx, op.name, name, alpha_ns)
+            plans[name] = make_plan(topology, router, ctx, op.name, name, alpha_ns, chunking)
         except NotApplicable as reason:
             if algo not in ("auto", "all"):
                 raise NotApplicableError(
