@@ -653,12 +653,15 @@ ALGOS = [
     "pairwise",
     "bruck",
     "hierarchical",
+    "multidim",
+    "balanced",
     "RING",
     "nope",
     "[/]",
     "",
 ]
 OPS = ["allreduce", "allgather", "reducescatter", "alltoall"]
+CHUNK_COUNTS = ["1", "7", "1024", "0", "-3", "1000001", "99999999999999999999", "2.5", "nan", "[b]"]
 SKU_VALUES = [
     *fc.SKUS,
     "NL16",
@@ -871,6 +874,10 @@ def option_cases(draw):
     else:
         argv += maybe("--ranks", RANKS)
     argv += maybe("--dtype", DTYPES) + maybe("--alpha-us", ALPHAS) + maybe("--algo", ALGOS)
+    if command == "collective":
+        argv += maybe("--max-chunks", CHUNK_COUNTS) + maybe("--min-chunk", SIZE_TOKENS)
+        if draw(st.booleans()):
+            argv += ["--explain"]
     for _ in range(draw(st.integers(0, 1))):
         argv += ["--set", draw(set_assignments())]
         given.append(("--set", argv[-1]))
