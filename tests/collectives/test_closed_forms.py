@@ -125,10 +125,13 @@ def test_ring_graph_closed_forms(p, size):
         expected[("allgather", "multidim")] = ALPHA_US + beta(size / p)
         expected[("allreduce", "multidim")] = 2 * (ALPHA_US + beta(size / p))
     elif p > 3:
-        # one ring dimension: a bidirectional ring, one chunk (every hop uses the same links, so
-        # chunking only adds alphas)
-        expected[("allgather", "multidim")] = (p - 1) * (ALPHA_US + beta(size / (2 * p)))
-        expected[("allreduce", "multidim")] = 2 * (p - 1) * (ALPHA_US + beta(size / (2 * p)))
+        # one ring dimension: each rank's data goes both ways, at most p/2 hops (p/2 - 1 hops of a
+        # whole block each way, then half a block for even p); one chunk, since every hop uses the
+        # same links and chunking only adds alphas
+        hops = p // 2
+        gather = hops * ALPHA_US + (p - 1) / 2 * beta(size / p)
+        expected[("allgather", "multidim")] = gather
+        expected[("allreduce", "multidim")] = 2 * gather
     else:
         expected[("allgather", "multidim")] = ALPHA_US + beta(size / p, link)
     for (op, algo), want in expected.items():

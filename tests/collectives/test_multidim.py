@@ -13,9 +13,9 @@ from trnsim.collectives.schedule import Context
 from trnsim.topology import load_topology
 
 SKUS = sorted(os.path.basename(f)[:-5] for f in glob.glob("topologies/*.yaml"))
-# the 4x4x16 concept's 16-chip z rings make every stream's chain 21 stages (42 for all-reduce): a
-# synchronous chunk pipeline loses ~10-15% to its fill, drain and per-round alpha there
-LONG_RINGS = {"trn2-nl256-concept": 0.8}
+# the 4x4x16 concept's 16-chip z rings make a stream's chain 12 stages (24 for all-reduce) and its
+# last, heaviest stages keep the links busy through the drain: 87% (all-gather) to 90% (all-reduce)
+LONG_RINGS = {"trn2-nl256-concept": 0.85}
 
 
 def test_balance_solves_small_games_exactly():

@@ -150,8 +150,7 @@ def _line_pairs(dim: Dimension, coords: np.ndarray, number: int) -> tuple[np.nda
 def _units(ctx: Context, dims: list[Dimension]) -> dict[tuple[int, str], Step]:
     """One routed pattern per dimension and link class: all of its lines' flows at weight 1.
 
-    Mesh: every ordered pair of a line. Ring: each rank to both ring neighbours at weight 1/2 (one
-    hop of a bidirectional ring). Both are their own reverse, so a reduce-scatter reuses them.
+    Mesh: every ordered pair of a line. Ring: each rank to both ring neighbours at weight 1/2. Both are their own reverse, so a reduce-scatter reuses them.
     """
     p = ctx.p
     coords = np.stack([d.coord for d in dims], axis=1)
@@ -178,7 +177,7 @@ def _over(dim: Dimension, cls: str) -> str:
 
 
 def stream_stages(dims: list[Dimension], stream: Stream, units, p: int) -> list[tuple[Step, ...]]:
-    """One stream's all-gather as pipeline stages: a mesh dimension is one stage, a ring ``k - 1``."""
+    """One stream's all-gather as pipeline stages: a mesh dimension is one stage, a ring ``k // 2``."""
     stages = []
     held = 1
     for d in stream.order:
@@ -186,9 +185,14 @@ def stream_stages(dims: list[Dimension], stream: Stream, units, p: int) -> list[
         share = stream.weight * held / p
         unit = units[d, cls]
         if dim.modes[cls] == "ring":
-            for hop in range(dim.size - 1):
-                label = f"{dim.name} ring hop {hop + 1}/{dim.size - 1}{_over(dim, cls)}"
-                stages.append((unit.scaled(share, label),))
+            # each rank's data goes both ways round the ring, half of it 1..k/2 hops clockwise and the
+            # other half the other way, so no piece travels more than k/2 hops: floor(k/2) stages
+            # instead of k - 1, the same bytes on every link ((k-1)/2 x the data each way)
+            hops = dim.size // 2
+            for hop in range(1, hops + 1):
+                full = hop < hops or dim.size % 2 == 1
+                label = f"{dim.name} ring hop {hop}/{hops}{_over(dim, cls)}"
+                stages.append((unit.scaled(share * (2 if full else 1), label),))
         else:
             stages.append((unit.scaled(share),))
         held *= dim.size
