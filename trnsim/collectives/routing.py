@@ -81,7 +81,7 @@ class Router:
         self.rows = np.asarray([arrays.index[chip] for chip in group], dtype=np.int64)
         self._cache: dict[int, StepRoute] = {}
         self._keep: list[Step] = []  # the cache is keyed by identity: keep the steps alive
-        self._pinned: dict[frozenset[str], tuple[Router, np.ndarray]] = {}
+        self._pinned: dict[frozenset[str], list[tuple[Router, np.ndarray, np.ndarray]]] = {}
         symmetry = None if restricted else torus_symmetry(topology)
         self.symmetry = symmetry if symmetry is not None and topology.n_chips >= _SYMMETRY_FROM else None
         if self.symmetry is None:
@@ -151,37 +151,88 @@ class Router:
                 self._cache[key] = self._summary(step, self._dense_loads(step))
         return [self._cache[_key(step)] for step in steps]
 
+    def _pinned_parts(self, links: frozenset[str]) -> list[tuple["Router", np.ndarray, np.ndarray]]:
+        """The subgraph of ``links`` split into its connected parts that hold group members.
+
+        Each part: a router over it alone, its directed edges' indices in the whole graph, and its
+        members' group positions. A flow never leaves its part, so routing part by part costs the
+        parts' sizes, not the whole graph's (a tray's switches, not the rack's).
+        """
+        arrays = self.arrays
+        allowed = np.fromiter((cls in links for cls in arrays.edge_cls), dtype=bool)
+        kept = np.nonzero(allowed[arrays.edge])[0]
+        src, dst = arrays.src[kept], arrays.dst[kept]
+        label = np.arange(arrays.n_nodes)
+        while True:  # label propagation: each node takes the smallest label among its neighbours
+            low = np.minimum(label[src], label[dst])
+            new = label.copy()
+            np.minimum.at(new, src, low)
+            np.minimum.at(new, dst, low)
+            new = new[new]
+            if np.array_equal(new, label):
+                break
+            label = new
+        member_label = label[self.rows]
+        parts = []
+        for part in np.unique(member_label):
+            positions = np.nonzero(member_label == part)[0]
+            nodes = np.nonzero(label == part)[0]
+            edges = kept[label[src] == part]
+            local = np.full(arrays.n_nodes, -1, dtype=np.int64)
+            local[nodes] = np.arange(len(nodes))
+            sub = GraphArrays(
+                nodes=[arrays.nodes[i] for i in nodes],
+                n_chips=int(np.sum(nodes < arrays.n_chips)),
+                src=local[arrays.src[edges]],
+                dst=local[arrays.dst[edges]],
+                edge=arrays.edge[edges],
+                bw_gbps=arrays.bw_gbps[edges],
+                link_latency_ns=arrays.link_latency_ns[edges],
+                node_latency_ns=arrays.node_latency_ns[nodes],
+                edge_cls=arrays.edge_cls,
+                edge_ends=arrays.edge_ends,
+            )
+            members = [self.group[i] for i in positions]
+            parts.append((Router(self.topology, members, sub), edges, positions))
+        return parts
+
     def _pinned_route(self, step: Step) -> StepRoute:
         """Route a step over the subgraph of its link classes and report it on the whole graph."""
         if step.links not in self._pinned:
-            arrays = self.arrays
-            allowed = np.fromiter((cls in step.links for cls in arrays.edge_cls), dtype=bool)
-            kept = np.nonzero(allowed[arrays.edge])[0]
-            sub = replace(
-                arrays,
-                src=arrays.src[kept],
-                dst=arrays.dst[kept],
-                edge=arrays.edge[kept],
-                bw_gbps=arrays.bw_gbps[kept],
-                link_latency_ns=arrays.link_latency_ns[kept],
+            self._pinned[step.links] = self._pinned_parts(step.links)
+        src, dst, weight = step.flows()
+        where = np.full(len(self.rows), -1, dtype=np.int64)  # each position's part
+        local = np.zeros(len(self.rows), dtype=np.int64)  # and its place among the part's members
+        for number, (_, _, positions) in enumerate(self._pinned[step.links]):
+            where[positions] = number
+            local[positions] = np.arange(len(positions))
+        if len(src) and (np.any(where[src] != where[dst]) or np.any(where[src] < 0)):
+            first = int(np.argmax((where[src] != where[dst]) | (where[src] < 0)))
+            raise NotApplicable(
+                f"{self.group[src[first]]} cannot reach {self.group[dst[first]]} "
+                f"over {', '.join(sorted(step.links))} links alone"
             )
-            sub.__dict__.pop("out_edges", None)  # a cached CSR view of the whole graph
-            self._pinned[step.links] = (Router(self.topology, self.group, sub), kept)
-        router, kept = self._pinned[step.links]
-        unpinned = replace(step, links=None)
-        self._keep.append(unpinned)
-        if not unpinned.all_pairs and len(unpinned.src):
-            cut_off = router.dist[unpinned.src, router.rows[unpinned.dst]] < 0
-            if cut_off.any():
-                first = int(np.argmax(cut_off))
-                raise NotApplicable(
-                    f"{self.group[unpinned.src[first]]} cannot reach {self.group[unpinned.dst[first]]} "
-                    f"over {', '.join(sorted(step.links))} links alone"
-                )
-        route = router.route(unpinned)
         loads = np.zeros(len(self.arrays.src))
-        loads[kept] = route.link_loads
-        return replace(route, link_loads=loads)
+        latency, max_links = 0.0, 0
+        for number, (router, edges, _) in enumerate(self._pinned[step.links]):
+            mine = where[src] == number
+            if not mine.any():
+                continue
+            part_step = Step(local[src[mine]], local[dst[mine]], weight[mine], step.repeat, step.label)
+            route = router.route(part_step)
+            loads[edges] += route.link_loads
+            latency, max_links = max(latency, route.latency_ns), max(max_links, route.max_links)
+        if not len(src):
+            return StepRoute(0.0, 0.0, 0, "-", loads)
+        seconds = loads / (self.arrays.bw_gbps * 1e9)
+        busiest = int(np.argmax(seconds))
+        return StepRoute(
+            seconds_per_byte=float(seconds[busiest]),
+            latency_ns=latency,
+            max_links=max_links,
+            bottleneck=self.arrays.edge_cls[self.arrays.edge[busiest]],
+            link_loads=loads,
+        )
 
     def _summary(self, step: Step, loads: np.ndarray) -> StepRoute:
         arrays = self.arrays
