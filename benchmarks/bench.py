@@ -3,10 +3,12 @@
 For (a) the hop histogram over all chip pairs and (b) the ECMP link loads of a full all-to-all, on
 trn3-nl72x2-gen1, a 16x16x16 torus (4,096 chips) and a 32x32x32 torus (32,768 chips, trnsim alone),
 it prints each time, the ratio, whether the results are identical, and peak memory; then the wall
-time of `trnsim collective allreduce --sku nl72x2` as a whole process against the import floor.
+time of `trnsim collective allreduce --sku nl72x2` as a whole process against the import floor;
+then the exact bandwidth bounds (trnsim.collectives.optimum) per op, each in a fresh process.
 
     python benchmarks/bench.py            # everything (the networkx reference on 4,096 chips takes minutes)
     python benchmarks/bench.py --quick    # skip the networkx reference on the 16x16x16 torus
+    python benchmarks/bench.py --bounds   # the exact bounds alone
 
 Times are wall-clock seconds on this machine; nothing here asserts a time.
 """
@@ -126,14 +128,92 @@ def _process_times(runs: int) -> None:
     )
 
 
+BOUND_CASES = {
+    "trn3-nl72x2-gen1": ({"sku": "trn3-nl72x2-gen1"}, "all"),
+    "nl72x2 rack:0": ({"sku": "trn3-nl72x2-gen1"}, "rack:0"),
+    "torus-16x16x16": ({"file": ROOT / "examples" / "torus-16x16x16.yaml"}, "all"),
+    "torus-16^3 0-2047": ({"file": ROOT / "examples" / "torus-16x16x16.yaml"}, "0-2047"),
+    "switched-1152": ({"file": ROOT / "benchmarks" / "switched-1152.yaml"}, "all"),
+}
+BOUND_OPS = ("allgather", "reducescatter", "allreduce", "alltoall")
+
+
+def _bounds_child(name: str) -> dict:
+    """Time each op's exact bound from scratch (caches cleared); the scipy imports timed apart."""
+    start = time.perf_counter()
+    import numpy  # noqa: F401  (the CLI imports numpy anyway)
+
+    from trnsim.collectives import optimum
+    from trnsim.collectives.groups import select_group
+    from trnsim.collectives.ops import OPS
+
+    case, spec = BOUND_CASES[name]
+    topo = _load(case)
+    group = select_group(topo, spec)
+    load_s = time.perf_counter() - start
+    start = time.perf_counter()
+    import scipy.sparse.csgraph  # noqa: F401
+
+    csgraph_s = time.perf_counter() - start
+    start = time.perf_counter()
+    import scipy.optimize  # noqa: F401
+
+    optimize_s = time.perf_counter() - start
+    rows = []
+    for op in BOUND_OPS:
+        for key in ("_optimum", "_optimum_gather"):
+            topo.__dict__.pop(key, None)
+        start = time.perf_counter()
+        found = optimum.optimum(topo, group, op)
+        seconds = time.perf_counter() - start
+        busbw = OPS[op].busbw_factor(len(group)) / found.seconds_per_byte / 1e9
+        rows.append({"op": op, "s": seconds, "busbw": busbw, "exact": found.exact, "by": found.limited_by})
+    return {
+        "chips": topo.n_chips,
+        "devices": len(topo.nodes),
+        "ranks": len(group),
+        "load_s": load_s,
+        "csgraph_s": csgraph_s,
+        "optimize_s": optimize_s,
+        "rows": rows,
+    }
+
+
+def _bounds() -> None:
+    print("\nexact bandwidth bounds (trnsim.collectives.optimum), each case in a fresh process:")
+    print("  scipy imports are timed apart; the op times are compute only, caches cleared per op")
+    for name in BOUND_CASES:
+        process = subprocess.run(
+            [sys.executable, __file__, "--child-bounds", name], capture_output=True, text=True, check=True
+        )
+        out = json.loads(process.stdout)
+        print(
+            f"  {name}: {out['ranks']:,} of {out['chips']:,} chips, {out['devices']:,} devices; "
+            f"import scipy.sparse.csgraph {out['csgraph_s']:.3f} s, scipy.optimize {out['optimize_s']:.3f} s"
+        )
+        for row in out["rows"]:
+            print(
+                f"    {row['op']:14} {row['s']:8.3f} s   busbw {row['busbw']:9.3f} GB/s   "
+                f"{'exact' if row['exact'] else 'bound'}   {row['by']}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="skip the networkx reference on 4,096 chips")
     parser.add_argument("--runs", type=int, default=15, help="runs for the whole-process timing")
+    parser.add_argument("--bounds", action="store_true", help="time the exact bandwidth bounds alone")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--child-bounds", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child_bounds:
+        print(json.dumps(_bounds_child(args.child_bounds)))
+        return
+    if args.bounds:
+        _bounds()
+        return
     if args.child:
         name, which = args.child
         print(json.dumps((_trnsim if which == "trnsim" else _reference)(CASES[name])))
@@ -153,6 +233,7 @@ def main() -> None:
             print(f"{name:18} {metric:26} {ours[key]:9.3f} {ref} {ratio}  {note}")
         print(f"{'':18} {ours['chips']:,} chips, trnsim peak memory {ours['peak_rss_mb']:.0f} MB")
     _process_times(args.runs)
+    _bounds()
 
 
 if __name__ == "__main__":

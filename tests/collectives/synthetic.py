@@ -62,3 +62,65 @@ def complete_topology(p: int, bw_gbps: float = 100.0, step_ns: float = 1000.0) -
         for j in range(i + 1, p)
     }
     return Topology(spec=spec, nodes=nodes, links=links, chips=chips)
+
+
+def graph_topology(
+    chips: int,
+    switches: int,
+    links: dict[tuple[str, str], float],
+    cls: dict[tuple[str, str], str] | None = None,
+    cuts: dict[str, frozenset[str]] | None = None,
+    name: str = "graph",
+) -> Topology:
+    """Any graph: chips ``c0..``, switches ``s0..`` and links ``{(u, v): bw_gbps}`` between them.
+
+    Links default to class ``link``; ``cls`` names others. Zero link latency, one rack and node.
+    """
+    chip_names = [f"c{i}" for i in range(chips)]
+    spec = msgspec.convert(
+        {
+            "name": name,
+            "kind": "switched",
+            "chip": CHIP,
+            "latency": LATENCY,
+            "switched": {"racks": 1, "nodes_per_rack": 1, "slots": chip_names},
+        },
+        Spec,
+    )
+    nodes = {
+        chip: {
+            "kind": "chip",
+            "rank": rank,
+            "rack": 0,
+            "node": 0,
+            "slot": chip,
+            "slot_index": rank,
+            "latency_ns": 0.0,
+        }
+        for rank, chip in enumerate(chip_names)
+    }
+    for k in range(switches):
+        nodes[f"s{k}"] = {
+            "kind": "switch",
+            "role": "plane",
+            "model": "test",
+            "rack": 0,
+            "node": None,
+            "plane": None,
+            "ports": 64,
+            "lanes": 64,
+            "latency_ns": 0.0,
+        }
+    data = {
+        (u, v): {
+            "cls": (cls or {}).get((u, v), "link"),
+            "lanes": 1,
+            "active_lanes": 1,
+            "bw_gbps": float(bw),
+            "latency_ns": 0.0,
+            "medium": "pcb",
+            "parallel": 1,
+        }
+        for (u, v), bw in links.items()
+    }
+    return Topology(spec=spec, nodes=nodes, links=data, chips=chip_names, cuts=dict(cuts or {}))

@@ -1,19 +1,40 @@
-"""Lower bounds on a collective's time: injection, natural cuts, and latency.
+"""Lower bounds on a collective's time: injection, natural cuts, the exact optimum, and latency.
+
+The bandwidth part is the largest of:
 
 * Injection: a rank must move at least ``factor * size`` bytes (the op's busbw factor) through its
-  own links, so ``time >= factor * size / (the slowest member's total link bandwidth)``.
-* Cuts: across a natural cut (rack halves, torus halves, a switch plane's chips against the rest) with ``a`` and ``b`` members on its sides,
-  allreduce must carry ``size`` each way, allgather and reducescatter ``max(a, b) * size / p``,
-  alltoall ``a * b * size / p``; divided by the cut's bandwidth per direction.
-* Latency: one step's alpha plus the fewest links between the farthest two members, each at the
-  lowest link latency.
+  own links, so ``time >= factor * size / (the slowest member's total link bandwidth)`` (Patarasuk
+  and Yuan, "Bandwidth optimal all-reduce algorithms for clusters of workstations", JPDC 2009);
+  for all-reduce with unequal chips, the members' total (see
+  :func:`trnsim.collectives.optimum.injection`).
+* Natural cuts: across a natural cut (rack halves, torus halves, a switch plane's chips against the
+  rest) with ``a`` and ``b`` members on its sides, allreduce must carry ``size`` each way, allgather
+  and reducescatter ``max(a, b) * size / p``, alltoall ``a * b * size / p``; divided by the cut's
+  bandwidth per direction.
+* The optimum over every cut and every routing (:mod:`trnsim.collectives.optimum`): for all-gather
+  and reduce-scatter the min-ratio cut over all vertex sets, which is achievable (ForestColl, Zhao et
+  al. 2024, arXiv 2402.06787) and so exact; for all-reduce the larger of injection and
+  the reduction cut (``size`` across the smallest cut splitting the group, each way); for all-to-all the maximum concurrent multicommodity flow
+  through its LP dual (Shahrokhi and Matula 1990; Leighton and Rao 1999). It is never below the
+  natural-cut bounds when exact; it can be, where it is only a valid bound (an irregular group's
+  all-to-all), so the largest of all three is taken.
+
+Ties are named in the order above: a bound reached by a chip's own links is "injection (chip)", one
+reached by a natural cut "cut <name>", and the optimum's own label otherwise ("cut: 36 of 144
+members vs the rest", "reduction cut: ...", "link classes xrack").
+
+Latency: one step's alpha plus the fewest links between the farthest two members, each at the
+lowest link latency.
 """
 
 from dataclasses import dataclass
 
 from trnsim.collectives.ops import Op
 from trnsim.topology.graph import Topology
-from trnsim.topology.metrics import chip_bandwidth_gbps, cut_bandwidths
+from trnsim.topology.metrics import cut_bandwidths
+
+# candidates within this relative margin of the largest are ties, named in the order above
+TIE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -22,7 +43,8 @@ class Bound:
 
     seconds_per_byte: float
     latency_us: float
-    limited_by: str  # what limits the bandwidth part: "injection" or "cut <name>"
+    # what limits the bandwidth part: "injection (<chip>)", "cut <name>", or the optimum's label
+    limited_by: str
     peak_seconds_per_byte: float  # the injection bound alone: what the members' own links could carry
 
     def time_us(self, size: float) -> float:
@@ -33,19 +55,12 @@ class Bound:
         return "latency" if self.latency_us >= size * self.seconds_per_byte * 1e6 else self.limited_by
 
 
-def lower_bound(topology: Topology, group: list[str], op: Op, alpha_ns: float, max_links: int) -> Bound:
-    """The lower bound for ``op`` on ``group``.
+def natural_bounds(topology: Topology, group: list[str], op: Op) -> list[tuple[float, str]]:
+    """The injection bound and every natural cut's bound, in seconds per byte, with their names."""
+    from trnsim.collectives.optimum import injection
 
-    Parameters
-    ----------
-    max_links : int
-        The fewest links between the group's farthest two members.
-    """
     p = len(group)
-    factor = op.busbw_factor(p)
-    injection = min(chip_bandwidth_gbps(topology)[chip] for chip in group)
-    peak = factor / (injection * 1e9)
-    candidates = [(peak, "injection")]
+    candidates = [injection(topology, group, op.name)]
     members = set(group)
     cut_bw = cut_bandwidths(topology)
     for name, side in topology.cuts.items():
@@ -60,7 +75,26 @@ def lower_bound(topology: Topology, group: list[str], op: Op, alpha_ns: float, m
             "alltoall": a * b / p,
         }[op.name]
         candidates.append((crossing / (cut_bw[name] * 1e9), f"cut {name}"))
-    seconds_per_byte, limited_by = max(candidates)
+    return candidates
+
+
+def lower_bound(topology: Topology, group: list[str], op: Op, alpha_ns: float, max_links: int) -> Bound:
+    """The lower bound for ``op`` on ``group``.
+
+    Parameters
+    ----------
+    max_links : int
+        The fewest links between the group's farthest two members.
+    """
+    from trnsim.collectives.optimum import optimum
+
+    candidates = natural_bounds(topology, group, op)
+    peak = candidates[0][0]
+    if len(group) > 1:
+        best = optimum(topology, group, op.name)
+        candidates.append((best.seconds_per_byte, best.limited_by))
+    top = max(value for value, _ in candidates)
+    limited_by = next(name for value, name in candidates if value >= top * (1 - TIE))
     min_link_ns = min(data["latency_ns"] for data in topology.links.values())
     latency_us = (alpha_ns + max_links * min_link_ns) / 1e3
-    return Bound(seconds_per_byte, latency_us, limited_by, peak)
+    return Bound(top, latency_us, limited_by, peak)

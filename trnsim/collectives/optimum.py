@@ -12,34 +12,44 @@ leaving a vertex set ``X``.
   arborescence packing), so it is the exact optimum. It is found by Dinkelbach's method with a
   max-flow per target member ``t``: with a super source sending ``lambda`` to every member, all of it
   reaches ``t`` exactly when no ``X`` without ``t`` has ``B(X) < lambda |X n C|``; otherwise the min
-  cut's source side is such an ``X``, and ``lambda`` drops to its ratio. On a whole wrapped torus one
-  target stands for all (translations); elsewhere every member is a target.
+  cut's source side is such an ``X``, and ``lambda`` drops to its ratio. On a wrapped torus, the
+  translations that map the group onto itself map targets onto targets, so one target per orbit
+  is enough (one for the whole torus); elsewhere every member is a target.
 * **Reduce-scatter.** The same on the reversed graph (the data flows the other way). trnsim's links
   carry the same bandwidth both ways, so reversal maps the graph onto itself and the two are equal;
   a graph without that symmetry is solved reversed.
-* **All-reduce.** The largest of (a) injection: ``2(p-1)/p S`` over the slowest member's link
-  bandwidth (Patarasuk and Yuan, JPDC 2009); (b) the reduction cut: every member's result depends on
-  every input, so ``S`` crosses any cut splitting the group, each way: ``S / min B(X)``; (c) the
-  reduce-scatter optimum plus the all-gather optimum, which binds every schedule that reduce-scatters
-  then all-gathers (all of trnsim's do; a reduce-then-broadcast tree with unpipelined phases obeys it
-  too). (c) is an assumption about the schedule, not a law: a pipelined reduce-broadcast through a
-  thin link can beat it. When links are symmetric (b) never exceeds (c): of the two sides of the
-  cut that attains (b), the one with at least ``p/2`` members gives each of the two optima at least
-  ``S / (2 B)``. So (b) is computed only for asymmetric graphs.
+* **All-reduce.** The larger of (a) injection (:func:`injection`: with equal chips ``2(p-1)/p S``
+  over a chip's link bandwidth, Patarasuk and Yuan, JPDC 2009), and (b) the reduction cut: every member's result
+  depends on every input, so ``S`` crosses any cut splitting the group, each way: ``S / min B(X)``.
+  Both bind every schedule, trees included. The reduce-scatter optimum plus the all-gather optimum
+  would be tighter on some irregular groups but binds only schedules that run the two in sequence
+  (a pipelined reduce-then-broadcast through a thin link beats it by nearly 2x), so it is not used.
+  It is exact when it is injection and the reduce-scatter and all-gather optima add up to it: running
+  those two optimal schedules in turn then reaches it (every catalog system, whole).
 * **All-to-all.** Every member sends ``S/p`` to every other: the bound is the maximum concurrent
   multicommodity flow, through its LP dual (Shahrokhi and Matula, JACM 1990; Leighton and Rao, JACM
   1999): for any edge lengths ``l >= 0``, ``time >= sum over ordered member pairs of (S/p)
   dist_l(s, t) / sum_e cap_e l_e``. Lengths are constant on edge classes: the translation orbits of
   a whole wrapped torus, or else (link class, bandwidth, and the end devices' colours after 1-WL
-  colour refinement from kind, role and group membership). Averaging the optimal lengths over the
-  fabric's automorphisms keeps the value (the objective is concave and invariant), so the restricted
-  dual is exact when the classes are orbits; colour refinement gives the orbits on the catalog's
-  regular fabrics but can merge orbits on unusual graphs, and a random subgroup breaks symmetry
-  into many classes. The dual is maximised by Kelley's cutting planes (HiGHS LPs); at lengths ``l``
-  a supergradient is the pairs' demand times the class counts of their shortest paths, split evenly
-  over all shortest paths. Every evaluated point is a valid bound; the best one is reported. It is
-  called exact when the routings behind the cutting planes, mixed by the LP's dual weights, form a
-  real flow no slower than the bound to within ``GAP``: a primal certificate.
+  colour refinement from kind, role and group membership). Translations fixing the group also fix
+  such lengths, so Dijkstra runs from one member per orbit (one for the whole torus).
+  Averaging the optimal lengths over the fabric's automorphisms keeps the value (the objective is
+  concave and invariant), so the restricted dual is exact when the classes are orbits. Colour
+  classes are unions of orbits: on the catalog's regular fabrics they are the orbits, but they can
+  merge orbits on unusual graphs, and a scattered group breaks the symmetry into many classes.
+  With few classes the dual is maximised by Kelley's cutting planes (HiGHS LPs): at lengths ``l`` a
+  supergradient is the pairs' demand times the class counts of their shortest paths, split evenly
+  over all shortest paths. With many classes and a small graph the whole source-aggregated LP is
+  solved instead, its dual values re-evaluated here as lengths; with many classes on a large graph,
+  Kelley runs on the last refinement round with few enough classes (a valid bound that may be
+  loose). Kelley's queries are stabilised (in-out). Every evaluated point is a valid bound and the
+  best one is reported. It is called exact when a real flow is no slower than the bound to within
+  ``GAP``: the routings behind Kelley's planes mixed by the LP's dual weights (checked link by
+  link), or the whole LP's optimum.
+
+Before any of this, non-member twins (the switches of a tray or of a plane: same neighbours, same
+link classes, proportional capacities) are merged, which changes no cut and no flow value (see
+:func:`merge_twins`) and makes nl72x2's graph 188 devices instead of 512.
 
 Any cut or any lengths give a valid bound, so a search stopped by a budget still returns a valid (if
 possibly loose) bound, flagged ``exact=False``.
@@ -57,11 +67,27 @@ from trnsim.topology.graph import Topology
 GAP = 1e-4
 # all-to-all: at most this many cutting planes (dual evaluations)
 MAX_CUTS = 200
-# all-to-all: work budget in sources x (devices + directed links) summed over dual evaluations; past
-# it the search stops with the best bound so far (about 10 s of work on a 2-core machine)
-DUAL_WORK = 400_000_000
+# all-to-all: with more than KELLEY_FAST classes, Kelley's next point is this far from the best point
+# towards the LP's solution (in-out stabilisation, Ben-Ameur and Neto 2007), or the LP's solution
+# itself when the last plane did not lower the LP's bound
+IN_OUT = 0.5
+# all-to-all, how the dual is maximised: Kelley's method when there are at most KELLEY_FAST edge
+# classes (it converges in a few planes there); else the whole multicommodity LP when it has at most
+# LP_ENTRIES flow variables (well under a second with HiGHS here; 36 sources x 720 edges already take
+# 6 s, at times 10 s); else Kelley again up to KELLEY_CLASSES classes (it slows down with the
+# dimension); else the last colour refinement round with at most KELLEY_CLASSES classes (a valid bound
+# that may be loose)
+KELLEY_FAST = 16
+LP_ENTRIES = 12_000
+KELLEY_CLASSES = 64
+# all-to-all: work budget, summed over dual evaluations, of sources x (devices + directed links) for
+# Dijkstra plus the shortest-path-graph edges walked; past it the search stops with the best bound so
+# far (about 20 s on a 2-core machine)
+DUAL_WORK = 200_000_000
+# translations of a torus that fix a group: skipped when members^2 or chips x stabiliser exceed this
+STABILISER_WORK = 50_000_000
 # all-gather: work budget in max-flow calls x (devices + directed links); past it the search stops
-# with the best cut so far (about 15 s on a 2-core machine)
+# with the best cut so far (about 20 s on a 2-core machine)
 FLOW_WORK = 150_000_000
 # max-flow runs on int32 capacities: the super source's total supply is scaled to at most this many
 # units (supplies rounded down, links rounded up, so every cut the flow reports is a real violating
@@ -77,6 +103,8 @@ LENGTH_FLOOR = 1e-7
 TIE_FRACTION = 0.25
 # labels: candidates within this relative margin of the largest are ties, named in a fixed order
 TIE = 1e-9
+# labels: all-to-all names the link classes whose dual length is at least this share of the largest
+LABEL_SHARE = 0.5
 # all-to-all: sources per Dijkstra block so that sources x directed links stays about this
 BLOCK_ENTRIES = 4_000_000
 
@@ -295,13 +323,14 @@ def _source_side(graph, result, source: int, n: int) -> np.ndarray:
     return side[:n]
 
 
-def gather_cut(net: Network, single_target: bool = False, hints: list[np.ndarray] = ()) -> Cut:
+def gather_cut(net: Network, targets: np.ndarray | None = None, hints: list[np.ndarray] = ()) -> Cut:
     """The min-ratio cut ``min B(X) / |X n C|`` over ``X`` holding some members but not all.
 
     Parameters
     ----------
-    single_target : bool
-        Search one target member only (sound when a symmetry maps every member to it).
+    targets : array of node indices, optional
+        The target members to search (every member by default); fewer are sound when symmetries
+        of the graph and the group map every member to one of them.
     hints : list of node masks
         Cuts to start from (natural cuts); any real cut is a valid start.
     """
@@ -328,7 +357,9 @@ def gather_cut(net: Network, single_target: bool = False, hints: list[np.ndarray
     if best.ratio <= 0:
         return Cut(0.0, best.side, True)  # a disconnected group: no finite time
     flows = _FlowGraph(net)
-    targets = [best_t] if single_target else list(net.members[np.argsort(in_bw[net.members], kind="stable")])
+    if targets is None:
+        targets = net.members
+    targets = list(targets[np.argsort(in_bw[targets], kind="stable")])
     work, budget = 0, FLOW_WORK
     lam = None
     exact = True
@@ -383,7 +414,7 @@ def member_cut(net: Network) -> Cut:
         pairs += [(t, s) for s, t in pairs]
     values = [maximum_flow(graph, a, b).flow_value for a, b in pairs]
     a, b = pairs[int(np.argmin(values))]
-    side = _source_side(graph, maximum_flow(graph, a, b), a, n) if n else single
+    side = _source_side(graph, maximum_flow(graph, a, b), a, n)
     candidates = [(out_s, single), (in_s, ~single), (net.out_bandwidth(side), side)]
     value, side = min(candidates, key=lambda c: c[0])
     return Cut(value, side, True)
@@ -401,7 +432,7 @@ def _splitmix(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
-def edge_classes(net: Network) -> np.ndarray:
+def edge_classes(net: Network, max_classes: int | None = None) -> np.ndarray:
     """Directed edge classes from 1-WL colour refinement of the nodes.
 
     Nodes start coloured by (kind, role, member); each round a node's colour becomes its old colour
@@ -409,13 +440,22 @@ def edge_classes(net: Network) -> np.ndarray:
     (splitmix64 sums: a collision would only merge classes, which keeps the bound valid). Edge
     colour is (link class, bandwidth); an edge's class is its colour with its two ends' colours.
     Automorphisms that fix the group preserve colours, so every class is a union of edge orbits.
+    With ``max_classes``, refinement stops at the last round that gives at most that many classes
+    (the first round's classes are kept even if more).
     """
     member = np.zeros(net.n, dtype=np.int64)
     member[net.members] = 1
     _, colour = np.unique(net.node_key * 2 + member, return_inverse=True)
+    colour = colour.ravel()
     _, cls_id = np.unique(net.edge_cls.astype(str), return_inverse=True)
     _, ecol = np.unique(np.stack([cls_id.ravel(), np.round(net.cap, 9)], axis=1), axis=0, return_inverse=True)
     ecol = ecol.ravel().astype(np.uint64)
+
+    def classes_of(colour):
+        rows = np.stack([ecol.astype(np.int64), colour[net.src], colour[net.dst]], axis=1)
+        return np.unique(rows, axis=0, return_inverse=True)[1].ravel()
+
+    classes = classes_of(colour)
     count = colour.max() + 1
     while True:
         nc = np.uint64(count)
@@ -426,14 +466,13 @@ def edge_classes(net: Network) -> np.ndarray:
         np.add.at(h_out, net.src, out_hash)
         np.add.at(h_in, net.dst, in_hash)
         signature = np.stack([colour.astype(np.uint64), h_out, h_in], axis=1)
-        _, new = np.unique(signature, axis=0, return_inverse=True)
-        new = new.ravel()
+        new = np.unique(signature, axis=0, return_inverse=True)[1].ravel()
         if new.max() + 1 == count:
-            break
-        colour, count = new, new.max() + 1
-    rows = np.stack([ecol.astype(np.int64), colour[net.src], colour[net.dst]], axis=1)
-    _, classes = np.unique(rows, axis=0, return_inverse=True)
-    return classes.ravel()
+            return classes
+        finer = classes_of(new)
+        if max_classes is not None and finer.max() + 1 > max_classes:
+            return classes
+        colour, count, classes = new, new.max() + 1, finer
 
 
 @dataclass(frozen=True)
@@ -452,6 +491,16 @@ class Dual:
         return self.primal_seconds_per_byte <= self.seconds_per_byte * (1 + GAP)
 
 
+def _structure(net: Network):
+    """The CSR layout of the directed edges (edge order, column indices, row pointers)."""
+    order = np.lexsort((net.dst, net.src))
+    return (
+        order,
+        net.dst[order].astype(np.int32),
+        np.searchsorted(net.src[order], np.arange(net.n + 1)).astype(np.int32),
+    )
+
+
 def _evaluate(net: Network, structure, classes, w, sources, member_mask, keep_loads):
     """g(l), its supergradient per class and (optionally) the per-edge loads, at lengths ``w[classes]``.
 
@@ -468,6 +517,7 @@ def _evaluate(net: Network, structure, classes, w, sources, member_mask, keep_lo
     total = 0.0
     grad = np.zeros(w.shape)
     loads = np.zeros(m) if keep_loads else None
+    work = 0
     block = max(1, BLOCK_ENTRIES // max(m, 1))
     for lo in range(0, len(sources), block):
         chunk = sources[lo : lo + block]
@@ -477,7 +527,7 @@ def _evaluate(net: Network, structure, classes, w, sources, member_mask, keep_lo
         demand[:, member_mask] = 1.0 / p
         demand[np.arange(rows), chunk] = 0.0
         if not np.all(np.isfinite(dist[demand > 0])):
-            return float("inf"), grad, loads
+            return float("inf"), grad, loads, work
         total += float(np.sum(demand * np.where(np.isfinite(dist), dist, 0.0)))
         reached = np.isfinite(dist[:, net.src])
         with np.errstate(invalid="ignore"):
@@ -485,27 +535,50 @@ def _evaluate(net: Network, structure, classes, w, sources, member_mask, keep_lo
         r, e = np.nonzero(on_dag)
         fu = r * n + net.src[e]
         fv = r * n + net.dst[e]
-        base = np.zeros(rows * n)
-        base[np.arange(rows) * n + chunk] = 1.0
-        sigma = base
-        for _ in range(n + 1):  # shortest-path counts; a nilpotent system, so the fixed point is exact
-            new = base + np.bincount(fv, weights=sigma[fu], minlength=rows * n)
-            if np.array_equal(new, sigma):
-                break
-            sigma = new
+        size = rows * n
+        starts = np.arange(rows) * n + chunk
+        sigma, touched = _path_sums(starts, np.ones(rows), fu, fv, None, size)
         ratio = sigma[fu] / sigma[fv]
         flat_demand = demand.ravel()
-        through = flat_demand
-        for _ in range(n + 1):  # bytes entering each node bound for it or beyond (Brandes)
-            new = flat_demand + np.bincount(fu, weights=ratio * through[fv], minlength=rows * n)
-            if np.array_equal(new, through):
-                break
-            through = new
+        needing = np.flatnonzero(flat_demand)
+        # bytes entering each node bound for it or beyond (Brandes), summed backwards along the DAG
+        through, back = _path_sums(needing, flat_demand[needing], fv, fu, ratio, size)
+        work += rows * (n + m) + touched + back
         share = ratio * through[fv]
         grad += np.bincount(classes[e], weights=share, minlength=len(w))
         if keep_loads:
             loads += np.bincount(e, weights=share, minlength=m)
-    return total, grad, loads
+    return total, grad, loads, work
+
+
+def _path_sums(starts, values, tails, heads, weights, size):
+    """Sums over the paths of a DAG: ``x[v] = sum over paths y -> v of values[y] * prod(weights)``.
+
+    The DAG's edges are ``tails[i] -> heads[i]`` (flat node ids below ``size``). One wave per path
+    length, each touching only the edges out of nodes that the last wave reached, so a DAG whose
+    paths to a node all have the same number of edges is walked once. Returns the sums and the
+    number of edges touched.
+    """
+    order = np.argsort(tails, kind="stable")
+    pointer = np.searchsorted(tails[order], np.arange(size + 1))
+    total = np.zeros(size)
+    np.add.at(total, starts, values)
+    nodes, vals, touched = starts, values, 0
+    while len(nodes):
+        degree = pointer[nodes + 1] - pointer[nodes]
+        count = int(degree.sum())
+        if count == 0:
+            break
+        owner = np.repeat(np.arange(len(nodes)), degree)
+        offsets = np.arange(count) - np.repeat(np.cumsum(degree) - degree, degree)
+        edges = order[np.repeat(pointer[nodes], degree) + offsets]
+        contribution = vals[owner] if weights is None else vals[owner] * weights[edges]
+        wave = np.bincount(heads[edges], weights=contribution, minlength=size)
+        nodes = np.flatnonzero(wave)
+        vals = wave[nodes]
+        total[nodes] += vals
+        touched += count
+    return total, touched
 
 
 def alltoall_lp(net: Network) -> Dual:
@@ -557,33 +630,30 @@ def alltoall_lp(net: Network) -> Dual:
     total = float(net.cap @ lengths)
     if total <= 0:
         return Dual(0.0, lengths, discrete, result.fun / 1e9, result.fun / 1e9, 1)
-    point = lengths / total + LENGTH_FLOOR / m  # normalised: the capacity-weighted sum is about 1
+    # normalised as Kelley's points: capacity shares weight the lengths to 1, plus the floor
+    point = lengths * (float(net.cap.sum()) / total) + LENGTH_FLOOR
     member_mask = np.zeros(n, dtype=bool)
     member_mask[net.members] = True
-    order = np.lexsort((net.dst, net.src))
-    structure = (
-        order,
-        net.dst[order].astype(np.int32),
-        np.searchsorted(net.src[order], np.arange(n + 1)).astype(np.int32),
-    )
-    g, _, _ = _evaluate(net, structure, discrete, point, sources, member_mask, False)
+    structure = _structure(net)
+    g, _, _, _ = _evaluate(net, structure, discrete, point, sources, member_mask, False)
     seconds = g / float(net.cap @ point) / 1e9
     return Dual(seconds, point, discrete, result.fun / 1e9, result.fun / 1e9, 1)
 
 
-def alltoall_dual(net: Network, classes: np.ndarray, single_source: bool = False) -> Dual:
+def alltoall_dual(net: Network, classes: np.ndarray, symmetry: "Translations | None" = None) -> Dual:
     """Maximise the all-to-all dual over lengths constant on ``classes`` (Kelley's cutting planes).
 
     Parameters
     ----------
-    single_source : bool
-        The graph and group are invariant under a transitive group of translations that maps each
-        class to itself (a whole wrapped torus with translation-orbit classes): one Dijkstra source
-        stands for all, and the routings are then invariant, so the certificate holds by symmetry.
+    symmetry : Translations, optional
+        Translations that map the graph and the group onto themselves and each class onto itself:
+        distances from a member equal those from its orbit's representative, shifted, so Dijkstra
+        runs from the representatives only, and a representative's routing, shifted, serves its
+        orbit (the loads of the certificate are summed over each edge's orbit).
     """
     from scipy.optimize import linprog
 
-    p, m = net.p, len(net.src)
+    p = net.p
     if p < 2:
         return Dual(0.0, np.zeros(0), classes, 0.0, 0.0, 0)
     k = int(classes.max()) + 1
@@ -592,15 +662,9 @@ def alltoall_dual(net: Network, classes: np.ndarray, single_source: bool = False
     cap_n = cap_k / cap_total
     member_mask = np.zeros(net.n, dtype=bool)
     member_mask[net.members] = True
-    order = np.lexsort((net.dst, net.src))
-    structure = (
-        order,
-        net.dst[order].astype(np.int32),
-        np.searchsorted(net.src[order], np.arange(net.n + 1)).astype(np.int32),
-    )
-    sources = net.members[:1] if single_source else net.members
-    keep_loads = not single_source
-    work_per = len(sources) * (net.n + m)
+    structure = _structure(net)
+    sources = net.members if symmetry is None else symmetry.reps
+    multiplicity = 1 if symmetry is None else symmetry.multiplicity
 
     cuts, stored = [], []
     best_value, best_w = -1.0, None
@@ -610,19 +674,19 @@ def alltoall_dual(net: Network, classes: np.ndarray, single_source: bool = False
     evaluations, work = 0, 0
     while True:
         point = w + LENGTH_FLOOR
-        g, grad, loads = _evaluate(net, structure, classes, point, sources, member_mask, keep_loads)
+        g, grad, loads, spent = _evaluate(net, structure, classes, point, sources, member_mask, True)
         evaluations += 1
-        work += work_per
-        if single_source:
-            g, grad = g * p, grad * p
+        work += spent
         if not np.isfinite(g):
             return Dual(float("inf"), point, classes, float("inf"), float("inf"), evaluations)
+        g, grad = g * multiplicity, grad * multiplicity
+        if symmetry is not None:  # every shift of the representatives' routings: orbit sums
+            loads = np.bincount(symmetry.edge_orbit, weights=loads)[symmetry.edge_orbit]
         value = g / float(cap_n @ point)
         if value > best_value:
             best_value, best_w = value, point
         cuts.append(grad)
-        if keep_loads:
-            stored.append(loads)
+        stored.append(loads)
         # the LP: max z s.t. z <= <grad_j, w> for every plane j, <cap_n, w> = 1, w >= 0
         a_ub = np.hstack([-np.asarray(cuts), np.ones((len(cuts), 1))])
         result = linprog(
@@ -636,20 +700,21 @@ def alltoall_dual(net: Network, classes: np.ndarray, single_source: bool = False
         )
         if result.status != 0:
             break
-        upper = min(upper, float(-result.fun))
+        stalled = float(-result.fun) >= upper * (1 - 1e-12)
+        upper = float(-result.fun)  # more planes only lower it
         marginals = -np.asarray(result.ineqlin.marginals)
         w = np.maximum(result.x[:k], 0.0)
         if upper - best_value <= GAP * best_value or evaluations >= MAX_CUTS or work >= DUAL_WORK:
             break
+        if k > KELLEY_FAST and not stalled:  # in-out: query between the LP's point and the best so far
+            w = IN_OUT * w + (1 - IN_OUT) * (best_w - LENGTH_FLOOR)
     seconds = best_value / (cap_total * 1e9)
     primal = float("inf")
-    if single_source:
-        # translation-invariant routings load every edge of a class alike: the LP's dual weights mix
-        # them into a flow whose every class carries at most upper x its capacity
-        primal = upper / (cap_total * 1e9)
-    elif marginals is not None and marginals.sum() > 0:
+    if marginals is not None and marginals.sum() > 0:
+        # the LP's dual weights mix the routings behind its planes into one flow; its time is its
+        # most loaded link's
         weights = marginals / marginals.sum()
-        mixed = weights @ np.asarray(stored)
+        mixed = weights @ np.asarray(stored[: len(weights)])
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(net.cap > 0, mixed / net.cap, np.where(mixed > 0, np.inf, 0.0))
         primal = float(ratio.max()) / 1e9
@@ -687,9 +752,7 @@ def _natural_masks(topology: Topology, net: Network) -> list[np.ndarray]:
     return masks
 
 
-def _gather(
-    topology: Topology, group: list[str], reverse: bool, whole_torus: bool
-) -> tuple[float, str, bool]:
+def _gather(topology: Topology, group: list[str], reverse: bool) -> tuple[float, str, bool]:
     """All-gather's optimum (``reverse``: on the reversed graph, reduce-scatter's): (seconds per
     byte, label, exact), cached on the topology per group and direction."""
     cache = topology.__dict__.setdefault("_optimum_gather", {})
@@ -698,13 +761,15 @@ def _gather(
         return cache[key]
     net = network(topology, group)
     net = net.reversed() if reverse else net
-    merged, mapping = (net, np.arange(net.n)) if whole_torus else merge_twins(net)
+    symmetry = translations(topology, group)
+    # translations name nodes by rank: no twin merging under them (a torus has no switches anyway)
+    merged, mapping = (net, np.arange(net.n)) if symmetry is not None else merge_twins(net)
     hints = []
     for mask in _natural_masks(topology, net):
         hint = np.zeros(merged.n, dtype=bool)
         hint[mapping[mask]] = True
         hints.append(hint)
-    cut = gather_cut(merged, single_target=whole_torus, hints=hints)
+    cut = gather_cut(merged, None if symmetry is None else symmetry.reps, hints=hints)
     side = cut.side[mapping]  # the same cut in the original network
     p = net.p
     member = np.zeros(net.n, dtype=bool)
@@ -721,13 +786,91 @@ def _gather(
     return cache[key]
 
 
-def _whole_torus(topology: Topology, group: list[str]):
+@dataclass(frozen=True)
+class Translations:
+    """The translations of a wrapped torus that map the group onto itself.
+
+    They act freely (no translation but the identity fixes a chip), so every member's orbit has
+    ``multiplicity`` members and every edge's orbit as many edges.
+    """
+
+    reps: np.ndarray  # one member per orbit (node indices)
+    multiplicity: int  # translations in the stabiliser
+    edge_orbit: np.ndarray  # orbit id per directed edge
+
+
+def translations(topology: Topology, group: list[str]) -> Translations | None:
+    """The stabiliser of the group among a wrapped torus's translations, or None.
+
+    A translation must take the first member to a member, so the members' offsets from it are the
+    candidates; each is kept if it maps every member to a member. The whole torus is every
+    translation (edge orbits: axis and direction). Skipped (None) on fabrics without translations,
+    when only the identity fixes the group, or past ``STABILISER_WORK``.
+    """
+    from trnsim.topology.shortest import graph_arrays
     from trnsim.topology.symmetry import torus_symmetry
 
     symmetry = torus_symmetry(topology)
-    if symmetry is None or len(group) != topology.n_chips or set(group) != set(topology.chips):
+    if symmetry is None:
         return None
-    return symmetry
+    arrays = graph_arrays(topology)
+    axis_dir = symmetry.edge_orbits(arrays.src, arrays.dst)
+    members = np.asarray([topology.rank_of[c] for c in group], dtype=np.int64)  # torus: node = rank
+    n, p = symmetry.n, len(members)
+    if p == n:
+        return Translations(members[:1], n, np.unique(axis_dir, return_inverse=True)[1].ravel())
+    if p * p > STABILISER_WORK:
+        return None
+    sizes = np.asarray(symmetry.sizes)
+    strides = np.asarray(symmetry.strides)
+    coords = symmetry.coords.astype(np.int64)
+    inside = np.zeros(n, dtype=bool)
+    inside[members] = True
+    candidates = (coords[members] - coords[members[0]]) % sizes
+    keep = []
+    step = max(1, BLOCK_ENTRIES // max(p * len(sizes), 1))
+    for lo in range(0, p, step):
+        shifted = ((coords[members][None, :, :] + candidates[lo : lo + step, None, :]) % sizes) @ strides
+        keep.append(inside[shifted].all(axis=1))
+    stabiliser = candidates[np.concatenate(keep)]
+    s = len(stabiliser)
+    if s == 1 or n * s > STABILISER_WORK:
+        return None
+    # a node's orbit is named by its smallest rank; a member's orbit holds members only
+    orbit = np.empty(n, dtype=np.int64)
+    step = max(1, BLOCK_ENTRIES // max(s * len(sizes), 1))
+    for lo in range(0, n, step):
+        orbit[lo : lo + step] = (
+            ((coords[lo : lo + step, None, :] + stabiliser[None, :, :]) % sizes) @ strides
+        ).min(axis=1)
+    reps = np.unique(orbit[members])
+    edge_orbit = np.unique(orbit[arrays.src] * (2 * len(sizes)) + axis_dir, return_inverse=True)[1].ravel()
+    return Translations(reps, s, edge_orbit)
+
+
+def injection(topology: Topology, group: list[str], op_name: str) -> tuple[float, str]:
+    """What the members' own links force, in seconds per byte of ``S``, and its name.
+
+    All-gather, reduce-scatter, all-to-all: each member receives (or sends) ``(p-1)/p S``, so the
+    slowest member's links bind. All-reduce: each member sends and receives at least ``S`` (its input
+    reaches every result, its result depends on every input) and the members together receive at
+    least ``2(p-1) S`` (Patarasuk and Yuan, JPDC 2009); a member cannot be held to ``2(p-1)/p S``
+    alone (a leaf of a tree receives ``S``), so with unequal chips the total binds through the sum of
+    their bandwidths. With equal chips both give ``2(p-1)/p S`` over one chip's bandwidth.
+    """
+    from trnsim.topology.metrics import chip_bandwidth_gbps
+
+    chip_bw = chip_bandwidth_gbps(topology)
+    p = len(group)
+    slowest = min(group, key=lambda c: chip_bw[c])
+    if op_name != "allreduce":
+        return (p - 1) / p / (chip_bw[slowest] * 1e9), f"injection ({slowest})"
+    one = 1 / (chip_bw[slowest] * 1e9)
+    total = 2 * (p - 1) / (sum(chip_bw[c] for c in group) * 1e9)
+    if one > total * (1 + TIE):
+        return one, f"injection ({slowest})"
+    equal = max(chip_bw[c] for c in group) <= chip_bw[slowest] * (1 + TIE)
+    return total, f"injection ({slowest})" if equal else "injection (all members' links)"
 
 
 def optimum(topology: Topology, group: list[str], op_name: str) -> Optimum:
@@ -738,7 +881,8 @@ def optimum(topology: Topology, group: list[str], op_name: str) -> Optimum:
     cache = topology.__dict__.setdefault("_optimum", {})
     key = (tuple(group), op_name)
     if key not in cache:
-        cache[key] = _optimum(topology, list(group), op_name)
+        found = _optimum(topology, list(group), op_name)
+        cache[key] = Optimum(float(found.seconds_per_byte), found.limited_by, bool(found.exact))
     return cache[key]
 
 
@@ -747,46 +891,48 @@ def _optimum(topology: Topology, group: list[str], op_name: str) -> Optimum:
     if p < 2:
         return Optimum(0.0, "a single member: nothing to move", True)
     net = network(topology, group)
-    symmetry = _whole_torus(topology, group)
     symmetric = net.is_symmetric()
     if op_name in ("allgather", "reducescatter"):
         # reduce-scatter's data flows the other way; on symmetric links reversal changes nothing
         reverse = op_name == "reducescatter" and not symmetric
-        seconds, label, exact = _gather(topology, group, reverse, symmetry is not None)
+        seconds, label, exact = _gather(topology, group, reverse)
         return Optimum(seconds, label, exact)
     if op_name == "allreduce":
-        from trnsim.topology.metrics import chip_bandwidth_gbps
-
-        chip_bw = chip_bandwidth_gbps(topology)
-        slowest = min(group, key=lambda c: chip_bw[c])
-        injection = 2 * (p - 1) / p / (chip_bw[slowest] * 1e9)
-        ag, ag_label, ag_exact = _gather(topology, group, False, symmetry is not None)
-        if symmetric:
-            rs, rs_exact = ag, ag_exact
-            reduction = None  # never above (c) on symmetric links (see the module docstring)
-        else:
-            rs, _, rs_exact = _gather(topology, group, True, False)
+        candidates = [injection(topology, group, op_name)]
+        ag, _, ag_exact = _gather(topology, group, False)
+        rs, _, rs_exact = (ag, None, ag_exact) if symmetric else _gather(topology, group, True)
+        # with symmetric links every cut splitting the group has B(X) >= (p/2) lambda*, so the
+        # reduction cut is at most twice the all-gather optimum: no max-flows when that cannot bind
+        if not symmetric or 2 * ag > candidates[0][0] * (1 + TIE):
             cut = member_cut(net)
-            reduction = (1.0 / (cut.ratio * 1e9), _cut_label(topology, group, net, cut.side))
-        candidates = [(injection, f"injection ({slowest})")]
-        if reduction is not None:
-            candidates.append((reduction[0], f"reduction {reduction[1]}"))
-        detail = ag_label if ag_label.startswith("cut") else "each chip's links"
-        candidates.append((rs + ag, f"reduce-scatter + all-gather ({detail})"))
+            candidates.append(
+                (1.0 / (cut.ratio * 1e9), f"reduction {_cut_label(topology, group, net, cut.side)}")
+            )
         top = max(value for value, _ in candidates)
         label = next(name for value, name in candidates if value >= top * (1 - TIE))
-        return Optimum(top, label, ag_exact and rs_exact)
+        # exact when reduce-scatter + all-gather, each at its own (achievable) optimum, reach it
+        exact = label.startswith("injection") and ag_exact and rs_exact and ag + rs <= top * (1 + TIE)
+        return Optimum(top, label, exact)
     if op_name == "alltoall":
-        if symmetry is not None:
-            from trnsim.topology.shortest import graph_arrays
-
-            arrays = graph_arrays(topology)
-            classes = np.unique(symmetry.edge_orbits(arrays.src, arrays.dst), return_inverse=True)[1]
-            dual = alltoall_dual(net, classes.ravel(), single_source=True)
-        else:
-            merged, _ = merge_twins(net)
-            dual = alltoall_dual(merged, edge_classes(merged))
-            net = merged
+        symmetry = translations(topology, group)
+        if symmetry is not None and p == topology.n_chips:
+            # the whole torus: the translation orbits are the classes, exact by symmetrisation
+            dual = alltoall_dual(net, symmetry.edge_orbit, symmetry)
+            return Optimum(dual.seconds_per_byte, _class_label(net, dual), dual.exact)
+        if symmetry is None:
+            net, _ = merge_twins(net)
+        classes = edge_classes(net)
+        k = classes.max() + 1
+        if k <= KELLEY_FAST:
+            dual = alltoall_dual(net, classes, symmetry)
+        elif net.p * len(net.src) <= LP_ENTRIES:
+            dual = alltoall_lp(net)
+            if not dual.seconds_per_byte > 0:  # the solver failed: cutting planes on fewer classes
+                dual = alltoall_dual(net, edge_classes(net, KELLEY_CLASSES), symmetry)
+        elif k <= KELLEY_CLASSES:
+            dual = alltoall_dual(net, classes, symmetry)
+        else:  # many classes (an irregular group) and a large LP: coarser classes, valid but loose
+            dual = alltoall_dual(net, edge_classes(net, KELLEY_CLASSES), symmetry)
         return Optimum(dual.seconds_per_byte, _class_label(net, dual), dual.exact)
     raise ValueError(f"unknown collective {op_name!r}")
 
@@ -799,7 +945,7 @@ def _class_label(net: Network, dual: Dual) -> str:
     top = lengths.max()
     names: list[str] = []
     for k in np.argsort(-lengths, kind="stable"):
-        if lengths[k] < 0.5 * top:  # the binding classes: within a factor 2 of the largest length
+        if lengths[k] < LABEL_SHARE * top:
             break
         name = str(net.edge_cls[np.flatnonzero(dual.classes == k)[0]])
         if name not in names:
