@@ -1,9 +1,11 @@
-"""Collective algorithms as schedules: steps of flows between group positions.
+"""Collective algorithms as schedules: steps and pipelines of flows between group positions.
 
-A :class:`Step` lists flows ``src -> dst`` (positions in the group, 0..p-1) with the fraction of the
-collective's size each carries, and how many times the same pattern repeats (a pipelined ring
-repeats one pattern). Schedules depend on the op and the group, never on the size, so a whole size
-sweep routes each step once.
+Each algorithm builds a list of :class:`~trnsim.collectives.schedule.Step` (flows ``src -> dst``
+between positions 0..p-1, each carrying a fraction of the collective's size, repeated ``repeat``
+times) and :class:`~trnsim.collectives.schedule.Pipeline` (chains of stages that chunks pass
+through: the pipelined ``tree`` and ``multidim``). Schedules depend on the op and the group, never on
+the size, so a whole size sweep routes each step once; a pipeline's chunk count is chosen per size
+when it is costed.
 
 Each algorithm declares the ops it supports and refuses groups it cannot serve, with a reason.
 Closed forms on a fully connected graph with equal links (alpha per step, beta per byte):
