@@ -25,43 +25,8 @@ def ring_topology(p: int, lanes: int = 100, step_ns: float = 1000.0) -> Topology
 
 def complete_topology(p: int, bw_gbps: float = 100.0, step_ns: float = 1000.0) -> Topology:
     """p chips, every pair joined by one link of ``bw_gbps`` (no switches, zero link latency)."""
-    spec = msgspec.convert(
-        {
-            "name": f"complete{p}",
-            "kind": "switched",
-            "chip": CHIP,
-            "latency": {**LATENCY, "step_ns": step_ns},
-            "switched": {"racks": 1, "nodes_per_rack": 1, "slots": [f"c{i}" for i in range(p)]},
-        },
-        Spec,
-    )
-    chips = [f"c{i}" for i in range(p)]
-    nodes = {
-        chip: {
-            "kind": "chip",
-            "rank": rank,
-            "rack": 0,
-            "node": 0,
-            "slot": chip,
-            "slot_index": rank,
-            "latency_ns": 0.0,
-        }
-        for rank, chip in enumerate(chips)
-    }
-    links = {
-        (chips[i], chips[j]): {
-            "cls": "link",
-            "lanes": 1,
-            "active_lanes": 1,
-            "bw_gbps": bw_gbps,
-            "latency_ns": 0.0,
-            "medium": "pcb",
-            "parallel": 1,
-        }
-        for i in range(p)
-        for j in range(i + 1, p)
-    }
-    return Topology(spec=spec, nodes=nodes, links=links, chips=chips)
+    pairs = {(f"c{i}", f"c{j}"): bw_gbps for i in range(p) for j in range(i + 1, p)}
+    return graph_topology(p, 0, pairs, name=f"complete{p}", step_ns=step_ns)
 
 
 def graph_topology(
@@ -71,6 +36,7 @@ def graph_topology(
     cls: dict[tuple[str, str], str] | None = None,
     cuts: dict[str, frozenset[str]] | None = None,
     name: str = "graph",
+    step_ns: float = 1000.0,
 ) -> Topology:
     """Any graph: chips ``c0..``, switches ``s0..`` and links ``{(u, v): bw_gbps}`` between them.
 
@@ -82,7 +48,7 @@ def graph_topology(
             "name": name,
             "kind": "switched",
             "chip": CHIP,
-            "latency": LATENCY,
+            "latency": {**LATENCY, "step_ns": step_ns},
             "switched": {"racks": 1, "nodes_per_rack": 1, "slots": chip_names},
         },
         Spec,
