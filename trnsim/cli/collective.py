@@ -93,6 +93,7 @@ def run(
     header = (
         f"{topo.name} {op}: {result.ranks} ranks (group {group_text}), alpha {alpha:g} us/step, "
         f"algorithm {algo}; bound limited by {result.bound.limited_by}"
+        + ("" if result.bound.exact else " (a valid bound, perhaps not the optimum)")
     )
     if edits:
         header += f"; with --set {', '.join(edits)}"
@@ -109,6 +110,7 @@ def run(
         "alpha_us": alpha,
         "avg_busbw_gbps": result.avg_busbw_gbps,
         "bound_limited_by": result.bound.limited_by,
+        "bound_exact": result.bound.exact,
         "rows": [row.as_dict() for row in result.rows],
         "skipped": result.skipped,
         "dropped_sizes": result.dropped,

@@ -46,6 +46,7 @@ class Bound:
     # what limits the bandwidth part: "injection (<chip>)", "cut <name>", or the optimum's label
     limited_by: str
     peak_seconds_per_byte: float  # the injection bound alone: what the members' own links could carry
+    exact: bool = True  # the bandwidth part is the optimum (False: a valid bound that may be loose)
 
     def time_us(self, size: float) -> float:
         return max(self.latency_us, size * self.seconds_per_byte * 1e6)
@@ -90,11 +91,13 @@ def lower_bound(topology: Topology, group: list[str], op: Op, alpha_ns: float, m
 
     candidates = natural_bounds(topology, group, op)
     peak = candidates[0][0]
+    exact = True
     if len(group) > 1:
         best = optimum(topology, group, op.name)
         candidates.append((best.seconds_per_byte, best.limited_by))
+        exact = best.exact
     top = max(value for value, _ in candidates)
     limited_by = next(name for value, name in candidates if value >= top * (1 - TIE))
     min_link_ns = min(data["latency_ns"] for data in topology.links.values())
     latency_us = (alpha_ns + max_links * min_link_ns) / 1e3
-    return Bound(top, latency_us, limited_by, peak)
+    return Bound(top, latency_us, limited_by, peak, exact)
