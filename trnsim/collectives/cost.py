@@ -8,9 +8,9 @@ A pipeline of ``D`` stages moves the data in ``m`` chunks. In round ``r`` the st
 to fill, ``m - D + 1`` in the steady state (when ``m >= D``), ``D - 1`` to drain. A round costs the
 largest latency among its busy stages (``repeat x (alpha + path latency)``) plus ``size / m`` times the
 busiest link's seconds per byte under the busy stages' combined load. The chunk count is chosen per
-size to minimise the total: one chunk, or between the pipeline's depth and :data:`MAX_CHUNKS` chunks
-of at least :data:`MIN_CHUNK_BYTES` each (both assumptions, overridable). Fewer chunks than stages
-are not considered: such a pipeline never fills.
+size to minimise the total, between 1 and :data:`MAX_CHUNKS` chunks of at least
+:data:`MIN_CHUNK_BYTES` each (both assumptions, overridable). With fewer chunks than stages the
+pipeline never fills; those rounds are costed one by one.
 """
 
 from dataclasses import dataclass
@@ -24,6 +24,9 @@ from trnsim.collectives.schedule import Step
 # each at least this large; below that, per-message costs the model does not count would dominate.
 MAX_CHUNKS = 1024
 MIN_CHUNK_BYTES = 64 * 1024
+# rounds x basis patterns x links costed for chunk counts below the pipeline's depth; above it, only
+# one chunk or at least depth chunks are considered (a speed limit, not a model assumption)
+SHORT_PIPELINE_WORK = 200_000_000
 
 
 @dataclass
@@ -117,14 +120,28 @@ class PipelineCost:
         def cost(weights: np.ndarray, latency: float) -> tuple[float, float]:
             return latency, float((weights @ per_bw).max()) if weights.any() else 0.0
 
-        # one chunk: round r runs every chain's stage r
-        self._single = [
-            cost(
-                sum((c[r] for c in coefs if r < len(c)), np.zeros(n)),
-                max((lt[r] for lt in lats if r < len(lt)), default=0.0),
-            )
-            for r in range(depth)
-        ]
+        # fewer chunks than stages (1 <= m < depth): round r runs each chain's stages
+        # max(0, r - m + 1) .. min(r, its depth - 1); costed round by round, unless that is too much
+        # work (a deep pipeline on a large graph), where only one chunk is considered
+        prefixes = [np.vstack([np.zeros(n), np.cumsum(c, axis=0)]) for c in coefs]
+        short_counts = (
+            range(1, max(depth, 2)) if depth * depth * n * per_bw.shape[1] <= SHORT_PIPELINE_WORK else [1]
+        )
+        self._short: dict[int, tuple[float, float]] = {}
+        for m in short_counts:
+            total_latency = total_spb = 0.0
+            for r in range(m + depth - 1):
+                lo = max(0, r - m + 1)
+                weights, latency = np.zeros(n), 0.0
+                for prefix, lt in zip(prefixes, lats, strict=True):
+                    hi = min(r, len(lt) - 1)
+                    if lo <= hi:
+                        weights = weights + prefix[hi + 1] - prefix[lo]
+                        latency = max(latency, lt[lo : hi + 1].max())
+                round_latency, round_spb = cost(weights, latency)
+                total_latency += round_latency
+                total_spb += round_spb
+            self._short[m] = (total_latency, total_spb)
         # m >= depth chunks: fill (stages 0..r busy), steady (all), drain (stages j.. busy)
         fill = [
             cost(
@@ -148,15 +165,18 @@ class PipelineCost:
         self._steady_spb = float(self._steady_busy.max())
 
     def _times_us(self, size: float) -> tuple[np.ndarray, np.ndarray]:
-        """Candidate chunk counts (1, or at least the pipeline's depth) and the total time of each."""
+        """Candidate chunk counts and the total time of each."""
         d = self.depth
         top = int(max(1, min(self.max_chunks, size // self.min_chunk_bytes)))
-        counts = np.r_[1, np.arange(max(d, 2), top + 1)]
+        short = [m for m in self._short if m <= top]
+        counts = np.r_[short, np.arange(max(d, 2), top + 1)].astype(np.int64)
         m = counts.astype(float)
         full = m - d + 1
         times = self._edge_latency + full * self._steady_latency
         times = times + size / m * 1e6 * (self._edge_spb + full * self._steady_spb)
-        times[0] = sum(lat + size * spb * 1e6 for lat, spb in self._single)
+        for i, count in enumerate(short):
+            latency, spb = self._short[count]
+            times[i] = latency + size / count * 1e6 * spb
         return counts, times
 
     def time_us(self, size: float) -> float:
