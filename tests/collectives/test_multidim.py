@@ -91,3 +91,23 @@ def test_small_sizes_run_unchunked():
     topo = load_topology("trn3-nl72x2-gen1")
     row = evaluate(topo, "allreduce", [4096], topo.chips, algo="multidim").rows[0]
     assert row.chunks == 1
+
+
+@pytest.mark.parametrize("p", [3, 5, 8])
+def test_an_open_line_runs_as_a_chain_in_both_directions(p):
+    # a torus axis without its wrap: every block walks to both ends, p - 1 hops, one block per link
+    # and direction per hop, so one chunk costs (p - 1) (alpha + S/p over a link)
+    from trnsim.catalog import validate_document
+    from trnsim.topology.builders import build
+
+    document = {
+        "name": f"path{p}",
+        "kind": "torus",
+        "chip": {"name": "x", "lanes": 10_000, "lane_gbps": 1.0},
+        "latency": {"step_ns": 1000.0, "link_ns": 0.0, "relay_ns": 0.0, "source": "test"},
+        "torus": {"axes": [{"name": "x", "size": p, "lanes": 100, "wrap": False}]},
+    }
+    topo = build(validate_document(document, "path.yaml"))
+    size = 16 * 1680 * 39
+    row = evaluate(topo, "allgather", [size], topo.chips, algo="multidim").rows[0]
+    assert row.time_us == pytest.approx((p - 1) * (1.0 + size / p / 100e9 * 1e6), rel=1e-9)

@@ -28,8 +28,8 @@ class Dimension:
     size: int
     coord: np.ndarray  # per group position, 0..size-1
     classes: tuple[str, ...]  # link classes whose lines contain this dimension's lines
-    # per class: "mesh" (every pair one switch or link apart) or "ring" (a cycle of direct links),
-    # with the ring's order per line for rings
+    # per class: "mesh" (every pair one switch or link apart), "ring" (a cycle of direct links) or
+    # "chain" (a path of direct links: a torus axis without its wrap), with the order for the last two
     modes: dict[str, str] = field(default_factory=dict)
     rings: dict[str, dict[int, int]] = field(default_factory=dict)  # class -> position -> next position
 
@@ -137,6 +137,18 @@ def _mode(ctx: Context, near, cls: str, positions: list[int]) -> tuple[str, dict
             previous, current = current, nxt
         if len(order) == k:
             return "ring", {index[a]: index[b] for a, b in zip(order, order[1:] + order[:1], strict=True)}
+    degrees = sorted(len(set(direct[c])) for c in chips)
+    if k >= 3 and degrees == [1, 1] + [2] * (k - 2):  # an open line (a torus axis without its wrap)
+        start = min(c for c in chips if len(set(direct[c])) == 1)
+        order, previous = [start], None
+        while len(order) < k:
+            nxt = [n for n in sorted(set(direct[order[-1]])) if n != previous]
+            if not nxt:
+                return None
+            previous = order[-1]
+            order.append(nxt[0])
+        # the chain's order: each position to the next one along it (the last one to none)
+        return "chain", {index[a]: index[b] for a, b in zip(order, order[1:], strict=False)}
     return None
 
 
@@ -188,6 +200,10 @@ def dimensions(ctx: Context) -> list[Dimension]:
         if outer > inner:
             atoms.append((labels, finer, outer // inner))
     sizes = [k for _, _, k in atoms]
+    if not atoms:
+        raise NotApplicable(
+            "no two members share a line of any link class (a switch, or neighbours along a torus axis)"
+        )
     if int(np.prod(sizes)) != p or _join(p, [a for a, _, _ in atoms]) != (0,) * p:
         raise NotApplicable(
             "the group is not a full product of the lines its link classes form "
@@ -217,7 +233,10 @@ def dimensions(ctx: Context) -> list[Dimension]:
                     dim.rings[cls] = ring
         dim.classes = tuple(cls for cls in dim.classes if cls in dim.modes)
         if not dim.classes:
-            raise NotApplicable(f"no link class joins the {dim.name} lines directly or through switches")
+            raise NotApplicable(
+                f"the {dim.name} lines are neither cliques (through switches or direct links), rings nor "
+                "open chains of direct links"
+            )
     return result
 
 

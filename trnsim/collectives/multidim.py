@@ -158,7 +158,26 @@ def _units(ctx: Context, dims: list[Dimension]) -> dict[tuple[int, str], Step]:
     for d, dim in enumerate(dims):
         for cls in dim.classes:
             links = frozenset([cls])
-            if dim.modes[cls] == "ring":
+            if dim.modes[cls] == "chain":
+                # hop h: every block still travelling moves one link on, in both directions
+                nxt = dim.rings[cls]
+                prev = {b: a for a, b in nxt.items()}
+                ends = [x for x in range(p) if x not in prev]  # each line's first position
+                for hop in range(1, dim.size):
+                    src, dst = [], []
+                    for start in ends:
+                        line = [start]
+                        while line[-1] in nxt:
+                            line.append(nxt[line[-1]])
+                        for i in range(hop - 1, dim.size - 1):  # rightward: node i - hop + 1's block
+                            src.append(line[i])
+                            dst.append(line[i + 1])
+                        for i in range(1, dim.size - hop + 1):  # leftward: node i + hop - 1's block
+                            src.append(line[i])
+                            dst.append(line[i - 1])
+                    label = f"{dim.name} chain hop {hop}/{dim.size - 1}{_over(dim, cls)}"
+                    units[d, cls, hop] = Step.of((np.array(src), np.array(dst)), 1.0, 1, label, links=links)
+            elif dim.modes[cls] == "ring":
                 nxt = dim.rings[cls]
                 src = np.arange(p)
                 forward = np.array([nxt[x] for x in range(p)])
@@ -183,6 +202,12 @@ def stream_stages(dims: list[Dimension], stream: Stream, units, p: int) -> list[
     for d in stream.order:
         dim, cls = dims[d], stream.classes[d]
         share = stream.weight * held / p
+        if dim.modes[cls] == "chain":
+            # every block goes to both ends of the open line: k - 1 hops
+            for hop in range(1, dim.size):
+                stages.append((units[d, cls, hop].scaled(share),))
+            held *= dim.size
+            continue
         unit = units[d, cls]
         if dim.modes[cls] == "ring":
             # each rank's data goes both ways round the ring, half of it 1..k/2 hops clockwise and the
