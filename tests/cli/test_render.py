@@ -185,7 +185,7 @@ COLLECTIVE_ROWS = [
 
 
 def _collective() -> Table:
-    title = "trn2-nl16 allreduce: 16 ranks (group all), alpha 1.5 us/step, algorithm auto; bound limited by injection"
+    title = "trn2-nl16 allreduce: 16 ranks (group all), alpha 1.5 us/step, algorithm auto; bandwidth bound limited by injection"
     return Table(
         title,
         COLLECTIVE_COLUMNS,

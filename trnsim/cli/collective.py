@@ -57,12 +57,14 @@ def run(
     """Evaluate and print one collective."""
     from trnsim.collectives.engine import evaluate
     from trnsim.collectives.groups import select_group
-    from trnsim.units import parse_size
 
     algo = algo.strip().lower()  # one spelling in the header and JSON
     topo = load(sku, topology, overrides)
     chips = select_group(topo, group, ranks)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
+    from trnsim.collectives.groups import group_label
+
+    alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
     writable(export_schedule, "--export-schedule")
     result = evaluate(
         topo,
@@ -73,7 +75,7 @@ def run(
         dtype=dtype,
         alpha_us=alpha_us,
         max_chunks=max_chunks,
-        min_chunk_bytes=None if min_chunk is None else parse_size(min_chunk),
+        min_chunk_bytes=None if min_chunk is None else _chunk_bytes(min_chunk),
     )
     if export_schedule is not None:
         import json
@@ -82,17 +84,16 @@ def run(
 
         chosen = result.plans[result.rows[-1].algorithm]
         document = schedule_document(topo, chips, op, chosen, [row.bytes for row in result.rows])
+        document.update(group=group_label(group, ranks), overrides=list(overrides or ()), alpha_us=alpha)
         write_text(export_schedule, json.dumps(document, indent=1, allow_nan=False) + "\n")
-    from trnsim.collectives.groups import group_label
     from trnsim.variants import label_of
 
-    alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
     group_text = group_label(group, ranks)
     edits = tuple(overrides or ())
     variant = label_of(topo, edits)
     header = (
         f"{topo.name} {op}: {result.ranks} ranks (group {group_text}), alpha {alpha:g} us/step, "
-        f"algorithm {algo}; bound limited by {result.bound.limited_by}"
+        f"algorithm {algo}; bandwidth bound limited by {result.bound.limited_by}"
         + ("" if result.bound.exact else " (a valid bound, perhaps not the optimum)")
     )
     if edits:
@@ -116,6 +117,8 @@ def run(
         "dropped_sizes": result.dropped,
     }
     footer = [f"# Avg bus bandwidth    : {result.avg_busbw_gbps:.3f} GB/s"]
+    if export_schedule is not None:
+        footer.append(f"# schedule of {result.rows[-1].algorithm} written to {export_schedule}")
     if (note := result.alignment_note()) is not None:
         footer.append(f"# {note}")
     if algo.lower() == "all":
@@ -175,6 +178,16 @@ def run(
         for entry in rows:
             entry["variant"] = variant
     emit(payload, [Table(header, columns, rows, footer)], fmt)
+
+
+def _chunk_bytes(text: str) -> int:
+    from trnsim.errors import UsageError
+    from trnsim.units import parse_size
+
+    try:
+        return parse_size(text)
+    except UsageError as error:
+        raise UsageError(f"--min-chunk: {error}") from None
 
 
 def _busy_text(utilisation: dict[str, float]) -> str:

@@ -465,10 +465,12 @@ def _write_rows(path: Path, rows: list[dict]) -> None:
 
         write_text(path, json.dumps({"schema": SCHEMA, "rows": rows}, indent=1) + "\n")
         return
+    from trnsim.cli.render import csv_cell
+
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({key: csv_cell(value) for key, value in row.items()} for row in rows)
     write_text(path, buffer.getvalue())
 
 

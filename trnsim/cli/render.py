@@ -148,7 +148,16 @@ def _emit_csv(tables: list[Table], stream) -> None:
             stream.write(f"# {table.title}\n")
         writer.writerow([c.key for c in table.columns])
         for row in table.rows:
-            writer.writerow(["" if row.get(c.key) is None else row.get(c.key) for c in table.columns])
+            writer.writerow([csv_cell(row.get(c.key)) for c in table.columns])
+
+
+def csv_cell(value):
+    """A value as one CSV cell: nothing for None, ``key=value;...`` for a mapping (link shares)."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        return ";".join(f"{key}={item}" for key, item in value.items())
+    return value
 
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; these are the ones that start inline
