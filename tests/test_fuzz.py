@@ -874,10 +874,9 @@ def option_cases(draw):
     else:
         argv += maybe("--ranks", RANKS)
     argv += maybe("--dtype", DTYPES) + maybe("--alpha-us", ALPHAS) + maybe("--algo", ALGOS)
-    if command == "collective":
-        argv += maybe("--max-chunks", CHUNK_COUNTS) + maybe("--min-chunk", SIZE_TOKENS)
-        if draw(st.booleans()):
-            argv += ["--explain"]
+    argv += maybe("--max-chunks", CHUNK_COUNTS) + maybe("--min-chunk", SIZE_TOKENS)
+    if command == "collective" and draw(st.booleans()):
+        argv += ["--explain"]
     for _ in range(draw(st.integers(0, 1))):
         argv += ["--set", draw(set_assignments())]
         given.append(("--set", argv[-1]))

@@ -22,7 +22,17 @@ from trnsim.errors import ConfigError
 SCHEMA = "trnsim/1"
 METRICS = {"busbw": "busbw_gbps", "time": "time_us", "efficiency": "efficiency"}
 # the fields that identify a row: two runs are compared only where all of them agree
-IDENTITY = ("variant", "op", "group", "algo", "dtype", "alpha_us", "requested_bytes")
+IDENTITY = (
+    "variant",
+    "op",
+    "group",
+    "algo",
+    "dtype",
+    "alpha_us",
+    "max_chunks",
+    "min_chunk_bytes",
+    "requested_bytes",
+)
 
 # a metric below 1e-9 (a femtosecond, a byte per second) is no measurement: refusing it keeps every
 # relative change finite
@@ -36,6 +46,9 @@ class _Row(msgspec.Struct, kw_only=True):
     algo: str
     dtype: str
     alpha_us: Annotated[float, msgspec.Meta(ge=0, le=1e300)] | None
+    # pipelining overrides (absent from baselines written before they existed)
+    max_chunks: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    min_chunk_bytes: Annotated[int, msgspec.Meta(ge=1)] | None = None
     requested_bytes: Annotated[int, msgspec.Meta(gt=0)]
     time_us: _Positive
     busbw_gbps: _Positive
@@ -64,6 +77,10 @@ def describe_key(key: tuple) -> str:
     """A row's identity as one readable phrase, e.g. ``nl16 allreduce group all auto float 1048576 B``."""
     fields = dict(zip(IDENTITY, key, strict=True))
     alpha = "" if fields["alpha_us"] is None else f" alpha {fields['alpha_us']:g} us"
+    if fields["max_chunks"] is not None:
+        alpha += f" max-chunks {fields['max_chunks']}"
+    if fields["min_chunk_bytes"] is not None:
+        alpha += f" min-chunk {fields['min_chunk_bytes']} B"
     return (
         f"{fields['variant']} {fields['op']} group {fields['group']} algo {fields['algo']} "
         f"{fields['dtype']}{alpha} {fields['requested_bytes']} B"

@@ -21,6 +21,8 @@ class Task:
     ranks: int | None
     dtype: str
     alpha_us: float | None
+    max_chunks: int | None = None
+    min_chunk_bytes: int | None = None
 
 
 @cache
@@ -46,6 +48,8 @@ def run_task(task: Task) -> list[dict]:
             algo=task.algo,
             dtype=task.dtype,
             alpha_us=task.alpha_us,
+            max_chunks=task.max_chunks,
+            min_chunk_bytes=task.min_chunk_bytes,
         )
     except NotApplicableError as reason:
         return [{"skipped": str(reason)}]
@@ -59,6 +63,8 @@ def run_task(task: Task) -> list[dict]:
         "ranks": result.ranks,
         "dtype": task.dtype.strip().lower(),
         "alpha_us": task.alpha_us,
+        "max_chunks": task.max_chunks,
+        "min_chunk_bytes": task.min_chunk_bytes,
         "file": str(topology.path),
     }
     return [{**head, **row.as_dict()} for row in result.rows]

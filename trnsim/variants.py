@@ -76,13 +76,25 @@ def run_variants(
     dtype: str = "float",
     alpha_us: float | None = None,
     common: tuple[str, ...] = (),
+    max_chunks: int | None = None,
+    min_chunk_bytes: int | None = None,
 ) -> list[VariantResult]:
     """Evaluate ``op`` on every variant; labels are made unique in order of appearance."""
     results, seen = [], {}
     for variant in variants:
         topology = variant.load()
         chips = select_group(topology, group, ranks)
-        evaluation = evaluate(topology, op, sizes, chips, algo=algo, dtype=dtype, alpha_us=alpha_us)
+        evaluation = evaluate(
+            topology,
+            op,
+            sizes,
+            chips,
+            algo=algo,
+            dtype=dtype,
+            alpha_us=alpha_us,
+            max_chunks=max_chunks,
+            min_chunk_bytes=min_chunk_bytes,
+        )
         # common --set edits stand for a change to the files under test (what a baseline gate is
         # for), so they are shown but are not part of the identity; a variant's own edits are
         label = label_of(topology, variant.overrides[len(common) :])

@@ -413,3 +413,16 @@ def test_sweep_all_keeps_the_files_named_beside_it(cli):
 def test_a_bad_threshold_is_refused_without_a_baseline(cli):
     result = cli("compare", "alltoall", "--sku", "nl16", "--sizes", "1M", "--max-regression", "garbage")
     assert result.code == 2 and result.out == "" and "not a percentage" in result.err
+
+
+def test_chunk_limits_are_part_of_a_baseline_row(cli, tmp_path):
+    base = tmp_path / "base.json"
+    common = ("compare", "allreduce", "--sku", "nl72x2", "--sizes", "1G")
+    assert cli(*common, "--max-chunks", "4", "--save-baseline", str(base)).code == 0
+    other = cli(*common, "--baseline", str(base))
+    assert other.code == 2 and "max-chunks 4" in other.err
+    assert cli(*common, "--max-chunks", "4", "--baseline", str(base)).code == 0
+    # fewer chunks than the pipeline's stages cost bandwidth: a real difference, not noise
+    saved = json.loads(base.read_text())["rows"][0]
+    full = json.loads(cli(*common, "--format", "json").out)["rows"][0]["values"]
+    assert saved["busbw_gbps"] < 0.95 * next(iter(full.values()))["busbw_gbps"]

@@ -20,6 +20,7 @@ from trnsim.cli.options import (
     SkuOption,
     StepFactor,
     TopologyOption,
+    chunk_bytes,
     load,
     resolve_sizes,
     writable,
@@ -75,7 +76,7 @@ def run(
         dtype=dtype,
         alpha_us=alpha_us,
         max_chunks=max_chunks,
-        min_chunk_bytes=None if min_chunk is None else _chunk_bytes(min_chunk),
+        min_chunk_bytes=chunk_bytes(min_chunk),
     )
     if export_schedule is not None:
         import json
@@ -178,16 +179,6 @@ def run(
         for entry in rows:
             entry["variant"] = variant
     emit(payload, [Table(header, columns, rows, footer)], fmt)
-
-
-def _chunk_bytes(text: str) -> int:
-    from trnsim.errors import UsageError
-    from trnsim.units import parse_size
-
-    try:
-        return parse_size(text)
-    except UsageError as error:
-        raise UsageError(f"--min-chunk: {error}") from None
 
 
 def _busy_text(utilisation: dict[str, float]) -> str:

@@ -14,11 +14,14 @@ from trnsim.cli.options import (
     FormatOption,
     Group,
     MaxBytes,
+    MaxChunks,
     MinBytes,
+    MinChunk,
     Ranks,
     SetOption,
     Sizes,
     StepFactor,
+    chunk_bytes,
     resolve_sizes,
     writable,
     write_text,
@@ -114,7 +117,7 @@ def _baselines(
         example = baseline.describe_key(result.only_in_baseline[0]) if result.only_in_baseline else "none"
         raise UsageError(
             f"{check_path}: no row of this run matches the baseline (rows match on variant, op, group, "
-            f"algorithm, dtype, alpha and size; the baseline has e.g. {example})"
+            f"algorithm, dtype, alpha, chunk limits and size; the baseline has e.g. {example})"
         )
     if saved.get("overrides", []) != context.get("overrides", []):
         before = ", ".join(saved.get("overrides", [])) or "none"
@@ -184,6 +187,8 @@ def compare(
     group: Group = None,
     dtype: Dtype = "float",
     alpha_us: AlphaUs = None,
+    max_chunks: MaxChunks = None,
+    min_chunk: MinChunk = None,
     metric: MetricOption = Metric.busbw,
     save_baseline: SaveBaseline = None,
     baseline: BaselineOption = None,
@@ -209,6 +214,8 @@ def compare(
         dtype=dtype,
         alpha_us=alpha_us,
         common=common,
+        max_chunks=max_chunks,
+        min_chunk_bytes=chunk_bytes(min_chunk),
     )
     key = _VALUE_KEY[metric.value]
     group_text = group_label(group, ranks)
@@ -250,6 +257,8 @@ def compare(
                     "algo": algo.lower(),
                     "dtype": dtype.strip().lower(),
                     "alpha_us": alpha_us,
+                    "max_chunks": max_chunks,
+                    "min_chunk_bytes": chunk_bytes(min_chunk),
                     "requested_bytes": size,
                     **values[result.label],
                 }
@@ -286,6 +295,8 @@ def compare(
         "algorithm": algo,
         "dtype": dtype.strip().lower(),
         "alpha_us": alpha_us,
+        "max_chunks": max_chunks,
+        "min_chunk_bytes": chunk_bytes(min_chunk),
         "overrides": list(common),
         "variants": meta,
         "rows": payload_rows,
@@ -329,6 +340,8 @@ def sweep(
     group: Group = None,
     dtype: Dtype = "float",
     alpha_us: AlphaUs = None,
+    max_chunks: MaxChunks = None,
+    min_chunk: MinChunk = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes.", min=1)] = 1,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write results.csv or results.json.")
@@ -363,7 +376,7 @@ def sweep(
         algos = [a for a in algos if a != "all"] + [name for name in REGISTRY if name not in algos]
     size_list = tuple(resolve_sizes(minbytes, maxbytes, stepfactor, sizes))
     tasks = [
-        Task(v, common, o, a, size_list, group, ranks, dtype, alpha_us)
+        Task(v, common, o, a, size_list, group, ranks, dtype, alpha_us, max_chunks, chunk_bytes(min_chunk))
         for v in variants
         for o in ops
         for a in algos
@@ -488,6 +501,8 @@ def plot(
     group: Group = None,
     dtype: Dtype = "float",
     alpha_us: AlphaUs = None,
+    max_chunks: MaxChunks = None,
+    min_chunk: MinChunk = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="curve.png, .svg or .pdf.")] = None,
     terminal: Annotated[
         bool, typer.Option("--terminal", help="Draw the chart in the terminal instead.")
@@ -516,6 +531,8 @@ def plot(
         dtype=dtype,
         alpha_us=alpha_us,
         common=common,
+        max_chunks=max_chunks,
+        min_chunk_bytes=chunk_bytes(min_chunk),
     )
     title = f"{op} bus bandwidth, group {group_label(group, ranks)}, algorithm {algo}"
     if terminal:

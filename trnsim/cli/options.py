@@ -140,6 +140,18 @@ ExportSchedule = Annotated[
 ]
 
 
+def chunk_bytes(text: str | None) -> int | None:
+    """``--min-chunk`` in bytes (None when not given), its errors naming the option."""
+    if text is None:
+        return None
+    from trnsim.units import parse_size
+
+    try:
+        return parse_size(text)
+    except UsageError as error:
+        raise UsageError(f"--min-chunk: {error}") from None
+
+
 def writable(path: Path | None, what: str = "output") -> Path | None:
     """Check before any work that ``path`` can be written: its folder exists and it is no folder."""
     if path is None:
