@@ -104,35 +104,69 @@ def _multidim_structure(topology: Topology, group: list[str]) -> dict:
 
 
 def _routes(topology: Topology, group: list[str], pairs) -> list[dict] | str:
-    import networkx as nx
-
+    """Each pair's shortest paths within its link classes (one BFS per source and class set)."""
     if len(pairs) > MAX_ROUTED_PAIRS:
         return f"omitted: {len(pairs):,} pairs of ranks (more than {MAX_ROUTED_PAIRS:,})"
-
-    graph = topology.graph
-    views: dict[frozenset | None, object] = {}
+    adjacency: dict[frozenset | None, dict[str, list[str]]] = {}
+    searches: dict[tuple[int, frozenset | None], tuple[dict, dict]] = {}
     out = []
     for s, d, links in sorted(pairs, key=lambda x: (x[0], x[1], sorted(x[2] or []))):
-        if links not in views:
-            views[links] = (
-                graph
-                if links is None
-                else nx.subgraph_view(
-                    graph, filter_edge=lambda u, v, links=links: graph[u][v]["cls"] in links
-                )
-            )
-        paths, total = [], 0
-        for path in nx.all_shortest_paths(views[links], group[s], group[d]):
-            total += 1
-            if len(paths) < MAX_PATHS_PER_PAIR:
-                paths.append(path)
+        if links not in adjacency:
+            near: dict[str, list[str]] = {node: [] for node in topology.nodes}
+            for (u, v), data in topology.links.items():
+                if links is None or data["cls"] in links:
+                    near[u].append(v)
+                    near[v].append(u)
+            adjacency[links] = near
+        if (s, links) not in searches:
+            searches[s, links] = _search(adjacency[links], group[s])
+        parents, counts = searches[s, links]
+        paths = _paths(parents, group[s], group[d], MAX_PATHS_PER_PAIR)
         out.append(
             {
                 "src": s,
                 "dst": d,
                 "link_classes": sorted(links) if links else "any",
-                "paths_total": total,
+                "paths_total": counts.get(group[d], 0),
                 "paths": paths,
             }
         )
     return out
+
+
+def _search(near: dict[str, list[str]], source: str) -> tuple[dict, dict]:
+    """BFS from ``source``: each device's parents on shortest paths and its number of shortest paths."""
+    depth, parents, counts = {source: 0}, {source: []}, {source: 1}
+    frontier = [source]
+    while frontier:
+        following = []
+        for node in frontier:
+            for other in near[node]:
+                if other not in depth:
+                    depth[other] = depth[node] + 1
+                    parents[other], counts[other] = [], 0
+                    following.append(other)
+                if depth[other] == depth[node] + 1:
+                    parents[other].append(node)
+                    counts[other] += counts[node]
+        frontier = following
+    return parents, counts
+
+
+def _paths(parents: dict, source: str, target: str, limit: int) -> list[list[str]]:
+    """Up to ``limit`` shortest paths from ``source`` to ``target``, in a fixed order."""
+    if target not in parents:
+        return []
+    found: list[list[str]] = []
+
+    def walk(node: str, tail: list[str]) -> None:
+        if len(found) >= limit:
+            return
+        if node == source:
+            found.append([source, *reversed(tail)])
+            return
+        for parent in sorted(parents[node]):
+            walk(parent, [*tail, node])
+
+    walk(target, [])
+    return found
