@@ -418,11 +418,11 @@ def test_a_bad_threshold_is_refused_without_a_baseline(cli):
 def test_chunk_limits_are_part_of_a_baseline_row(cli, tmp_path):
     base = tmp_path / "base.json"
     common = ("compare", "allreduce", "--sku", "nl72x2", "--sizes", "1G")
-    assert cli(*common, "--max-chunks", "4", "--save-baseline", str(base)).code == 0
+    assert cli(*common, "--max-chunks", "1", "--save-baseline", str(base)).code == 0
     other = cli(*common, "--baseline", str(base))
-    assert other.code == 2 and "max-chunks 4" in other.err
-    assert cli(*common, "--max-chunks", "4", "--baseline", str(base)).code == 0
-    # fewer chunks than the pipeline's stages cost bandwidth: a real difference, not noise
+    assert other.code == 2 and "max-chunks 1" in other.err
+    assert cli(*common, "--max-chunks", "1", "--baseline", str(base)).code == 0
+    # one chunk leaves link classes idle while others work: a real difference, not noise
     saved = json.loads(base.read_text())["rows"][0]
     full = json.loads(cli(*common, "--format", "json").out)["rows"][0]["values"]
-    assert saved["busbw_gbps"] < 0.95 * next(iter(full.values()))["busbw_gbps"]
+    assert saved["busbw_gbps"] < 0.97 * next(iter(full.values()))["busbw_gbps"]

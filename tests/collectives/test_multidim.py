@@ -13,9 +13,9 @@ from trnsim.collectives.schedule import Context
 from trnsim.topology import load_topology
 
 SKUS = sorted(os.path.basename(f)[:-5] for f in glob.glob("topologies/*.yaml"))
-# the 4x4x16 concept's 16-chip z rings make a stream's chain 12 stages (24 for all-reduce) and its
-# last, heaviest stages keep the links busy through the drain: 87% (all-gather) to 90% (all-reduce)
-LONG_RINGS = {"trn2-nl256-concept": 0.85}
+# the 4x4x16 concept's 16-chip z rings make a stream's chain 12 stages (24 for all-reduce): its fill
+# and drain, with one alpha per round, cost 89% (all-gather) and 91% (all-reduce) of the bound
+LONG_RINGS = {"trn2-nl256-concept": 0.87}
 
 
 def test_balance_solves_small_games_exactly():
@@ -61,8 +61,6 @@ def test_large_collectives_reach_the_bound_on_every_catalog_system(sku, op):
     row = evaluate(topo, op, [1 << 30], topo.chips, algo="multidim").rows[0]
     assert row.busbw_gbps <= row.bound_busbw_gbps * (1 + 1e-9)
     assert row.busbw_gbps >= LONG_RINGS.get(sku, 0.9) * row.bound_busbw_gbps
-    if topo.spec.kind == "switched":
-        assert row.chunks > 1  # dimensions on different links overlap only when pipelined
 
 
 def test_flows_stay_on_the_links_their_dimension_chose():

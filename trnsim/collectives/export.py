@@ -77,13 +77,13 @@ def schedule_document(topology: Topology, group: list[str], op: str, plan: Plan,
         "routes": _routes(topology, group, pair_classes),
     }
     if plan.algorithm == "multidim":
-        document.update(_multidim_structure(topology, group))
+        document.update(_multidim_structure(topology, group, op))
     return document
 
 
-def _multidim_structure(topology: Topology, group: list[str]) -> dict:
+def _multidim_structure(topology: Topology, group: list[str], op: str) -> dict:
     try:
-        chosen = multidim.plan(Context(topology, group))
+        chosen = multidim.plan(Context(topology, group), op)
     except NotApplicable:
         return {}
     dims = chosen.dims

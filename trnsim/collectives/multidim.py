@@ -12,10 +12,12 @@ Following Themis (Rashidi et al., "Themis: A Network Bandwidth-Aware Collective 
 Distributed Training of DL Models", ISCA 2022), the data is split into *streams*, each going through
 the dimensions in its own order (and, where two link classes can serve one dimension, on a chosen
 class), so that every link class carries bytes in proportion to its bandwidth. Themis balances the
-load greedily chunk by chunk; here a small linear program picks the stream
-weights that minimise the busiest class's time, which makes the per-rank load exactly proportional
-to the link bandwidth whenever the orders allow it. When it does, the schedule reaches the injection
-bound ``(p-1) S / p / B`` (for all-reduce twice that): the exact optimum on every catalog system.
+load greedily chunk by chunk; here a small linear program (:mod:`trnsim.collectives.lp`) picks the
+stream weights that minimise the pipeline's summed round times: in its steady state that makes the
+per-rank load proportional to the link bandwidth whenever the orders allow it, and among such mixes
+it prefers those whose fill and drain keep the most classes busy. In the steady state the schedule
+then runs at the injection bound ``(p-1) S / p / B`` (for all-reduce twice that): the exact optimum
+on every catalog system.
 
 We chose this over spanning-tree packing (ForestColl, Zhao et al. 2024, arXiv 2402.06787), which is
 optimal on any graph, because it is a schedule vendors run today (dimension by dimension, like
@@ -40,6 +42,11 @@ from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
 MAX_STREAMS = 5040
 # streams the LP gives less than this share of the data are dropped (and the rest rescaled)
 MIN_SHARE = 1e-6
+# the stream weights are chosen for a pipeline of this many chunks (an assumption of the weighting
+# only: the steady state dominates from here on, and the schedule is costed at every chunk count)
+WEIGHTING_CHUNKS = 64
+# more candidate streams than this: the weights balance the steady state alone
+MAX_PIPELINE_LP = 600
 
 
 @dataclass(frozen=True)
@@ -74,8 +81,40 @@ def stream_loads(dims: list[Dimension], order, classes) -> dict[str, float]:
     return loads
 
 
-def choose_streams(dims: list[Dimension], bandwidth: dict[str, float]) -> list[Stream]:
-    """The stream weights that minimise the busiest link class's time (a linear program)."""
+def stage_times(dims: list[Dimension], order, classes, bandwidth: dict[str, float], names) -> np.ndarray:
+    """A stream's all-gather stages as rows of per-rank time on each link class (units of S/p / GB/s).
+
+    A mesh stage sends ``held x (k - 1)``; a ring hop ``held`` each way (half on the last hop of an
+    even ring); a chain hop at most ``held`` each way: the same stages :func:`stream_stages` builds.
+    """
+    rows = []
+    held = 1
+    for d in order:
+        dim, cls = dims[d], classes[d]
+        column, k = names.index(cls), dim.size
+        if dim.modes[cls] == "mesh":
+            amounts = [held * (k - 1)]
+        elif dim.modes[cls] == "ring":
+            amounts = [2 * held if hop < k // 2 or k % 2 else held for hop in range(1, k // 2 + 1)]
+        else:
+            amounts = [2 * held] * (k - 1)
+        for amount in amounts:
+            row = np.zeros(len(names))
+            row[column] = amount / bandwidth[cls]
+            rows.append(row)
+        held *= k
+    return np.array(rows)
+
+
+def choose_streams(dims: list[Dimension], bandwidth: dict[str, float], op: str = "allgather") -> list[Stream]:
+    """The stream weights that make the pipelined schedule fastest (a linear program).
+
+    With the steady state alone, every mix that loads each link class in proportion to its bandwidth
+    is optimal; they differ in the pipeline's fill and drain, when only some stages run. So the LP
+    minimises the sum over the rounds of a :data:`WEIGHTING_CHUNKS`-chunk pipeline of each round's
+    busiest class (per-rank bytes over bandwidth): fill rounds (stages 0..r busy), the steady rounds
+    and drain rounds (stages j.. busy). The schedule is then costed for real at every chunk count.
+    """
     candidates = []
     options = [dim.classes for dim in dims]
     count = np.prod([len(o) for o in options]) * np.prod(range(1, len(dims) + 1))
@@ -87,16 +126,40 @@ def choose_streams(dims: list[Dimension], bandwidth: dict[str, float]) -> list[S
     names = sorted(bandwidth)
     if any(bandwidth[c] <= 0 for c in names):
         raise NotApplicable("a member has no bandwidth on a link class its dimension needs")
-    # loads[c, s]: seconds per rank on class c for stream s (relative units)
-    loads = np.zeros((len(names), len(candidates)))
-    for s, (order, classes) in enumerate(candidates):
-        for cls, value in stream_loads(dims, order, classes).items():
-            loads[names.index(cls), s] = value / bandwidth[cls]
-    weights = balance(loads)
+    stages = [stage_times(dims, order, classes, bandwidth, names) for order, classes in candidates]
+    if op == "allreduce":  # the reduce-scatter runs the all-gather's stages backwards, then it
+        stages = [np.vstack([s[::-1], s]) for s in stages]
+    weights = _pipeline_weights(np.stack(stages))  # streams x stages x classes
     keep = weights > MIN_SHARE
     weights = weights[keep] / weights[keep].sum()
     chosen = [c for c, k in zip(candidates, keep, strict=True) if k]
     return [Stream(order, classes, float(w)) for (order, classes), w in zip(chosen, weights, strict=True)]
+
+
+def _pipeline_weights(stages: np.ndarray) -> np.ndarray:
+    """Stream weights minimising the summed busiest-class time over a pipeline's rounds (see above)."""
+    n, depth, classes = stages.shape
+    steady = stages.sum(axis=1)  # streams x classes
+    if n == 1:
+        return np.ones(1)
+    if n > MAX_PIPELINE_LP:  # too many streams for the dense solver: balance the steady state alone
+        return balance(steady.T)
+    chunks = max(WEIGHTING_CHUNKS, depth)
+    prefix = np.concatenate([np.zeros((n, 1, classes)), np.cumsum(stages, axis=1)], axis=1)
+    rounds = [(0, r, 1.0) for r in range(depth - 1)] + [(0, depth - 1, float(chunks - depth + 1))]
+    rounds += [(j, depth - 1, 1.0) for j in range(1, depth)]
+    p = len(rounds)
+    scale = steady.max()
+    a_ub = np.zeros((p * classes, n + p))
+    for i, (lo, hi, _) in enumerate(rounds):
+        busy = (prefix[:, hi + 1] - prefix[:, lo]) / scale  # streams x classes
+        a_ub[i * classes : (i + 1) * classes, :n] = busy.T
+        a_ub[i * classes : (i + 1) * classes, n + i] = -1.0
+    cost = np.r_[np.zeros(n), [times for _, _, times in rounds]]
+    a_eq = np.r_[np.ones(n), np.zeros(p)][None, :]
+    from trnsim.collectives.lp import minimize
+
+    return minimize(cost, a_ub, np.zeros(p * classes), a_eq, np.ones(1))[:n]
 
 
 def balance(loads: np.ndarray) -> np.ndarray:
@@ -233,16 +296,16 @@ class MultidimPlan:
     bandwidth_gbps: dict[str, float]
 
 
-def plan(ctx: Context) -> MultidimPlan:
-    """The group's dimensions and the balanced streams over them."""
+def plan(ctx: Context, op: str = "allgather") -> MultidimPlan:
+    """The group's dimensions and the balanced streams over them for ``op``."""
     dims = dimensions(ctx)
     bandwidth = class_bandwidth_gbps(ctx, dims)
-    return MultidimPlan(dims, choose_streams(dims, bandwidth), bandwidth)
+    return MultidimPlan(dims, choose_streams(dims, bandwidth, op), bandwidth)
 
 
 def schedule(ctx: Context, op: str) -> list[Pipeline]:
     """The multi-dimensional schedule of ``op`` (allgather, reducescatter, allreduce): a chain per stream."""
-    chosen = plan(ctx)
+    chosen = plan(ctx, op)
     units = _units(ctx, chosen.dims)
     chains = []
     for stream in chosen.streams:

@@ -1,0 +1,51 @@
+"""The small LP solver against scipy's HiGHS on problems shaped like the schedule LPs."""
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from trnsim.collectives.lp import minimize
+
+
+def _problem(seed: int):
+    """min sum(mult * t) s.t. loads[p] @ w <= t_p, sum(w) = 1: a pipeline's rounds over stream mixes."""
+    rng = np.random.default_rng(seed)
+    streams, patterns, classes = rng.integers(2, 30), rng.integers(1, 12), rng.integers(1, 5)
+    loads = rng.uniform(0, 3, size=(patterns, classes, streams)) * (
+        rng.random((patterns, classes, streams)) < 0.7
+    )
+    loads[:, :, loads.sum(axis=(0, 1)) == 0] = 1.0
+    mult = rng.integers(1, 60, size=patterns).astype(float)
+    n = streams + patterns
+    cost = np.r_[np.zeros(streams), mult]
+    a_ub = np.zeros((patterns * classes, n))
+    for p in range(patterns):
+        for c in range(classes):
+            a_ub[p * classes + c, :streams] = loads[p, c]
+            a_ub[p * classes + c, streams + p] = -1.0
+    b_ub = np.zeros(patterns * classes)
+    a_eq = np.r_[np.ones(streams), np.zeros(patterns)][None, :]
+    return cost, a_ub, b_ub, a_eq, np.ones(1)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_minimize_matches_highs(seed):
+    cost, a_ub, b_ub, a_eq, b_eq = _problem(seed)
+    x = minimize(cost, a_ub, b_ub, a_eq, b_eq)
+    reference = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, method="highs")
+    assert reference.status == 0
+    assert np.all(x >= 0) and np.allclose(a_eq @ x, b_eq)
+    assert np.all(a_ub @ x <= b_ub + 1e-9)
+    assert cost @ x == pytest.approx(reference.fun, rel=1e-7, abs=1e-9)
+
+
+def test_minimize_solves_a_textbook_lp():
+    # max 3x + 5y s.t. x <= 4, 2y <= 12, 3x + 2y <= 18: x = 2, y = 6 (Hillier and Lieberman)
+    x = minimize(
+        np.array([-3.0, -5.0]),
+        np.array([[1, 0], [0, 2], [3, 2]]),
+        np.array([4, 12, 18]),
+        np.zeros((0, 2)),
+        np.zeros(0),
+    )
+    assert np.allclose(x, [2, 6])
