@@ -11,7 +11,8 @@ from pathlib import Path
 from trnsim.collectives.engine import Evaluation, evaluate
 from trnsim.collectives.groups import select_group
 from trnsim.errors import TrnsimError, UsageError
-from trnsim.topology.graph import Topology, load_topology
+from trnsim.topology.graph import Topology
+from trnsim.topology.load import load_topology
 
 
 @dataclass(frozen=True)

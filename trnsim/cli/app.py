@@ -9,6 +9,7 @@ import typer
 
 from trnsim import __version__
 from trnsim.cli import topo
+from trnsim.cli.render import print_error
 from trnsim.errors import EXIT_THRESHOLD, EXIT_USAGE, TrnsimError
 
 app = typer.Typer(
@@ -44,27 +45,6 @@ def root(
     ] = False,
 ) -> None:
     """Analyze Trainium scale-up topologies and model how fast collectives run on them."""
-
-
-def print_error(message: str, label: str = "error") -> None:
-    """Print ``label: message`` as one line on stderr, the label in red.
-
-    The message is printed as plain text: user input in it (a SKU, a file name, a ``--set`` value)
-    is never read as Rich markup or emoji, whatever brackets or colons it holds.
-
-    Parameters
-    ----------
-    message : str
-        What went wrong; its line breaks become spaces.
-    label : str
-        ``error``, or ``regression`` for a failed threshold.
-    """
-    from rich.console import Console
-    from rich.text import Text
-
-    console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
-    # one line whatever the text holds (a file name or --set value may carry a newline)
-    console.print(Text.assemble((f"{label}:", "red"), " ", " ".join(message.splitlines())))
 
 
 def _group_of(args: list[str]) -> typer.Typer | None:

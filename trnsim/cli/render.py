@@ -366,3 +366,24 @@ def kv_table(title: str, items: list[tuple[str, Any]]) -> Table:
         columns=[Column("property", "property", align="left"), Column("value", "value", align="left")],
         rows=[{"property": k, "value": v} for k, v in items],
     )
+
+
+def print_error(message: str, label: str = "error") -> None:
+    """Print ``label: message`` as one line on stderr, the label in red.
+
+    The message is printed as plain text: user input in it (a SKU, a file name, a ``--set`` value)
+    is never read as Rich markup or emoji, whatever brackets or colons it holds.
+
+    Parameters
+    ----------
+    message : str
+        What went wrong; its line breaks become spaces.
+    label : str
+        ``error``, or ``regression`` for a failed threshold.
+    """
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+    # one line whatever the text holds (a file name or --set value may carry a newline)
+    console.print(Text.assemble((f"{label}:", "red"), " ", " ".join(message.splitlines())))

@@ -456,7 +456,7 @@ def validate(
     Every file is checked: the table (stdout) gives each one's status, ok or the reason, and each
     bad file also gets its one error line on stderr.
     """
-    from trnsim.cli.app import print_error
+    from trnsim.cli.render import print_error
     from trnsim.errors import TrnsimError
     from trnsim.topology import load_topology
 

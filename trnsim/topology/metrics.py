@@ -7,35 +7,14 @@ between two distinct chips, ``hops = links - 1``.
 """
 
 from collections import Counter, deque
-from dataclasses import dataclass
 
 import numpy as np
 
 from trnsim import limits
 from trnsim.topology.graph import Topology
+from trnsim.topology.shortest import HopStats
 
-
-@dataclass(frozen=True)
-class HopStats:
-    """Shortest-path statistics over unordered pairs of distinct chips."""
-
-    pairs: int
-    diameter_links: int
-    avg_links: float
-    histogram_links: dict[int, int]
-
-    @property
-    def diameter_hops(self) -> int:
-        # a one-chip system has no pairs: diameter 0 links and 0 hops, not -1
-        return max(self.diameter_links - 1, 0)
-
-    @property
-    def avg_hops(self) -> float:
-        return max(self.avg_links - 1, 0.0)
-
-    @property
-    def histogram_hops(self) -> dict[int, int]:
-        return {links - 1: count for links, count in self.histogram_links.items()}
+__all__ = ["HopStats"]
 
 
 def link_distances(topology: Topology, sources: list[str] | None = None) -> np.ndarray:

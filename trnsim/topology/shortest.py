@@ -15,6 +15,29 @@ from trnsim import limits
 from trnsim.topology.graph import Topology
 
 
+@dataclass(frozen=True)
+class HopStats:
+    """Shortest-path statistics over unordered pairs of distinct chips."""
+
+    pairs: int
+    diameter_links: int
+    avg_links: float
+    histogram_links: dict[int, int]
+
+    @property
+    def diameter_hops(self) -> int:
+        # a one-chip system has no pairs: diameter 0 links and 0 hops, not -1
+        return max(self.diameter_links - 1, 0)
+
+    @property
+    def avg_hops(self) -> float:
+        return max(self.avg_links - 1, 0.0)
+
+    @property
+    def histogram_hops(self) -> dict[int, int]:
+        return {links - 1: count for links, count in self.histogram_links.items()}
+
+
 @dataclass
 class GraphArrays:
     """A topology as arrays: nodes (chips first, in rank order) and directed edges."""
@@ -209,7 +232,6 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
     independently, so the histogram over all chips is the convolution of the axes' histograms: exact
     and instant at any size. Otherwise a BFS from every chip, in chunks that bound memory.
     """
-    from trnsim.topology.metrics import HopStats
 
     if chips is None and topology.spec.kind == "torus":
         ordered = np.array([1], dtype=np.int64)

@@ -1,0 +1,32 @@
+"""Load a SKU or a user's topology file: validate, build, check the hardware, check connectivity."""
+
+from pathlib import Path
+
+from trnsim.topology.graph import Topology
+
+
+def load_topology(
+    sku: str | None = None, topology: Path | None = None, overrides: list[str] = ()
+) -> Topology:
+    """Load, validate, build and hardware-check a SKU (or a user's YAML file).
+
+    Parameters
+    ----------
+    sku : str, optional
+        Catalog name or alias.
+    topology : Path, optional
+        A user's topology file in the catalog schema.
+    overrides : list of str
+        ``KEY=VALUE`` what-if edits (see :mod:`trnsim.overrides`).
+    """
+    from trnsim.catalog import load_spec
+    from trnsim.topology.builders import build, check_size
+    from trnsim.topology.hardware import check_connected, check_hardware
+
+    loaded = load_spec(sku, topology, overrides)
+    check_size(loaded.spec, loaded.where)
+    built = build(loaded.spec)
+    built.path, built.overrides = loaded.path, tuple(overrides)
+    check_hardware(built)
+    check_connected(built)
+    return built
