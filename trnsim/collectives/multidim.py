@@ -71,14 +71,14 @@ def class_bandwidth_gbps(ctx: Context, dims: list[Dimension]) -> dict[str, float
 
 
 def stream_loads(dims: list[Dimension], order, classes) -> dict[str, float]:
-    """Bytes per rank on each link class, in units of S/p, for an all-gather stream."""
-    loads: dict[str, float] = {}
-    held = 1
-    for d in order:
-        cls = classes[d]
-        loads[cls] = loads.get(cls, 0.0) + held * (dims[d].size - 1)
-        held *= dims[d].size
-    return loads
+    """Bytes per rank on each link class, in units of S/p, for an all-gather stream.
+
+    The sum of :func:`stage_times` over the stages at unit bandwidth: the one count of a stream's
+    bytes that the weighting LP uses too.
+    """
+    names = sorted({classes[d] for d in order})
+    totals = stage_times(dims, order, classes, dict.fromkeys(names, 1.0), names).sum(axis=0)
+    return {cls: float(total) for cls, total in zip(names, totals, strict=True)}
 
 
 def stage_times(dims: list[Dimension], order, classes, bandwidth: dict[str, float], names) -> np.ndarray:
