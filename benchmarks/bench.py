@@ -40,7 +40,9 @@ def _trnsim(case: dict) -> dict:
     """trnsim's own numbers for one case (run in a child process to measure its peak memory)."""
     import numpy as np
 
-    from trnsim.topology.shortest import alltoall_link_loads, graph_arrays, hop_histogram
+    from trnsim.routing.ecmp import alltoall_link_loads
+    from trnsim.routing.hops import hop_histogram
+    from trnsim.routing.shortest import graph_arrays
 
     timings = {}
     topo = _load(case)
@@ -81,7 +83,7 @@ def _reference(case: dict) -> dict:
     start = time.perf_counter()
     betweenness = nx.edge_betweenness_centrality_subset(graph, chips, chips, normalized=False)
     loads_s = time.perf_counter() - start
-    from trnsim.topology.shortest import graph_arrays
+    from trnsim.routing.shortest import graph_arrays
 
     ends = graph_arrays(topo).edge_ends
     loads = [betweenness.get((u, v), betweenness.get((v, u))) for u, v in ends]

@@ -12,10 +12,13 @@ from trnsim.topology import load_topology
 CATALOG = catalog_files()
 
 
+RAW = ("efficiency.default=1", "efficiency.classes={}")
+
+
 @cache
-def topology(sku: str):
-    """A catalog topology, built once per test session."""
-    return load_topology(sku)
+def topology(sku: str, raw: bool = False):
+    """A catalog topology, built once per test session; ``raw``: every link at its raw rate."""
+    return load_topology(sku, overrides=list(RAW) if raw else [])
 
 
 @dataclass

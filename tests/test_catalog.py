@@ -58,7 +58,8 @@ def test_every_number_in_the_catalog_has_a_source(path):
     document = read_document(path)
     assert document.get("source")
     for keypath, section in _sections(document):
-        parent_has_source = "source" in section
+        # per-class efficiencies are cited by the efficiency section that holds them
+        parent_has_source = "source" in section or keypath == ".efficiency.classes"
         # planes and slot lists carry no numbers of their own; everything else cites a source
         assert parent_has_source, f"{path.name}: {keypath} has numbers but no source"
 
@@ -66,6 +67,15 @@ def test_every_number_in_the_catalog_has_a_source(path):
 @pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
 def test_latency_figures_say_they_are_assumptions(path):
     assert "assumption" in read_document(path)["latency"]["source"]
+
+
+@pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
+def test_routing_and_efficiency_defaults_are_named_and_say_what_is_assumed(path):
+    document = read_document(path)
+    assert document["routing"]["policy"] in ("ecmp", "single", "hash")
+    assert "assumption" in document["routing"]["source"]
+    assert 0 < document["efficiency"]["default"] < 1
+    assert "assumption" in document["efficiency"]["source"]
 
 
 def test_unknown_sku_suggests_close_names():

@@ -15,7 +15,7 @@ PositiveInt = Annotated[int, msgspec.Meta(gt=0, le=1 << 40)]
 LaneGbps = Annotated[float, msgspec.Meta(ge=1e-3, le=1e4)]
 LatencyNs = Annotated[float, msgspec.Meta(ge=0, le=1e9)]
 PositiveFloat = Annotated[float, msgspec.Meta(gt=0, le=1e9)]
-Medium = Literal["pcb", "backplane", "copper", "aec", "optics"]
+Medium = Literal["pcb", "backplane", "copper", "aec", "optics", "onchip"]
 # names become device names, table cells and exported files: one line of printable text
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")]
 
@@ -31,6 +31,10 @@ class Chip(Section, kw_only=True):
     lanes: PositiveInt
     active_lanes: PositiveInt | None = None
     lane_gbps: LaneGbps
+    # ranks (cores) one chip hosts, as nccom-test counts them, and the bandwidth each rank has to
+    # its chip's links and its sibling ranks (per direction); a chip is one rank unless a file says
+    ranks: Annotated[int, msgspec.Meta(ge=1, le=64)] = 1
+    rank_gbps: PositiveFloat | None = None
     source: str = ""
 
     @property
@@ -134,6 +138,30 @@ class Latency(Section, kw_only=True):
     source: str = ""
 
 
+class Routing(Section, kw_only=True):
+    """How flows are routed (see :mod:`trnsim.routing.policy`): the SKU's default, overridable."""
+
+    policy: Literal["ecmp", "single", "hash"] = "ecmp"
+    relay: bool = True  # may chips forward traffic for others
+    hash_seeds: Annotated[int, msgspec.Meta(ge=1, le=256)] = 8
+    source: str = ""
+
+
+Efficiency = Annotated[float, msgspec.Meta(gt=0, le=1)]
+
+
+class LinkEfficiency(Section, kw_only=True):
+    """The share of a link's raw rate that carries payload (protocol and encoding overhead)."""
+
+    default: Efficiency = 1.0
+    classes: dict[Name, Efficiency] = {}  # per link class, where it differs from the default
+    source: str = ""
+
+    def of(self, cls: str) -> float:
+        """The efficiency of a link class."""
+        return self.classes.get(cls, self.default)
+
+
 class ScaleOut(Section, kw_only=True):
     """The EFA scale-out network behind the scale-up domain (reported, not part of the graph)."""
 
@@ -156,3 +184,5 @@ class Spec(Section, kw_only=True):
     switched: Switched | None = None
     switch_models: dict[Name, SwitchModel] = {}
     scale_out: ScaleOut | None = None
+    routing: Routing = msgspec.field(default_factory=Routing)
+    efficiency: LinkEfficiency = msgspec.field(default_factory=LinkEfficiency)

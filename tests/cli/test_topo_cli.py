@@ -33,7 +33,8 @@ def test_show_json_contract(cli):
         "link_classes",
     ):
         assert key in data
-    assert (data["chips"], data["links"], data["chip_bw_gbps"], data["diameter_links"]) == (16, 32, 512.0, 4)
+    assert (data["chips"], data["links"], data["chip_raw_bw_gbps"], data["diameter_links"]) == (16, 32, 512.0, 4)
+    assert data["chip_bw_gbps"] == pytest.approx(512.0 * 0.88)  # the file's PCIe Gen5 efficiency
 
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "markdown", "json"])

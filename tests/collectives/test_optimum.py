@@ -11,7 +11,7 @@ from trnsim.collectives import optimum as O
 from trnsim.collectives.bounds import lower_bound, natural_bounds
 from trnsim.collectives.groups import select_group
 from trnsim.collectives.ops import OPS
-from trnsim.topology.shortest import graph_arrays
+from trnsim.routing.shortest import graph_arrays
 
 SEEDS = range(40)
 
@@ -376,13 +376,24 @@ def test_the_catalog_list_is_complete():
 
 @pytest.mark.parametrize("sku", CATALOG_SKUS)
 def test_catalog_optima_match_the_closed_forms(sku):
-    topo = topology(sku)
+    topo = topology(sku, raw=True)
     chip, alltoall = _catalog_expectation(sku)
     for op in ("allgather", "reducescatter", "allreduce"):
         assert busbw(topo, topo.chips, op) == pytest.approx(chip, rel=1e-9), op
         assert O.optimum(topo, topo.chips, op).exact
     assert busbw(topo, topo.chips, "alltoall") == pytest.approx(alltoall, rel=5e-3)
     assert O.optimum(topo, topo.chips, "alltoall").exact
+
+
+@pytest.mark.parametrize("sku", ["trn2-nl16", "trn3-nl72x2-gen1"])
+def test_link_efficiency_scales_every_bound_by_itself(sku):
+    # one efficiency on every link class scales every link, so every bound scales by it exactly
+    raw, effective = topology(sku, raw=True), topology(sku)
+    share = effective.spec.efficiency.default
+    assert share < 1 and not effective.spec.efficiency.classes
+    for op in OPS:
+        got = busbw(effective, effective.chips, op)
+        assert got == pytest.approx(share * busbw(raw, raw.chips, op), rel=1e-6), op
 
 
 # --- sub-groups -----------------------------------------------------------------------------------
@@ -406,7 +417,7 @@ def test_subgroup_bounds_are_never_below_the_natural_cuts(spec, op):
 
 def test_a_rack_group_is_limited_by_its_chips_links():
     """One rack of nl72x2: the other rack's chips relay, so every link of a member counts."""
-    topo = topology("trn3-nl72x2-gen1")
+    topo = topology("trn3-nl72x2-gen1", raw=True)
     rack = select_group(topo, "rack:0")
     for op in ("allgather", "reducescatter", "allreduce"):
         got = O.optimum(topo, rack, op)

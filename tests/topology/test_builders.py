@@ -20,7 +20,7 @@ def test_nl16_is_a_4x4_torus_and_a_4_cube():
     graph = topo.graph
     assert topo.n_chips == 16 and graph.number_of_edges() == 32
     assert {d for _, d in graph.degree()} == {4}
-    assert set(chip_bandwidth_gbps(topo).values()) == {512.0}
+    assert set(chip_bandwidth_gbps(topo, raw=True).values()) == {512.0}
     assert nx.is_isomorphic(graph, nx.hypercube_graph(4))
     assert nx.diameter(graph) == 4
 
@@ -47,9 +47,9 @@ def test_nl64_counts_bandwidths_and_rank_order():
     topo = topology("trn2-nl64")
     graph = topo.graph
     assert topo.n_chips == 64 and graph.number_of_edges() == 192
-    assert set(chip_bandwidth_gbps(topo).values()) == {640.0}
+    assert set(chip_bandwidth_gbps(topo, raw=True).values()) == {640.0}
     z_links = [d for _, _, d in graph.edges(data=True) if d["cls"] == "z"]
-    assert len(z_links) == 64 and {d["bw_gbps"] for d in z_links} == {64.0}
+    assert len(z_links) == 64 and {d["raw_bw_gbps"] for d in z_links} == {64.0}
     assert nx.diameter(graph) == 6
     # rank order: row-major, last axis fastest; the server axis (z) is first, so servers are rank blocks
     for rank, name in enumerate(topo.chips):
@@ -78,7 +78,7 @@ def test_size_two_ring_keeps_both_links_and_size_one_has_none():
     a_links = [d for _, _, d in graph.edges(data=True) if d["cls"] == "a"]
     assert len(a_links) == 3 and all(d["parallel"] == 2 and d["lanes"] == 16 for d in a_links)
     assert not [d for _, _, d in graph.edges(data=True) if d["cls"] == "b"]
-    assert set(chip_bandwidth_gbps(topo).values()) == {2 * 8 * 4 + 2 * 4 * 4}
+    assert set(chip_bandwidth_gbps(topo, raw=True).values()) == {2 * 8 * 4 + 2 * 4 * 4}
 
 
 def test_unwrapped_axis_is_a_line():
@@ -115,7 +115,7 @@ def test_switched_fabric_counts(sku, chips, switches):
 )
 def test_trainium3_chips_have_1152_gbps_from_144_active_lanes(sku):
     topo = topology(sku)
-    assert set(chip_bandwidth_gbps(topo).values()) == {1152.0}
+    assert set(chip_bandwidth_gbps(topo, raw=True).values()) == {1152.0}
     for chip in topo.chips:
         active = sum(d["active_lanes"] for _, _, d in topo.graph.edges(chip, data=True))
         assert active == pytest.approx(144)

@@ -5,13 +5,8 @@ import numpy as np
 import pytest
 from conftest import CATALOG, topology
 
-from trnsim.topology.metrics import (
-    cut_bandwidth_gbps,
-    hop_stats,
-    link_distances,
-    natural_cuts,
-    shortest_path,
-)
+from trnsim.routing.hops import hop_stats, link_distances, shortest_path
+from trnsim.topology.metrics import cut_bandwidth_gbps, natural_cuts
 
 
 def _hops(sku, a, b):
@@ -78,13 +73,13 @@ def test_path_counts_match_networkx():
 
 
 def test_cut_bandwidths():
-    topo = topology("trn3-nl72x2-gen1")
+    topo = topology("trn3-nl72x2-gen1", raw=True)
     cuts = {c["cut"]: c["bw_gbps"] for c in natural_cuts(topo)}
     # racks meet over one 16-lane cable per chip; a plane's 36 chips leave it over their 64 PCB lanes
     assert cuts == {"rack-halves": 72 * 128.0, **{f"plane-{p}": 36 * 512.0 for p in "ABCD"}}
     node_cuts = {c["bw_gbps"] for c in natural_cuts(topo, per_node=True) if c["cut"].startswith("node-")}
     assert node_cuts == {4 * (512.0 + 128.0)}  # a tray: four chips' backplane and cross-rack links
-    cuts = {c["cut"]: c["bw_gbps"] for c in natural_cuts(topology("trn2-nl64"))}
+    cuts = {c["cut"]: c["bw_gbps"] for c in natural_cuts(topology("trn2-nl64", raw=True))}
     # halving a 4-ring cuts two links per ring: 16 z-rings x 2 x 64 GB/s
     assert cuts == {"z-halves": 2048.0, "x-halves": 4096.0, "y-halves": 4096.0}
     topo = topology("trn2-nl16")

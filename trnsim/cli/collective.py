@@ -5,6 +5,7 @@ import typer
 from trnsim.cli.options import (
     Algo,
     AlphaUs,
+    CalibrationOption,
     Dtype,
     Explain,
     ExportSchedule,
@@ -15,12 +16,14 @@ from trnsim.cli.options import (
     MinBytes,
     MinChunk,
     Ranks,
+    RoutingOption,
     SetOption,
     Sizes,
     SkuOption,
     StepFactor,
     TopologyOption,
     chunk_bytes,
+    edits,
     load,
     resolve_sizes,
     writable,
@@ -54,12 +57,15 @@ def run(
     export_schedule=None,
     max_chunks: int | None = None,
     min_chunk: str | None = None,
+    routing: str | None = None,
+    calibration=None,
 ) -> None:
     """Evaluate and print one collective."""
     from trnsim.collectives.engine import evaluate
     from trnsim.collectives.groups import select_group
 
     algo = algo.strip().lower()  # one spelling in the header and JSON
+    overrides = edits(overrides, routing, calibration)
     topo = load(sku, topology, overrides)
     chips = select_group(topo, group, ranks)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
@@ -90,19 +96,20 @@ def run(
     from trnsim.variants import label_of
 
     group_text = group_label(group, ranks)
-    edits = tuple(overrides or ())
-    variant = label_of(topo, edits)
+    applied = tuple(overrides or ())
+    variant = label_of(topo, applied)
     header = (
         f"{topo.name} {op}: {result.ranks} ranks (group {group_text}), alpha {alpha:g} us/step, "
-        f"algorithm {algo}; bandwidth bound limited by {result.bound.limited_by}"
+        f"algorithm {algo}, routing {result.routing.label}; bandwidth bound limited by "
+        f"{result.bound.limited_by}"
         + ("" if result.bound.exact else " (a valid bound, perhaps not the optimum)")
     )
-    if edits:
-        header += f"; with --set {', '.join(edits)}"
+    if applied:
+        header += f"; with --set {', '.join(applied)}"
     payload = {
         "sku": topo.name,
         "variant": variant,
-        "overrides": list(edits),
+        "overrides": list(applied),
         "dtype": dtype.strip().lower(),
         "op": op,
         "ranks": result.ranks,
@@ -113,6 +120,7 @@ def run(
         "avg_busbw_gbps": result.avg_busbw_gbps,
         "bound_limited_by": result.bound.limited_by,
         "bound_exact": result.bound.exact,
+        "routing": result.routing.label,
         "rows": [row.as_dict() for row in result.rows],
         "skipped": result.skipped,
         "dropped_sizes": result.dropped,
@@ -160,7 +168,12 @@ def run(
         # on a narrow terminal the table drops the columns that repeat others first (algbw, count, type)
         Column("count", "count", drop_priority=3),
         Column("type", "type", align="left", drop_priority=2),
-        Column("time_us", "time (us)", "{:.2f}"),
+        Column("time_us", "time (us)" if result.routing.realisations == 1 else "mean time (us)", "{:.2f}"),
+        *(
+            [Column("worst_time_us", "worst time (us)", "{:.2f}", short="worst")]
+            if result.routing.realisations > 1
+            else []
+        ),
         Column("algbw_gbps", "algbw (GB/s)", "{:.2f}", short="algbw", drop_priority=4),
         Column("busbw_gbps", "busbw (GB/s)", "{:.2f}", short="busbw"),
         Column("algorithm", "algorithm", align="left", short="algo"),
@@ -206,6 +219,8 @@ def _register(op: str) -> None:
         export_schedule: ExportSchedule = None,
         max_chunks: MaxChunks = None,
         min_chunk: MinChunk = None,
+        routing: RoutingOption = None,
+        calibration: CalibrationOption = None,
     ) -> None:
         run(
             op,
@@ -226,6 +241,8 @@ def _register(op: str) -> None:
             export_schedule,
             max_chunks,
             min_chunk,
+            routing,
+            calibration,
         )
 
     command.__doc__ = f"Model {op}: {OPS[op].description}."

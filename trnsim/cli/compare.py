@@ -10,6 +10,7 @@ import typer
 from trnsim.cli.options import (
     AlgoOne,
     AlphaUs,
+    CalibrationOption,
     Dtype,
     FormatOption,
     Group,
@@ -18,10 +19,12 @@ from trnsim.cli.options import (
     MinBytes,
     MinChunk,
     Ranks,
+    RoutingsOption,
     SetOption,
     Sizes,
     StepFactor,
     chunk_bytes,
+    edits,
     resolve_sizes,
     writable,
     write_text,
@@ -61,14 +64,24 @@ _VALUE_FMT = {"busbw": "{:.2f}", "time": "{:.2f}", "efficiency": lambda v: f"{10
 _VALUE_HEAD = {"busbw": "busbw (GB/s)", "time": "time (us)", "efficiency": "eff %"}
 
 
-def _variants(skus, files, overrides):
+def _variants(skus, files, overrides, routings=None, calibration=None):
+    """The variants to run, and the edits common to all; each --routing multiplies the variants."""
+    from dataclasses import replace
+
+    from trnsim.routing.policy import routing_overrides
     from trnsim.variants import Variant
 
-    common = tuple(overrides or ())
+    common = tuple(edits(overrides, None, calibration))
     variants = [Variant.parse(text, common=common) for text in skus or []]
     variants += [Variant.parse(str(path), is_file=True, common=common) for path in files or []]
     if not variants:
         raise UsageError("name at least one variant with --sku or --topology")
+    if routings:
+        variants = [
+            replace(variant, overrides=variant.overrides + tuple(routing_overrides(routing)))
+            for variant in variants
+            for routing in routings
+        ]
     return variants, common
 
 
@@ -178,6 +191,8 @@ def compare(
     sku: Skus = None,
     topology: Files = None,
     overrides: SetOption = None,
+    routing: RoutingsOption = None,
+    calibration: CalibrationOption = None,
     algo: AlgoOne = "auto",
     minbytes: MinBytes = None,
     maxbytes: MaxBytes = None,
@@ -202,7 +217,7 @@ def compare(
     op = get_op(op).name
     algo = algo.strip().lower()  # one spelling in titles, JSON and baselines
     _prepare(algo, max_regression, baseline, save_baseline, "compare")
-    variants, common = _variants(sku, topology, overrides)
+    variants, common = _variants(sku, topology, overrides, routing, calibration)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(
         variants,
@@ -332,6 +347,8 @@ def sweep(
         list[str] | None, typer.Option("--algo", help="Algorithms (default auto); repeatable.")
     ] = None,
     overrides: SetOption = None,
+    routing: RoutingsOption = None,
+    calibration: CalibrationOption = None,
     minbytes: MinBytes = None,
     maxbytes: MaxBytes = None,
     stepfactor: StepFactor = None,
@@ -365,9 +382,11 @@ def sweep(
     if not skus and not topology or "all" in (s.lower() for s in skus):
         # the whole catalog, plus any other --sku and --topology named alongside `all`
         files = [str(path) for path in catalog_files()] + [str(path) for path in topology or []]
-        variants, common = _variants([s for s in skus if s.lower() != "all"], files, overrides)
+        variants, common = _variants(
+            [s for s in skus if s.lower() != "all"], files, overrides, routing, calibration
+        )
     else:
-        variants, common = _variants(skus, topology, overrides)
+        variants, common = _variants(skus, topology, overrides, routing, calibration)
     ops = [get_op(name).name for name in (op or list(OPS))]
     from trnsim.collectives.algorithms import REGISTRY
 
@@ -492,6 +511,8 @@ def plot(
     sku: Skus = None,
     topology: Files = None,
     overrides: SetOption = None,
+    routing: RoutingsOption = None,
+    calibration: CalibrationOption = None,
     algo: AlgoOne = "auto",
     minbytes: MinBytes = None,
     maxbytes: MaxBytes = None,
@@ -519,7 +540,7 @@ def plot(
     algo = algo.strip().lower()  # one spelling in titles, JSON and baselines
     _prepare(algo, "5%", None, None, "plot")
     writable(output, "-o")
-    variants, common = _variants(sku, topology, overrides)
+    variants, common = _variants(sku, topology, overrides, routing, calibration)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(
         variants,

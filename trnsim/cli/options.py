@@ -26,6 +26,44 @@ SetOption = Annotated[
     ),
 ]
 
+ROUTING_HELP = (
+    "Routing policy, overriding the SKU file's: ecmp (even split over all shortest paths), single "
+    "(one path per pair: destination-address D-mod-K through switches, dimension order on tori) or "
+    "hash[:SEEDS] (one random path per flow; mean and worst over seeds); add ,no-relay to forbid "
+    "paths through other chips or ,relay to allow them."
+)
+RoutingOption = Annotated[str | None, typer.Option("--routing", help=ROUTING_HELP)]
+RoutingsOption = Annotated[
+    list[str] | None,
+    typer.Option("--routing", help=ROUTING_HELP + " Repeat to compare policies: each is a variant."),
+]
+CalibrationOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--calibration",
+        help="A calibration file written by `trnsim calibrate`: its fitted parameters apply as --set "
+        "edits before any --set of your own.",
+        dir_okay=False,
+    ),
+]
+
+
+def edits(
+    overrides: list[str] | None, routing: str | None = None, calibration: Path | None = None
+) -> list[str]:
+    """Every what-if edit of a run, in the order they apply: calibration, --set, --routing."""
+    result = []
+    if calibration is not None:
+        from trnsim.calibration.files import calibration_edits
+
+        result += calibration_edits(calibration)
+    result += list(overrides or ())
+    if routing is not None:
+        from trnsim.routing.policy import routing_overrides
+
+        result += routing_overrides(routing)
+    return result
+
 
 def load(sku: str | None, topology: Path | None, overrides: list[str] | None):
     """Load a topology from ``--sku`` or ``--topology`` with ``--set`` edits applied."""

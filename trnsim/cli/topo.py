@@ -7,10 +7,13 @@ from typing import Annotated
 import typer
 
 from trnsim.cli.options import (
+    CalibrationOption,
     FormatOption,
+    RoutingOption,
     SetOption,
     SkuOption,
     TopologyOption,
+    edits,
     load,
     writable,
     write_text,
@@ -55,10 +58,13 @@ def _load(sku: str | None, topology: Path | None, overrides: list[str] | None):
 
 
 def _summary(topology) -> dict:
+    from trnsim.routing import hops
+    from trnsim.routing.policy import routing_of
     from trnsim.topology import metrics
 
     bandwidth = metrics.chip_bandwidth_gbps(topology)
-    stats = metrics.hop_stats(topology)
+    raw = metrics.chip_bandwidth_gbps(topology, raw=True)
+    stats = hops.hop_stats(topology)
     return {
         "name": topology.name,
         "aliases": list(topology.spec.aliases),
@@ -70,6 +76,10 @@ def _summary(topology) -> dict:
         "links": sum(link["parallel"] for link in topology.links.values()),
         "chip_bw_gbps": max(bandwidth.values()),
         "chip_bw_min_gbps": min(bandwidth.values()),
+        "chip_raw_bw_gbps": max(raw.values()),
+        "ranks_per_chip": topology.spec.chip.ranks,
+        "routing": routing_of(topology.spec).label,
+        "routing_source": topology.spec.routing.source,
         "diameter_links": stats.diameter_links,
         "diameter_hops": stats.diameter_hops,
         "avg_links": stats.avg_links,
@@ -127,12 +137,14 @@ def show(
     sku_option: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
+    routing: RoutingOption = None,
+    calibration: CalibrationOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Chips, switches by role, links by class, per-chip bandwidth, diameter, hop histogram and cuts."""
     from trnsim.topology import metrics
 
-    topo = _load(_pick_sku(sku, sku_option), topology, overrides)
+    topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration))
     summary = _summary(topo)
     classes = metrics.link_classes(topo)
     roles = metrics.switch_roles(topo)
@@ -168,10 +180,16 @@ def show(
         ("aliases", ", ".join(topo.spec.aliases) or "-"),
         ("description", topo.spec.description),
         ("chip", topo.spec.chip.name),
-        ("chips", topo.n_chips),
+        ("chips", topo.n_chips // topo.spec.chip.ranks),
+        *(
+            [("ranks", f"{topo.n_chips} ({topo.spec.chip.ranks} per chip)")]
+            if topo.spec.chip.ranks > 1
+            else []
+        ),
         ("switches", summary["switches"]),
         ("links", summary["links"]),
-        ("GB/s per chip (per direction)", bw_text),
+        ("GB/s per chip (per direction)", f"{bw_text} effective; {summary['chip_raw_bw_gbps']:,.1f} raw"),
+        ("routing", summary["routing"]),
         ("diameter", f"{summary['diameter_links']} links = {summary['diameter_hops']} hops"),
         ("average", f"{summary['avg_links']:.3f} links = {summary['avg_hops']:.3f} hops"),
     ]
@@ -193,6 +211,8 @@ def show(
                 Column("medium", "medium", align="left"),
                 Column("links", "links"),
                 Column("lanes_per_link", "lanes"),
+                Column("raw_bw_gbps_per_link", "raw GB/s per link", "{:,.1f}"),
+                Column("efficiency", "eff %", lambda v: f"{100 * v:.0f}"),
                 Column("bw_gbps_per_link", "GB/s per link", "{:,.1f}"),
                 Column("total_bw_gbps", "GB/s total", "{:,.0f}"),
             ],
@@ -250,6 +270,8 @@ def hops(
     sku_option: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
+    routing: RoutingOption = None,
+    calibration: CalibrationOption = None,
     source: Annotated[str | None, typer.Option("--from", help="Rank or chip name to measure from.")] = None,
     matrix: Annotated[bool, typer.Option("--matrix", help="Print the all-pairs matrix.")] = False,
     metric: Annotated[
@@ -258,14 +280,14 @@ def hops(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Hop and link counts from one chip (--from) or for all pairs (histogram, or --matrix)."""
-    from trnsim.topology import metrics
+    from trnsim.routing import hops
 
-    topo = _load(_pick_sku(sku, sku_option), topology, overrides)
+    topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration))
     if source is not None and matrix:
         raise UsageError("give --from RANK (one chip's distances) or --matrix (all pairs), not both")
     if source is not None:
         origin = topo.resolve_chip(source)
-        links = metrics.link_distances(topo, [origin])[0]
+        links = hops.link_distances(topo, [origin])[0]
         rows = [
             {"rank": r, "chip": name, "links": int(links[r]), "hops": max(int(links[r]) - 1, 0)}
             for r, name in enumerate(topo.chips)
@@ -284,7 +306,7 @@ def hops(
         emit(payload, [table], fmt)
         return
     if matrix:
-        links = metrics.link_distances(topo)
+        links = hops.link_distances(topo)
         values = links if metric == DistanceMetric.links else (links - 1).clip(min=0)
         rows = [
             {"rank": r, **{str(c): int(values[r, c]) for c in range(topo.n_chips)}}
@@ -297,7 +319,7 @@ def hops(
             fmt,
         )
         return
-    stats = metrics.hop_stats(topo)
+    stats = hops.hop_stats(topo)
     rows = [{"hops": h, "links": h + 1, "pairs": n} for h, n in stats.histogram_hops.items()]
     payload = {
         "name": topo.name,
@@ -337,10 +359,12 @@ def path(
     sku_option: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
+    routing: RoutingOption = None,
+    calibration: CalibrationOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """One shortest path between two chips with its links, and how many equal paths exist."""
-    from trnsim.topology.metrics import shortest_path
+    from trnsim.routing.hops import shortest_path
 
     ends = list(ends or [])
     _check_source(sku_option, topology)
@@ -355,7 +379,7 @@ def path(
         )
     sku = sku_option if named else ends.pop(0)
     src, dst = ends
-    topo = _load(sku, topology, overrides)
+    topo = _load(sku, topology, edits(overrides, routing, calibration))
     a, b = topo.resolve_chip(src), topo.resolve_chip(dst)
     nodes, count = shortest_path(topo, a, b)
     graph = topo.graph
@@ -418,6 +442,8 @@ def export(
     sku_option: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
+    routing: RoutingOption = None,
+    calibration: CalibrationOption = None,
     fmt: Annotated[
         ExportFormat,
         typer.Option(
@@ -434,7 +460,7 @@ def export(
     from trnsim.topology.export import to_text
 
     writable(output)
-    topo = _load(_pick_sku(sku, sku_option), topology, overrides)
+    topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration))
     text = to_text(topo, fmt.value)
     if output is None:
         typer.echo(text, nl=not text.endswith("\n"))

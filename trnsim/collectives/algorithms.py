@@ -139,6 +139,8 @@ def _torus_lines(ctx: Context):
     topology = ctx.topology
     if topology.spec.kind != "torus":
         raise NotApplicable("needs a torus topology")
+    if topology.spec.chip.ranks > 1:
+        raise NotApplicable("runs on tori of one rank per chip")
     if ctx.p != topology.n_chips:
         raise NotApplicable("runs over the whole torus: use --group all")
     axes = topology.spec.torus.axes

@@ -19,6 +19,7 @@ from trnsim.collectives.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, S
 from trnsim.collectives.ops import Op, dtype_size, get_op
 from trnsim.collectives.routing import Router, routing_work
 from trnsim.errors import NotApplicableError, UsageError
+from trnsim.routing.policy import Routing
 from trnsim.topology.graph import Topology
 
 
@@ -31,10 +32,19 @@ class Plan:
     schedule: list[Step | Pipeline]
     edge_class: list[str]  # link class of each directed edge
     bw_bps: np.ndarray  # bandwidth of each directed edge, bytes per second
+    # the same schedule under other seeds of a hashed routing: times are their mean
+    others: list["Plan"] = field(default_factory=list)
+
+    def _own_time_us(self, size: float) -> float:
+        return sum(item.time_us(size) for item in self.items)
 
     def time_us(self, size: float) -> float:
-        """Total time in microseconds for a collective of ``size`` bytes."""
-        return sum(item.time_us(size) for item in self.items)
+        """Total time in microseconds for a collective of ``size`` bytes (mean over hash seeds)."""
+        return float(np.mean([plan._own_time_us(size) for plan in [self, *self.others]]))
+
+    def worst_time_us(self, size: float) -> float:
+        """The slowest routing's time (equal to :meth:`time_us` unless routing is hashed)."""
+        return max(plan._own_time_us(size) for plan in [self, *self.others])
 
     def chunks(self, size: float) -> int:
         """The chunk count of the plan's pipelines at this size (1 when nothing is pipelined)."""
@@ -88,6 +98,7 @@ class Row:
     peak_busbw_gbps: float  # the members' own link bandwidth, in busbw terms (the injection bound)
     requested_bytes: int  # the size asked for; ``bytes`` is what nccl-tests runs for it (see Op.align)
     chunks: int = 1  # pipeline chunks at this size (1: not pipelined)
+    worst_time_us: float = 0.0  # under hash routing the slowest seed's time, else time_us
     link_utilisation: dict[str, float] = field(default_factory=dict)  # class -> mean busy share
 
     def as_dict(self) -> dict:
@@ -107,6 +118,7 @@ class Evaluation:
     bound: Bound | None = None
     dropped: list[int] = field(default_factory=list)  # requested sizes that align to 0 bytes
     plans: dict[str, Plan] = field(default_factory=dict)  # each evaluated algorithm's routed schedule
+    routing: Routing = field(default_factory=Routing)  # the policy the flows were routed by
 
     def alignment_note(self) -> str | None:
         """One line saying which sizes were aligned or left out, or None when all ran as asked."""
@@ -186,6 +198,7 @@ def _row(plan: Plan, op: Op, requested: int, size: int, count: int, dtype: str, 
         peak_busbw_gbps=factor / bound.peak_seconds_per_byte / 1e9 if factor else 0.0,
         requested_bytes=requested,
         chunks=plan.chunks(size),
+        worst_time_us=plan.worst_time_us(size),
         link_utilisation=plan.utilisation(size),
     )
 
@@ -247,6 +260,7 @@ def evaluate(
         )
     ctx = Context(topology, group)
     router = Router(topology, group)
+    routers = [router] + [router.with_seed(seed) for seed in range(1, router.routing.realisations)]
     bound = lower_bound(topology, group, op, alpha_ns, router.max_links)
 
     if algo in ("auto", "all"):
@@ -262,7 +276,9 @@ def evaluate(
             )
             continue
         try:
-            plans[name] = make_plan(topology, router, ctx, op.name, name, alpha_ns, chunking)
+            plan, *others = [make_plan(topology, r, ctx, op.name, name, alpha_ns, chunking) for r in routers]
+            plan.others = others
+            plans[name] = plan
         except NotApplicable as reason:
             if algo not in ("auto", "all"):
                 raise NotApplicableError(
@@ -280,4 +296,6 @@ def evaluate(
         min((by_algorithm[name][i] for name in plans), key=lambda row: row.time_us)
         for i in range(len(aligned))
     ]
-    return Evaluation(topology.name, op.name, group, rows, by_algorithm, skipped, bound, dropped, plans)
+    return Evaluation(
+        topology.name, op.name, group, rows, by_algorithm, skipped, bound, dropped, plans, router.routing
+    )

@@ -1,18 +1,21 @@
 """Route a schedule's steps over the graph and summarise each step's cost per byte.
 
-Flows are split evenly over all shortest paths (ECMP); a step pinned to some link classes
-(``Step.links``) is routed the same way over the subgraph of those classes alone. A step costs its path latency (the largest,
-over its flows and their shortest paths) plus, per byte of collective size, the time of its busiest
-directed link: bytes on that link / the link's bandwidth.
+Flows follow the routing policy (:mod:`trnsim.routing.policy`): split evenly over all shortest paths
+(``ecmp``), or one path each (``single``, ``hash``); a step pinned to some link classes
+(``Step.links``) is routed the same way over the subgraph of those classes alone. A step costs its
+path latency (the largest over its flows' paths) plus, per byte of collective size, the time of its
+busiest directed link: bytes on that link / the link's bandwidth.
 
-Link loads are computed one of three ways, by the step's shape:
+Under ECMP, link loads are computed one of three ways, by the step's shape:
 
 * sparse steps (a ring, a shift, a hypercube exchange): per flow, edge ``u -> v`` carries
   ``w sigma_s(u) sigma_t(v) / sigma_s(t)`` when it lies on a shortest ``s -> t`` path; many flows and
   steps are handled in one vectorised pass;
 * translation-invariant steps on a wrapped torus (every chip sends the same pattern): chip 0's loads
   summed over each edge's orbit;
-* other dense steps: the per-source accumulation of :func:`trnsim.topology.shortest.ecmp_loads`.
+* other dense steps: the per-source accumulation of :func:`trnsim.routing.ecmp.ecmp_loads`.
+
+Under ``single`` and ``hash`` every flow is walked on its one path (:mod:`trnsim.routing.walk`).
 
 On a large wrapped torus the router runs one BFS, from chip 0, and reads every other source's
 distances, path counts and latencies off it by translation.
@@ -24,14 +27,19 @@ from functools import cached_property
 import numpy as np
 
 from trnsim.collectives.schedule import NotApplicable, Step
+from trnsim.errors import UsageError
+from trnsim.routing.ecmp import ecmp_loads, pair_loads
+from trnsim.routing.hashed import route_hashed
+from trnsim.routing.policy import Routing, routing_of
+from trnsim.routing.shortest import BFS, GraphArrays, bfs, graph_arrays, path_latency_ns, transit_mask
+from trnsim.routing.single import route_single
+from trnsim.routing.symmetry import torus_symmetry
 from trnsim.topology.graph import Topology
-from trnsim.topology.shortest import BFS, GraphArrays, bfs, ecmp_loads, graph_arrays, path_latency_ns
-from trnsim.topology.symmetry import torus_symmetry
 
 # a step with more flows than this share of all ordered pairs is dense
 _DENSE_SHARE = 0.25
-# flows x nodes handled in one vectorised chunk (bounds memory)
-_CHUNK = 1_000_000
+# single-path routing walks every flow: refuse a step of more flow-links than this
+_WALK_LIMIT = 50_000_000
 # tori at least this large are routed from one BFS and translations
 _SYMMETRY_FROM = 512
 
@@ -73,16 +81,28 @@ def _key(step: Step) -> int:
 class Router:
     """Routes steps for one group on one topology, caching BFS results and identical steps."""
 
-    def __init__(self, topology: Topology, group: list[str], arrays: GraphArrays | None = None):
+    def __init__(
+        self,
+        topology: Topology,
+        group: list[str],
+        arrays: GraphArrays | None = None,
+        routing: Routing | None = None,
+        seed: int = 0,
+    ):
         restricted = arrays is not None
         arrays = self.arrays = arrays if restricted else graph_arrays(topology)
         self.topology = topology
         self.group = group
+        self.routing = routing = routing or routing_of(topology.spec)
+        self.seed = seed
+        self.transit = transit_mask(arrays, routing.relay)
         self.rows = np.asarray([arrays.index[chip] for chip in group], dtype=np.int64)
         self._cache: dict[int, StepRoute] = {}
         self._keep: list[Step] = []  # the cache is keyed by identity: keep the steps alive
         self._pinned: dict[frozenset[str], list[tuple[Router, np.ndarray, np.ndarray]]] = {}
-        symmetry = None if restricted else torus_symmetry(topology)
+        symmetry = (
+            None if restricted or routing.policy != "ecmp" or not routing.relay else torus_symmetry(topology)
+        )
         self.symmetry = symmetry if symmetry is not None and topology.n_chips >= _SYMMETRY_FROM else None
         if self.symmetry is None:
             self.dist, self.sigma = self.bfs.dist, self.bfs.sigma
@@ -92,13 +112,31 @@ class Router:
             self.dist = self.symmetry.shifted(base.dist[0], self.rows)
             self.sigma = self.symmetry.shifted(base.sigma[0], self.rows)
             self.latency = self.symmetry.shifted(path_latency_ns(arrays, base)[0], self.rows)
+        among = self.dist[:, self.rows]
+        if np.any(among < 0):
+            a, b = np.argwhere(among < 0)[0]
+            message = f"{group[a]} cannot reach {group[b]}" + (
+                " when only switches forward traffic (routing without relay)" if not routing.relay else ""
+            )
+            if restricted:
+                raise NotApplicable(message)
+            raise UsageError(
+                f"{topology.where}: {message}; allow chips to relay (--routing {routing.policy},relay)"
+            )
         # the narrowest integers that hold a sum of two distances: the on-path test is memory-bound
         self._dist = self.dist.astype(np.int8 if self.dist.max() < 60 else np.int16)
+
+    def with_seed(self, seed: int) -> "Router":
+        """The same router with another hash seed (distances shared, routes not)."""
+        other = object.__new__(Router)
+        other.__dict__.update(self.__dict__)
+        other.seed, other._cache, other._keep, other._pinned = seed, {}, [], {}
+        return other
 
     @cached_property
     def bfs(self) -> BFS:
         """A BFS from every group member (computed only when a step needs it)."""
-        return bfs(self.arrays, self.rows)
+        return bfs(self.arrays, self.rows, self.transit)
 
     @cached_property
     def base_bfs(self) -> BFS:
@@ -135,6 +173,10 @@ class Router:
             if step.links is not None:
                 self._cache[key] = self._pinned_route(step)
                 del pending[key]
+        if self.routing.policy != "ecmp":
+            for key, step in pending.items():
+                self._cache[key] = self._walked_summary(step)
+            return [self._cache[_key(step)] for step in steps]
         for key, step in pending.items():
             if step.all_pairs:
                 self._cache[key] = self._all_pairs_summary(step)
@@ -193,7 +235,8 @@ class Router:
                 edge_ends=arrays.edge_ends,
             )
             members = [self.group[i] for i in positions]
-            parts.append((Router(self.topology, members, sub), edges, positions))
+            router = Router(self.topology, members, sub, self.routing, self.seed)
+            parts.append((router, edges, positions))
         return parts
 
     def _pinned_route(self, step: Step) -> StepRoute:
@@ -306,35 +349,47 @@ class Router:
         return ecmp_loads(self.arrays, self.bfs, demand)
 
     def _pair_loads(self, steps: list[Step]) -> list[np.ndarray]:
-        """Loads of several sparse steps, flow by flow.
-
-        Edge ``u -> v`` carries ``w sigma_s(u) sigma_t(v) / sigma_s(t)`` of flow ``s -> t`` when it lies on
-        a shortest path. Nodes on some shortest ``s -> t`` path satisfy ``d_s(w) + d_t(w) = d_s(t)``;
-        only their out-edges are examined, which keeps the work near the paths' own size.
-        """
-        arrays = self.arrays
-        n_edges = len(arrays.src)
+        """ECMP loads of several sparse steps, flow by flow (:func:`trnsim.routing.ecmp.pair_loads`)."""
         if not steps:
             return []
-        src = np.concatenate([s.src for s in steps])
-        dst = np.concatenate([s.dst for s in steps])
-        weight = np.concatenate([s.weight for s in steps])
-        owner = np.repeat(np.arange(len(steps)), [len(s.src) for s in steps])
-        totals = np.zeros(len(steps) * n_edges)
-        dist, sigma = self._dist, self.sigma
-        d_st = dist[src, self.rows[dst]]
-        share = weight / sigma[src, self.rows[dst]]
-        chunk = max(1, _CHUNK // arrays.n_nodes)
-        for lo in range(0, len(src), chunk):
-            s, t, d = src[lo : lo + chunk], dst[lo : lo + chunk], d_st[lo : lo + chunk]
-            # (flow, node) for nodes on a shortest path, the target excluded (it has no onward edge)
-            on_path = (dist[s] + dist[t] == d[:, None]) & (dist[t] > 0)
-            flows, nodes = np.nonzero(on_path)
-            which, edges = arrays.expand(nodes)
-            flows, tails, heads = flows[which], nodes[which], arrays.dst[edges]
-            s_f, t_f = s[flows], t[flows]
-            onward = (dist[s_f, heads] == dist[s_f, tails] + 1) & (dist[t_f, heads] == dist[t_f, tails] - 1)
-            flows, tails, heads, edges = flows[onward], tails[onward], heads[onward], edges[onward]
-            values = share[lo + flows] * sigma[s[flows], tails] * sigma[t[flows], heads]
-            totals += np.bincount(owner[lo + flows] * n_edges + edges, weights=values, minlength=len(totals))
-        return list(totals.reshape(len(steps), n_edges))
+        flows = (
+            np.concatenate([s.src for s in steps]),
+            np.concatenate([s.dst for s in steps]),
+            np.concatenate([s.weight for s in steps]),
+            np.repeat(np.arange(len(steps)), [len(s.src) for s in steps]),
+        )
+        totals = pair_loads(self.arrays, self._dist, self.sigma, self.rows, flows, len(steps), self.transit)
+        return list(totals)
+
+    def _walked_summary(self, step: Step) -> StepRoute:
+        """Route every flow of a step on one path (``single`` or ``hash``)."""
+        if step.all_pairs:
+            p = len(self.rows)
+            src, dst = (axis.ravel() for axis in np.nonzero(~np.eye(p, dtype=bool)))
+            weight = np.full(len(src), float(step.weight[0]))
+        else:
+            src, dst, weight = step.src, step.dst, step.weight
+        if not len(src):
+            return StepRoute(0.0, 0.0, 0, "-", np.zeros(len(self.arrays.src)))
+        work = len(src) * max(int(self.dist[:, self.rows].max()), 1)
+        if work > _WALK_LIMIT:
+            raise NotApplicable(
+                f"{len(src):,} flows are too many to route one by one under --routing {self.routing.label} "
+                f"(limit {_WALK_LIMIT:,} flow-links)"
+            )
+        args = (self.arrays, self.dist, self.rows[src], dst, self.rows[dst], weight)
+        if self.routing.policy == "single":
+            torus = self.topology.spec.torus
+            order = [axis.name for axis in torus.axes] if torus is not None else None
+            walked = route_single(*args, transit=self.transit, axis_order=order)
+        else:
+            walked = route_hashed(*args, seed=self.seed, transit=self.transit)
+        seconds = walked.loads / (self.arrays.bw_gbps * 1e9)
+        busiest = int(np.argmax(seconds))
+        return StepRoute(
+            seconds_per_byte=float(seconds[busiest]),
+            latency_ns=float(walked.latency_ns.max()),
+            max_links=int(walked.links.max()),
+            bottleneck=self.arrays.edge_cls[self.arrays.edge[busiest]],
+            link_loads=walked.loads,
+        )

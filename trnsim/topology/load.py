@@ -10,6 +10,9 @@ def load_topology(
 ) -> Topology:
     """Load, validate, build and hardware-check a SKU (or a user's YAML file).
 
+    A file whose chips host several ranks gives a topology whose endpoints are the ranks
+    (:func:`trnsim.topology.builders.expand_ranks`).
+
     Parameters
     ----------
     sku : str, optional
@@ -20,7 +23,7 @@ def load_topology(
         ``KEY=VALUE`` what-if edits (see :mod:`trnsim.overrides`).
     """
     from trnsim.catalog import load_spec
-    from trnsim.topology.builders import build, check_size
+    from trnsim.topology.builders import build, check_size, expand_ranks
     from trnsim.topology.hardware import check_connected, check_hardware
 
     loaded = load_spec(sku, topology, overrides)
@@ -29,4 +32,4 @@ def load_topology(
     built.path, built.overrides = loaded.path, tuple(overrides)
     check_hardware(built)
     check_connected(built)
-    return built
+    return expand_ranks(built)

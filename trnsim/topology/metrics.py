@@ -1,53 +1,27 @@
-"""Hop and link statistics, bandwidth per chip, link classes and cut bandwidths.
+"""Link statistics of a built topology: bandwidth per chip, link classes, switch roles, cut bandwidths.
 
-Two hop metrics are always kept apart: ``links`` is the number of links on a shortest path (the
-torus convention) and ``hops`` the number of devices passed through between source and destination
-(switches and relaying chips: the convention of the Trainium3 descriptions). On any shortest path
-between two distinct chips, ``hops = links - 1``.
+Hop statistics need shortest paths and live in :mod:`trnsim.routing.hops`.
 """
 
-from collections import Counter, deque
+from collections import Counter
 
-import numpy as np
-
-from trnsim import limits
 from trnsim.topology.graph import Topology
-from trnsim.topology.shortest import HopStats
-
-__all__ = ["HopStats"]
 
 
-def link_distances(topology: Topology, sources: list[str] | None = None) -> np.ndarray:
-    """Links on a shortest path from each source chip to every chip (a sources x chips matrix).
+def chip_bandwidth_gbps(topology: Topology, raw: bool = False) -> dict[str, float]:
+    """Scale-up bandwidth per chip (per direction, all of its links); cached on the topology.
 
-    A level-synchronous BFS from all sources at once.
+    Effective (after link efficiency) by default; ``raw=True`` gives lanes x lane rate.
     """
-    from trnsim.topology.shortest import bfs, graph_arrays
-
-    arrays = graph_arrays(topology)
-    rows = np.asarray([arrays.index[s] for s in (sources if sources is not None else topology.chips)])
-    limits.PAIRS_WORK.check(
-        len(rows) * (arrays.n_nodes + len(arrays.src)),
-        f"{topology.where}: distances from {len(rows):,} chips need",
-    )
-    return bfs(arrays, rows).dist[:, : topology.n_chips]
-
-
-def hop_stats(topology: Topology, chips: list[str] | None = None) -> HopStats:
-    """Hop statistics over all unordered pairs of the given chips (all chips by default)."""
-    from trnsim.topology.shortest import hop_histogram
-
-    return hop_histogram(topology, chips)
-
-
-def chip_bandwidth_gbps(topology: Topology) -> dict[str, float]:
-    """Scale-up bandwidth per chip (per direction, all of its links); cached on the topology."""
-    cached = topology.__dict__.get("_chip_bw")
+    key = "_chip_raw_bw" if raw else "_chip_bw"
+    cached = topology.__dict__.get(key)
     if cached is not None:
         return cached
     incident = topology.incident
-    topology.__dict__["_chip_bw"] = cached = {
-        chip: round(sum(data["bw_gbps"] for data in incident[chip]), 9) for chip in topology.chips
+    field = "raw_bw_gbps" if raw else "bw_gbps"
+    topology.__dict__[key] = cached = {
+        chip: round(sum(data.get(field, data["bw_gbps"]) for data in incident[chip]), 9)
+        for chip in topology.chips
     }
     return cached
 
@@ -57,6 +31,7 @@ def link_classes(topology: Topology) -> list[dict]:
     groups: dict[tuple, dict] = {}
     for data in topology.links.values():
         per_link_bw = data["bw_gbps"] / data["parallel"]
+        raw_bw = data.get("raw_bw_gbps", data["bw_gbps"]) / data["parallel"]
         key = (data["cls"], data["medium"], data["lanes"] // data["parallel"], round(per_link_bw, 6))
         group = groups.setdefault(
             key,
@@ -65,6 +40,8 @@ def link_classes(topology: Topology) -> list[dict]:
                 "medium": data["medium"],
                 "links": 0,
                 "lanes_per_link": key[2],
+                "raw_bw_gbps_per_link": raw_bw,
+                "efficiency": data.get("efficiency", 1.0),
                 "bw_gbps_per_link": per_link_bw,
                 "total_bw_gbps": 0.0,
             },
@@ -123,28 +100,3 @@ def natural_cuts(topology: Topology, per_node: bool = False) -> list[dict]:
         for name, bw in cut_bandwidths(topology).items()
         if per_node or not name.startswith("node-")
     ]
-
-
-def shortest_path(topology: Topology, src: str, dst: str) -> tuple[list[str], int]:
-    """One shortest path (fewest links) from ``src`` to ``dst`` and the number of such paths."""
-    graph = topology.graph
-    dist, sigma, parents = {src: 0}, {src: 1}, {src: []}
-    queue = deque([src])
-    while queue:
-        node = queue.popleft()
-        if node == dst:
-            break
-        for nbr in graph.adj[node]:
-            if nbr not in dist:
-                dist[nbr], sigma[nbr], parents[nbr] = dist[node] + 1, 0, []
-                queue.append(nbr)
-            if dist[nbr] == dist[node] + 1:
-                sigma[nbr] += sigma[node]
-                parents[nbr].append(node)
-    if dst not in dist:
-        return [], 0
-    # sigma[dst] is complete: every parent of dst was dequeued before dst
-    path = [dst]
-    while path[-1] != src:
-        path.append(min(parents[path[-1]]))
-    return path[::-1], sigma[dst]

@@ -63,6 +63,10 @@ class TorusSymmetry:
 def torus_symmetry(topology: Topology) -> TorusSymmetry | None:
     """The symmetry of a torus whose every axis wraps, or ``None`` (switched fabrics, meshes)."""
     spec = topology.spec
-    if spec.kind != "torus" or not all(axis.wrap or axis.size <= 2 for axis in spec.torus.axes):
+    if (
+        spec.kind != "torus"
+        or spec.chip.ranks > 1
+        or not all(axis.wrap or axis.size <= 2 for axis in spec.torus.axes)
+    ):
         return None
     return TorusSymmetry(tuple(axis.size for axis in spec.torus.axes))

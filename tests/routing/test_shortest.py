@@ -12,9 +12,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from trnsim.catalog import find_sku, read_document, validate_document
+from trnsim.routing.ecmp import alltoall_link_loads
+from trnsim.routing.hops import hop_histogram
+from trnsim.routing.shortest import graph_arrays
 from trnsim.topology.builders import build
 from trnsim.topology.graph import Topology
-from trnsim.topology.shortest import alltoall_link_loads, graph_arrays, hop_histogram
 
 
 def _reference_histogram(topo: Topology) -> dict[int, int]:

@@ -1,9 +1,7 @@
-"""Vectorised shortest-path machinery: BFS with path counts, ECMP link loads, path latencies.
+"""Vectorised shortest-path machinery: a topology as arrays, BFS with path counts, path latencies.
 
 Everything works on numpy arrays of directed edges, many sources at once, so no Python loop runs per
-pair of chips. ECMP splits a flow evenly over all shortest paths (fewest links): the bytes a flow
-from ``s`` puts on the directed edge ``u -> v`` are its share ``sigma_s(u) / sigma_s(v)`` of what
-enters ``v`` towards its destinations (Brandes' dependency accumulation, one BFS level at a time).
+pair of chips. The routing policies (:mod:`trnsim.routing.ecmp`, ``single``, ``hashed``) build on it.
 """
 
 from dataclasses import dataclass
@@ -11,31 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
-from trnsim import limits
 from trnsim.topology.graph import Topology
-
-
-@dataclass(frozen=True)
-class HopStats:
-    """Shortest-path statistics over unordered pairs of distinct chips."""
-
-    pairs: int
-    diameter_links: int
-    avg_links: float
-    histogram_links: dict[int, int]
-
-    @property
-    def diameter_hops(self) -> int:
-        # a one-chip system has no pairs: diameter 0 links and 0 hops, not -1
-        return max(self.diameter_links - 1, 0)
-
-    @property
-    def avg_hops(self) -> float:
-        return max(self.avg_links - 1, 0.0)
-
-    @property
-    def histogram_hops(self) -> dict[int, int]:
-        return {links - 1: count for links, count in self.histogram_links.items()}
 
 
 @dataclass
@@ -117,7 +91,14 @@ class BFS:
     dag: list[tuple[np.ndarray, np.ndarray]]
 
 
-def bfs(arrays: GraphArrays, sources: np.ndarray) -> BFS:
+def transit_mask(arrays: GraphArrays, relay: bool) -> np.ndarray | None:
+    """Which nodes a path may pass through: every node, or (without relay) switches only."""
+    if relay:
+        return None
+    return np.arange(arrays.n_nodes) >= arrays.n_chips
+
+
+def bfs(arrays: GraphArrays, sources: np.ndarray, transit: np.ndarray | None = None) -> BFS:
     """Level-synchronous BFS from every source at once, counting shortest paths.
 
     Parameters
@@ -126,6 +107,9 @@ def bfs(arrays: GraphArrays, sources: np.ndarray) -> BFS:
         The graph.
     sources : array of int
         Node indices to start from (one row each).
+    transit : array of bool, optional
+        Nodes a path may pass through (all when None); the others are reached but not left, so
+        they can only end a path (see :func:`transit_mask`).
     """
     sources = np.asarray(sources, dtype=np.int64)
     rows, n = len(sources), arrays.n_nodes
@@ -139,6 +123,11 @@ def bfs(arrays: GraphArrays, sources: np.ndarray) -> BFS:
     dag = []
     level = 0
     while len(frontier_rows):
+        if transit is not None and level:
+            keep = transit[frontier_nodes]
+            frontier_rows, frontier_nodes = frontier_rows[keep], frontier_nodes[keep]
+            if not len(frontier_rows):
+                break
         level += 1
         owner, edges = arrays.expand(frontier_nodes)
         rep_rows = frontier_rows[owner]
@@ -155,34 +144,6 @@ def bfs(arrays: GraphArrays, sources: np.ndarray) -> BFS:
         dist[frontier_rows, frontier_nodes] = level
         sigma[frontier_rows, frontier_nodes] = counts[reached]
     return BFS(sources=sources, dist=dist, sigma=sigma, dag=dag)
-
-
-def ecmp_loads(arrays: GraphArrays, result: BFS, demand: np.ndarray) -> np.ndarray:
-    """Bytes on each directed edge when every row's demand is split evenly over shortest paths.
-
-    Parameters
-    ----------
-    arrays : GraphArrays
-        The graph.
-    result : BFS
-        BFS from the demand's source nodes (row ``r`` starts at ``result.sources[r]``).
-    demand : ndarray, rows x nodes
-        Bytes each source sends to each node.
-
-    Returns
-    -------
-    ndarray
-        Bytes per directed edge (length ``2 * edges``), summed over all sources.
-    """
-    rows_n, n = demand.shape
-    through = demand.astype(float).copy()  # bytes entering each node that are bound for it or beyond
-    loads = np.zeros(len(arrays.src))
-    for r, e in reversed(result.dag):
-        u, v = arrays.src[e], arrays.dst[e]
-        share = result.sigma[r, u] / result.sigma[r, v] * through[r, v]
-        loads += np.bincount(e, weights=share, minlength=len(loads))
-        through += np.bincount(r * n + u, weights=share, minlength=rows_n * n).reshape(rows_n, n)
-    return loads
 
 
 def path_latency_ns(arrays: GraphArrays, result: BFS) -> np.ndarray:
@@ -206,7 +167,7 @@ def path_latency_ns(arrays: GraphArrays, result: BFS) -> np.ndarray:
     return latency
 
 
-def _source_chunks(arrays: GraphArrays, sources: np.ndarray, budget: int = 4_000_000):
+def source_chunks(arrays: GraphArrays, sources: np.ndarray, budget: int = 4_000_000):
     """Split sources so that one BFS keeps about ``budget`` (row, edge) entries in flight.
 
     Yields ``(position of the chunk's first source, chunk)``.
@@ -214,82 +175,3 @@ def _source_chunks(arrays: GraphArrays, sources: np.ndarray, budget: int = 4_000
     size = max(1, budget // max(len(arrays.src), 1))
     for lo in range(0, len(sources), size):
         yield lo, sources[lo : lo + size]
-
-
-def _ring_distance_counts(size: int, wrap: bool) -> np.ndarray:
-    """How many ordered coordinate pairs of one axis lie 0, 1, 2, ... links apart."""
-    a = np.arange(size)
-    gap = np.abs(a[:, None] - a[None, :])
-    if wrap:
-        gap = np.minimum(gap, size - gap)
-    return np.bincount(gap.ravel())
-
-
-def hop_histogram(topology: Topology, chips: list[str] | None = None):
-    """Hop statistics over unordered pairs of distinct chips (all chips by default).
-
-    On a torus the distance is the sum of per-axis ring distances and coordinates pair up
-    independently, so the histogram over all chips is the convolution of the axes' histograms: exact
-    and instant at any size. Otherwise a BFS from every chip, in chunks that bound memory.
-    """
-
-    if chips is None and topology.spec.kind == "torus":
-        ordered = np.array([1], dtype=np.int64)
-        for axis in topology.spec.torus.axes:
-            ordered = np.convolve(ordered, _ring_distance_counts(axis.size, axis.wrap))
-        ordered[0] -= topology.n_chips  # a chip and itself
-        counts = ordered // 2
-        links = np.flatnonzero(counts)
-        histogram = {int(d): int(counts[d]) for d in links}
-    else:
-        arrays = graph_arrays(topology)
-        names = chips if chips is not None else topology.chips
-        idx = np.asarray([arrays.index[c] for c in names], dtype=np.int64)
-        limits.PAIRS_WORK.check(
-            len(idx) * (arrays.n_nodes + len(arrays.src)),
-            f"{topology.where}: all-pairs hop statistics over {len(idx):,} chips need",
-        )
-        total = np.zeros(1, dtype=np.int64)
-        for start, chunk in _source_chunks(arrays, idx):
-            d = bfs(arrays, chunk).dist[:, idx]
-            # each unordered pair once: only targets after the source in the list
-            keep = np.arange(len(idx))[None, :] > (start + np.arange(len(chunk)))[:, None]
-            found = np.bincount(d[keep])
-            width = max(len(found), len(total))
-            total = np.pad(total, (0, width - len(total))) + np.pad(found, (0, width - len(found)))
-        histogram = {int(v): int(total[v]) for v in np.flatnonzero(total)}
-    pairs = sum(histogram.values())
-    return HopStats(
-        pairs=pairs,
-        diameter_links=max(histogram, default=0),
-        avg_links=sum(d * c for d, c in histogram.items()) / pairs if pairs else 0.0,
-        histogram_links=histogram,
-    )
-
-
-def alltoall_link_loads(topology: Topology) -> np.ndarray:
-    """Bytes on every directed edge when every chip sends one byte to every other chip over ECMP.
-
-    Summed over both directions and halved, this is networkx's
-    ``edge_betweenness_centrality_subset(G, chips, chips, normalized=False)``. On a torus with every
-    axis wrapped, one source's loads summed over each edge's translation orbit give the answer.
-    """
-    from trnsim.topology.symmetry import torus_symmetry
-
-    arrays = graph_arrays(topology)
-    chips = np.arange(topology.n_chips)  # chips come first in node order
-    symmetry = torus_symmetry(topology)
-    if symmetry is not None:
-        result = bfs(arrays, np.array([0]))
-        demand = np.zeros((1, arrays.n_nodes))
-        demand[0, 1 : topology.n_chips] = 1.0
-        from_zero = ecmp_loads(arrays, result, demand)
-        orbit = symmetry.edge_orbits(arrays.src, arrays.dst)
-        return np.bincount(orbit, weights=from_zero)[orbit]
-    loads = np.zeros(len(arrays.src))
-    for _, chunk in _source_chunks(arrays, chips):
-        demand = np.zeros((len(chunk), arrays.n_nodes))
-        demand[:, : topology.n_chips] = 1.0
-        demand[np.arange(len(chunk)), chunk] = 0.0
-        loads += ecmp_loads(arrays, bfs(arrays, chunk), demand)
-    return loads

@@ -7,7 +7,7 @@ from conftest import topology
 from trnsim.collectives import routing
 from trnsim.collectives.engine import evaluate
 from trnsim.collectives.ops import OPS
-from trnsim.topology.symmetry import torus_symmetry
+from trnsim.routing.symmetry import torus_symmetry
 
 SIZES = [64, 1 << 16, 1 << 24, 1 << 30]
 

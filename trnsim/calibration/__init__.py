@@ -1,0 +1,1 @@
+"""Calibration inputs: measured collective benchmark output read into typed rows."""

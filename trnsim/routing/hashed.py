@@ -1,0 +1,57 @@
+"""Hash routing: one random shortest path per flow, chosen hop by hop.
+
+An ECMP switch hashes a flow's header to pick one of its equal-cost ports; the hash is fixed for the
+flow but unrelated across switches and flows, so each hop is modelled as a uniform random choice
+among the next hops: a mix of (seed, source, destination, device) keeps a pair on the same path in
+every step, as a fixed hash does. Different seeds are different hash functions: callers cost several
+and report the mean and the worst.
+"""
+
+import numpy as np
+
+from trnsim.routing.shortest import GraphArrays
+from trnsim.routing.walk import Walked, walk
+
+
+def route_hashed(
+    arrays: GraphArrays,
+    dist_to: np.ndarray,
+    src_nodes: np.ndarray,
+    targets: np.ndarray,
+    target_nodes: np.ndarray,
+    weight: np.ndarray,
+    seed: int,
+    transit: np.ndarray | None = None,
+) -> Walked:
+    """Loads, latencies and lengths of flows each hashed onto one shortest path."""
+    src_nodes = np.asarray(src_nodes, dtype=np.uint64)
+    dst_nodes = np.asarray(target_nodes, dtype=np.uint64)
+
+    def keys(flows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return _keys(flows, nodes)
+
+    def _keys(flows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        mixed = _mix(np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) ^ src_nodes[flows])
+        mixed = _mix(mixed ^ dst_nodes[flows] * np.uint64(0xBF58476D1CE4E5B9))
+        mixed = _mix(mixed ^ nodes.astype(np.uint64) * np.uint64(0x94D049BB133111EB))
+        return (mixed >> np.uint64(33)).astype(np.int64)
+
+    return walk(
+        arrays,
+        dist_to,
+        src_nodes,
+        targets,
+        target_nodes,
+        weight,
+        keys=keys,
+        transit=transit,
+    )
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: spreads every input bit over the output (wrapping uint64 arithmetic)."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))

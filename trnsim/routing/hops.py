@@ -1,0 +1,134 @@
+"""Hop statistics between chips: distances, histograms, diameters and one shortest path.
+
+Two hop metrics are always kept apart: ``links`` is the number of links on a shortest path (the
+torus convention) and ``hops`` the number of devices passed through between source and destination
+(switches and relaying chips: the convention of the Trainium3 descriptions). On any shortest path
+between two distinct chips, ``hops = links - 1``.
+"""
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from trnsim import limits
+from trnsim.routing.shortest import bfs, graph_arrays, source_chunks
+from trnsim.topology.graph import Topology
+
+
+@dataclass(frozen=True)
+class HopStats:
+    """Shortest-path statistics over unordered pairs of distinct chips."""
+
+    pairs: int
+    diameter_links: int
+    avg_links: float
+    histogram_links: dict[int, int]
+
+    @property
+    def diameter_hops(self) -> int:
+        # a one-chip system has no pairs: diameter 0 links and 0 hops, not -1
+        return max(self.diameter_links - 1, 0)
+
+    @property
+    def avg_hops(self) -> float:
+        return max(self.avg_links - 1, 0.0)
+
+    @property
+    def histogram_hops(self) -> dict[int, int]:
+        return {links - 1: count for links, count in self.histogram_links.items()}
+
+
+def link_distances(topology: Topology, sources: list[str] | None = None) -> np.ndarray:
+    """Links on a shortest path from each source chip to every chip (a sources x chips matrix).
+
+    A level-synchronous BFS from all sources at once.
+    """
+    arrays = graph_arrays(topology)
+    rows = np.asarray([arrays.index[s] for s in (sources if sources is not None else topology.chips)])
+    limits.PAIRS_WORK.check(
+        len(rows) * (arrays.n_nodes + len(arrays.src)),
+        f"{topology.where}: distances from {len(rows):,} chips need",
+    )
+    return bfs(arrays, rows).dist[:, : topology.n_chips]
+
+
+def hop_stats(topology: Topology, chips: list[str] | None = None) -> HopStats:
+    """Hop statistics over all unordered pairs of the given chips (all chips by default)."""
+    return hop_histogram(topology, chips)
+
+
+def _ring_distance_counts(size: int, wrap: bool) -> np.ndarray:
+    """How many ordered coordinate pairs of one axis lie 0, 1, 2, ... links apart."""
+    a = np.arange(size)
+    gap = np.abs(a[:, None] - a[None, :])
+    if wrap:
+        gap = np.minimum(gap, size - gap)
+    return np.bincount(gap.ravel())
+
+
+def hop_histogram(topology: Topology, chips: list[str] | None = None):
+    """Hop statistics over unordered pairs of distinct chips (all chips by default).
+
+    On a torus the distance is the sum of per-axis ring distances and coordinates pair up
+    independently, so the histogram over all chips is the convolution of the axes' histograms: exact
+    and instant at any size. Otherwise a BFS from every chip, in chunks that bound memory.
+    """
+
+    if chips is None and topology.spec.kind == "torus" and topology.spec.chip.ranks == 1:
+        ordered = np.array([1], dtype=np.int64)
+        for axis in topology.spec.torus.axes:
+            ordered = np.convolve(ordered, _ring_distance_counts(axis.size, axis.wrap))
+        ordered[0] -= topology.n_chips  # a chip and itself
+        counts = ordered // 2
+        links = np.flatnonzero(counts)
+        histogram = {int(d): int(counts[d]) for d in links}
+    else:
+        arrays = graph_arrays(topology)
+        names = chips if chips is not None else topology.chips
+        idx = np.asarray([arrays.index[c] for c in names], dtype=np.int64)
+        limits.PAIRS_WORK.check(
+            len(idx) * (arrays.n_nodes + len(arrays.src)),
+            f"{topology.where}: all-pairs hop statistics over {len(idx):,} chips need",
+        )
+        total = np.zeros(1, dtype=np.int64)
+        for start, chunk in source_chunks(arrays, idx):
+            d = bfs(arrays, chunk).dist[:, idx]
+            # each unordered pair once: only targets after the source in the list
+            keep = np.arange(len(idx))[None, :] > (start + np.arange(len(chunk)))[:, None]
+            found = np.bincount(d[keep])
+            width = max(len(found), len(total))
+            total = np.pad(total, (0, width - len(total))) + np.pad(found, (0, width - len(found)))
+        histogram = {int(v): int(total[v]) for v in np.flatnonzero(total)}
+    pairs = sum(histogram.values())
+    return HopStats(
+        pairs=pairs,
+        diameter_links=max(histogram, default=0),
+        avg_links=sum(d * c for d, c in histogram.items()) / pairs if pairs else 0.0,
+        histogram_links=histogram,
+    )
+
+
+def shortest_path(topology: Topology, src: str, dst: str) -> tuple[list[str], int]:
+    """One shortest path (fewest links) from ``src`` to ``dst`` and the number of such paths."""
+    graph = topology.graph
+    dist, sigma, parents = {src: 0}, {src: 1}, {src: []}
+    queue = deque([src])
+    while queue:
+        node = queue.popleft()
+        if node == dst:
+            break
+        for nbr in graph.adj[node]:
+            if nbr not in dist:
+                dist[nbr], sigma[nbr], parents[nbr] = dist[node] + 1, 0, []
+                queue.append(nbr)
+            if dist[nbr] == dist[node] + 1:
+                sigma[nbr] += sigma[node]
+                parents[nbr].append(node)
+    if dst not in dist:
+        return [], 0
+    # sigma[dst] is complete: every parent of dst was dequeued before dst
+    path = [dst]
+    while path[-1] != src:
+        path.append(min(parents[path[-1]]))
+    return path[::-1], sigma[dst]
