@@ -62,8 +62,8 @@ def _summary(topology) -> dict:
     from trnsim.routing.policy import routing_of
     from trnsim.topology import metrics
 
-    bandwidth = metrics.chip_bandwidth_gbps(topology)
-    raw = metrics.chip_bandwidth_gbps(topology, raw=True)
+    bandwidth = metrics.device_bandwidth_gbps(topology)
+    raw = metrics.device_bandwidth_gbps(topology, raw=True)
     stats = hops.hop_stats(topology)
     return {
         "name": topology.name,

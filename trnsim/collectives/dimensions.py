@@ -7,6 +7,10 @@ serves, the cross-rack cables make pairs. Where the lines of one class sit insid
 inside a rack served by one plane) or cross them (a plane serving two of a tray's four slots), the
 coarser class gets the quotient: counterparts across the finer blocks.
 
+Where chips host several ranks (:func:`trnsim.topology.builders.expand_ranks`), the on-chip links
+make each chip's ranks a line, and a rank reaches every other class through its chip: a rank stands
+at its chip for every class but the on-chip one.
+
 The result is a list of :class:`Dimension`: each a size ``k``, a coordinate per member, and the link
 classes that may carry its traffic (any class whose lines contain the dimension's lines). When the
 coordinates number the group as a full product (every combination once), an all-gather can run
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from trnsim.collectives.schedule import Context, NotApplicable
+from trnsim.topology.builders import RANK_CLASS
 
 
 @dataclass
@@ -56,11 +61,17 @@ def _class_lines(ctx: Context) -> dict[str, np.ndarray]:
             table[x], x = root, table[x]
         return root
 
+    classes = {data["cls"] for data in topology.links.values()}
     for (u, v), data in topology.links.items():
         # a class's lines pass through switches and join members directly, never through other chips
         if (u in members or topology.nodes[u]["kind"] == "switch") and (
             v in members or topology.nodes[v]["kind"] == "switch"
         ):
+            if data["cls"] == RANK_CLASS:  # a rank stands at its chip for every class
+                for cls in classes:
+                    table = parent.setdefault(cls, {})
+                    table[find(table, u)] = find(table, v)
+                continue
             table = parent.setdefault(data["cls"], {})
             table[find(table, u)] = find(table, v)
     lines = {}
@@ -108,8 +119,11 @@ def _join(p: int, partitions: list[tuple[int, ...]]) -> tuple[int, ...]:
 def _mode(ctx: Context, near, cls: str, positions: list[int]) -> tuple[str, dict[int, int]] | None:
     """How class ``cls`` joins these members (one line of a dimension): mesh, ring (with its order), or neither."""
     topology = ctx.topology
-    chips = [ctx.group[i] for i in positions]
+    # a rank meets other classes at its chip (its site); the on-chip class joins the ranks themselves
+    chips = [ctx.group[i] if cls == RANK_CLASS else _site(topology, ctx.group[i]) for i in positions]
     index = {chip: i for chip, i in zip(chips, positions, strict=True)}
+    if len(index) < len(chips):
+        return None
     direct: dict[str, list[str]] = {chip: [] for chip in chips}
     via_switch = []
     for chip in chips:
@@ -152,10 +166,15 @@ def _mode(ctx: Context, near, cls: str, positions: list[int]) -> tuple[str, dict
     return None
 
 
+def _site(topology, member: str) -> str:
+    """Where a member meets the links of other chips: its chip for a rank, else itself."""
+    return topology.nodes[member].get("chip", member)
+
+
 def _adjacency(ctx: Context) -> dict[str, list[tuple[str, dict]]]:
-    """Each member chip's neighbours and the links to them."""
-    members = set(ctx.group)
-    near: dict[str, list[tuple[str, dict]]] = {chip: [] for chip in ctx.group}
+    """Each member's (and each member's chip's) neighbours and the links to them."""
+    members = set(ctx.group) | {_site(ctx.topology, chip) for chip in ctx.group}
+    near: dict[str, list[tuple[str, dict]]] = {chip: [] for chip in members}
     for (u, v), data in ctx.topology.links.items():
         if u in members:
             near[u].append((v, data))

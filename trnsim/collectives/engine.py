@@ -6,7 +6,7 @@ round by round at its best chunk count (:mod:`trnsim.collectives.cost`). Schedul
 depend on the size, so each algorithm is routed once and then costed at every size.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -90,7 +90,7 @@ class Row:
     algbw_gbps: float
     busbw_gbps: float
     algorithm: str
-    bound_busbw_gbps: float
+    bound_busbw_gbps: float  # at the links' effective rates
     efficiency: float
     max_hops: int
     bottleneck: str
@@ -98,6 +98,7 @@ class Row:
     peak_busbw_gbps: float  # the members' own link bandwidth, in busbw terms (the injection bound)
     requested_bytes: int  # the size asked for; ``bytes`` is what nccl-tests runs for it (see Op.align)
     chunks: int = 1  # pipeline chunks at this size (1: not pipelined)
+    raw_bound_busbw_gbps: float = 0.0  # the bound at raw link rates (no protocol overhead)
     worst_time_us: float = 0.0  # under hash routing the slowest seed's time, else time_us
     link_utilisation: dict[str, float] = field(default_factory=dict)  # class -> mean busy share
 
@@ -176,7 +177,9 @@ def make_plan(
     return Plan(algo.name, items, schedule, edge_class, bw_bps)
 
 
-def _row(plan: Plan, op: Op, requested: int, size: int, count: int, dtype: str, p: int, bound: Bound) -> Row:
+def _row(
+    plan: Plan, op: Op, requested: int, size: int, count: int, dtype: str, p: int, bound: Bound, raw: Bound
+) -> Row:
     time_us = plan.time_us(size)
     factor = op.busbw_factor(p)
     algbw = size / (time_us * 1e3) if time_us > 0 else 0.0
@@ -198,9 +201,24 @@ def _row(plan: Plan, op: Op, requested: int, size: int, count: int, dtype: str, 
         peak_busbw_gbps=factor / bound.peak_seconds_per_byte / 1e9 if factor else 0.0,
         requested_bytes=requested,
         chunks=plan.chunks(size),
+        raw_bound_busbw_gbps=size / (raw.time_us(size) * 1e3) * factor if raw.time_us(size) > 0 else 0.0,
         worst_time_us=plan.worst_time_us(size),
         link_utilisation=plan.utilisation(size),
     )
+
+
+def _raw_bound(
+    topology: Topology, group: list[str], op: Op, alpha_ns: float, max_links: int, bound: Bound
+) -> Bound:
+    """The bound at raw link rates: the effective one scaled when every link shares one efficiency."""
+    share = topology.uniform_efficiency
+    if share is not None:
+        return replace(
+            bound,
+            seconds_per_byte=bound.seconds_per_byte * share,
+            peak_seconds_per_byte=bound.peak_seconds_per_byte * share,
+        )
+    return lower_bound(topology.at_raw_rates(), group, op, alpha_ns, max_links)
 
 
 def evaluate(
@@ -262,6 +280,7 @@ def evaluate(
     router = Router(topology, group)
     routers = [router] + [router.with_seed(seed) for seed in range(1, router.routing.realisations)]
     bound = lower_bound(topology, group, op, alpha_ns, router.max_links)
+    raw_bound = _raw_bound(topology, group, op, alpha_ns, router.max_links, bound)
 
     if algo in ("auto", "all"):
         names = [name for name, a in algorithms.REGISTRY.items() if op.name in a.ops]
@@ -289,7 +308,7 @@ def evaluate(
         raise UsageError(f"no algorithm applies to {op.name} on this group")
 
     by_algorithm = {
-        name: [_row(plan, op, *entry, dtype, len(group), bound) for entry in aligned]
+        name: [_row(plan, op, *entry, dtype, len(group), bound, raw_bound) for entry in aligned]
         for name, plan in plans.items()
     }
     rows = [

@@ -30,6 +30,7 @@ all-gather and runs first), each flow pinned to the link class its stream chose,
 round with its fill and drain at the best chunk count per size (:mod:`trnsim.collectives.cost`).
 """
 
+from collections import Counter
 from dataclasses import dataclass
 from itertools import permutations, product
 
@@ -59,15 +60,30 @@ class Stream:
 
 
 def class_bandwidth_gbps(ctx: Context, dims: list[Dimension]) -> dict[str, float]:
-    """Per link class, the least bandwidth (per direction) any member has on links of that class."""
+    """Per link class, the least bandwidth (per direction) any member has on links of that class.
+
+    A rank of a many-rank chip has its own on-chip link and an equal share of its chip's other links
+    with the chip's other members.
+    """
     wanted = {cls for dim in dims for cls in dim.classes}
-    per_chip = {chip: dict.fromkeys(wanted, 0.0) for chip in ctx.group}
+    nodes = ctx.topology.nodes
+    site = {chip: nodes[chip].get("chip", chip) for chip in ctx.group}
+    sharing = Counter(site.values())
+    per_node = {node: dict.fromkeys(wanted, 0.0) for node in [*ctx.group, *sharing]}
     for (u, v), data in ctx.topology.links.items():
         if data["cls"] in wanted:
             for end in (u, v):
-                if end in per_chip:
-                    per_chip[end][data["cls"]] += data["bw_gbps"]
-    return {cls: min(chip[cls] for chip in per_chip.values()) for cls in wanted}
+                if end in per_node:
+                    per_node[end][data["cls"]] += data["bw_gbps"]
+    return {
+        cls: min(
+            per_node[chip][cls]
+            if per_node[chip][cls] > 0
+            else per_node[site[chip]][cls] / sharing[site[chip]]
+            for chip in ctx.group
+        )
+        for cls in wanted
+    }
 
 
 def stream_loads(dims: list[Dimension], order, classes) -> dict[str, float]:

@@ -34,6 +34,7 @@ from trnsim.routing.policy import Routing, routing_of
 from trnsim.routing.shortest import BFS, GraphArrays, bfs, graph_arrays, path_latency_ns, transit_mask
 from trnsim.routing.single import route_single
 from trnsim.routing.symmetry import torus_symmetry
+from trnsim.topology.builders import RANK_CLASS
 from trnsim.topology.graph import Topology
 
 # a step with more flows than this share of all ordered pairs is dense
@@ -201,7 +202,8 @@ class Router:
         parts' sizes, not the whole graph's (a tray's switches, not the rack's).
         """
         arrays = self.arrays
-        allowed = np.fromiter((cls in links for cls in arrays.edge_cls), dtype=bool)
+        # on-chip links are part of every class: a rank reaches its chip's links through them
+        allowed = np.fromiter((cls in links or cls == RANK_CLASS for cls in arrays.edge_cls), dtype=bool)
         kept = np.nonzero(allowed[arrays.edge])[0]
         src, dst = arrays.src[kept], arrays.dst[kept]
         label = np.arange(arrays.n_nodes)

@@ -61,6 +61,21 @@ class Topology:
             at[v].append(data)
         return at
 
+    def at_raw_rates(self) -> "Topology":
+        """The same system with every link at its raw rate (lanes x lane rate, no protocol overhead)."""
+        links = {
+            ends: {**data, "bw_gbps": data.get("raw_bw_gbps", data["bw_gbps"])}
+            for ends, data in self.links.items()
+        }
+        raw = Topology(self.spec, self.nodes, links, self.chips, self.path, self.cuts, self.overrides)
+        return raw
+
+    @cached_property
+    def uniform_efficiency(self) -> float | None:
+        """The efficiency every link shares, or None when link classes differ."""
+        shares = {data.get("efficiency", 1.0) for data in self.links.values()}
+        return shares.pop() if len(shares) == 1 else None
+
     def link(self, u: str, v: str) -> dict | None:
         """The bundle between two devices, if any."""
         return self.links.get((u, v)) or self.links.get((v, u))

@@ -26,6 +26,26 @@ def chip_bandwidth_gbps(topology: Topology, raw: bool = False) -> dict[str, floa
     return cached
 
 
+def device_bandwidth_gbps(topology: Topology, raw: bool = False) -> dict[str, float]:
+    """Per physical chip, the bandwidth of its links to other devices (per direction).
+
+    Equal to :func:`chip_bandwidth_gbps` unless chips host several ranks; then a chip's on-chip
+    links to its own ranks do not count.
+    """
+    if topology.spec.chip.ranks == 1:
+        return chip_bandwidth_gbps(topology, raw)
+    field = "raw_bw_gbps" if raw else "bw_gbps"
+    hubs = {data["chip"] for data in topology.nodes.values() if "chip" in data}
+    total = dict.fromkeys(sorted(hubs), 0.0)
+    for (u, v), data in topology.links.items():
+        if data["medium"] == "onchip":
+            continue
+        for end in (u, v):
+            if end in total:
+                total[end] += data.get(field, data["bw_gbps"])
+    return {hub: round(bw, 9) for hub, bw in total.items()}
+
+
 def link_classes(topology: Topology) -> list[dict]:
     """Links grouped by class: count of links, lanes and bandwidth per link, total bandwidth."""
     groups: dict[tuple, dict] = {}
