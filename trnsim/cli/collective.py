@@ -103,6 +103,11 @@ def run(
         f"algorithm {algo}, routing {result.routing.label}; bandwidth bound limited by "
         f"{result.bound.limited_by}"
         + ("" if result.bound.exact else " (a valid bound, perhaps not the optimum)")
+        + (
+            f"; links at {topo.uniform_efficiency:.0%} of raw rate"
+            if topo.uniform_efficiency is not None
+            else "; links at their classes' efficiencies (see topo show)"
+        )
     )
     if applied:
         header += f"; with --set {', '.join(applied)}"
