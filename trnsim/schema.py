@@ -131,6 +131,8 @@ class Latency(Section, kw_only=True):
     """Latency parameters of the alpha-beta model (documented assumptions, overridable)."""
 
     step_ns: LatencyNs
+    # once per collective call (launch, host synchronisation); 0 unless a file or a calibration says
+    collective_ns: LatencyNs = 0.0
     link_ns: LatencyNs
     relay_ns: LatencyNs
     switch_ns: LatencyNs = 0.0

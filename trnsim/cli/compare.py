@@ -568,3 +568,6 @@ def register(app: typer.Typer) -> None:
     app.command("compare")(compare)
     app.command("sweep")(sweep)
     app.command("plot")(plot)
+    from trnsim.cli.calibrate import calibrate
+
+    app.command("calibrate")(calibrate)

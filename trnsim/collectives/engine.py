@@ -35,8 +35,10 @@ class Plan:
     # the same schedule under other seeds of a hashed routing: times are their mean
     others: list["Plan"] = field(default_factory=list)
 
+    fixed_us: float = 0.0  # once per collective (latency.collective_ns)
+
     def _own_time_us(self, size: float) -> float:
-        return sum(item.time_us(size) for item in self.items)
+        return self.fixed_us + sum(item.time_us(size) for item in self.items)
 
     def time_us(self, size: float) -> float:
         """Total time in microseconds for a collective of ``size`` bytes (mean over hash seeds)."""
@@ -174,7 +176,9 @@ def make_plan(
             items.append(PipelineCost(chains, alpha_ns, bw_bps, edge_class, *chunking))
         else:
             items.append(StepCost(entry, routes[id(entry)], alpha_ns))
-    return Plan(algo.name, items, schedule, edge_class, bw_bps)
+    return Plan(
+        algo.name, items, schedule, edge_class, bw_bps, fixed_us=topology.spec.latency.collective_ns / 1e3
+    )
 
 
 def _row(

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 from trnsim import limits
+from trnsim.errors import ConfigError
 from trnsim.schema import Spec
 from trnsim.topology.graph import Topology
 
@@ -39,7 +40,7 @@ def expand_ranks(topology: Topology) -> Topology:
     """Split every chip into the ranks (cores) it hosts, when the spec gives more than one.
 
     Each rank becomes an endpoint (``kind`` chip, ``rank``, the chip's location) joined to its chip
-    by an on-chip link of ``chip.rank_gbps``; the chip becomes the device its ranks' traffic passes
+    by an on-chip link of ``chip.rank_gbps`` (at the efficiency of class ``core``); the chip becomes the device its ranks' traffic passes
     through (``kind`` switch, ``role`` chip), paying the relay latency. Ranks of one chip are
     consecutive, as nccom-test numbers them. Tori lose their coordinate arithmetic (``hcube``).
     """
@@ -47,6 +48,12 @@ def expand_ranks(topology: Topology) -> Topology:
     ranks = spec.chip.ranks
     if ranks == 1:
         return topology
+    if spec.chip.rank_gbps is None:
+        raise ConfigError(
+            f"{topology.where}: chip.rank_gbps: expected the bandwidth (GB/s per direction) between a rank "
+            f"and its chip, needed when chip.ranks is {ranks}"
+        )
+    share = spec.efficiency.of(RANK_CLASS)
     nodes: dict[str, dict] = {}
     links: dict = {}
     members: dict[str, list[str]] = {}
@@ -71,9 +78,9 @@ def expand_ranks(topology: Topology) -> Topology:
                 "cls": RANK_CLASS,
                 "lanes": 0,
                 "active_lanes": 0,
-                "bw_gbps": spec.chip.rank_gbps,
+                "bw_gbps": spec.chip.rank_gbps * share,
                 "raw_bw_gbps": spec.chip.rank_gbps,
-                "efficiency": 1.0,
+                "efficiency": share,
                 "latency_ns": 0.0,
                 "medium": "onchip",
                 "parallel": 1,
@@ -83,6 +90,8 @@ def expand_ranks(topology: Topology) -> Topology:
         name: side | frozenset(rank for chip in side if chip in members for rank in members[chip])
         for name, side in topology.cuts.items()
     }
+    # a chip's ranks share its links: each chip against the rest is a natural cut
+    cuts.update({f"chip-{chip}": frozenset([chip, *names]) for chip, names in members.items()})
     chips = [name for names in members.values() for name in names]
     expanded = Topology(spec=spec, nodes=nodes, links=links, chips=chips, cuts=cuts)
     expanded.path, expanded.overrides = topology.path, topology.overrides

@@ -1,0 +1,324 @@
+"""Fit the model's free parameters to a measured run by least squares.
+
+The model's time for a collective is a function of three parameters that no datasheet gives:
+
+* ``latency.step_ns``: software and synchronisation per algorithm step (alpha);
+* ``latency.collective_ns`` (only when asked for): a fixed cost per collective call;
+* ``latency.link_ns``: latency per link a message crosses (the per-hop term);
+* ``efficiency``: the share of every link's raw rate that payload reaches (one factor for all
+  link classes, on-chip links included).
+
+Each is a ``--set`` edit of the topology file, so a fit is a list of edits that every command can
+apply (``--calibration``). Residuals are ``log(model / measured)`` per row, so a 10% miss costs the
+same at 1 KiB as at 1 GiB; the fit uses scipy's trust-region least squares with bounds, and the
+standard errors come from the Jacobian at the optimum (``s^2 (J^T J)^-1``). The model is
+piecewise (``auto`` switches algorithms, pipelines switch chunk counts), so a standard error is a
+local figure, reported as ``None`` where the run does not determine the parameter.
+"""
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from trnsim.calibration.readers import Measurement
+from trnsim.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A fitted parameter: its name, the edit that sets it, its range and the scale it is fitted on."""
+
+    name: str
+    key: str
+    low: float
+    high: float
+    unit: str
+
+    def edits(self, value: float) -> list[str]:
+        if self.name == "efficiency":  # one factor for every class: drop per-class values
+            return [f"{self.key}={value:.6g}", "efficiency.classes={}"]
+        return [f"{self.key}={value:.6g}"]
+
+
+KNOBS = {
+    "collective_ns": Knob("collective_ns", "latency.collective_ns", 0.0, 1e7, "ns"),
+    "step_ns": Knob("step_ns", "latency.step_ns", 0.0, 1e6, "ns"),
+    "link_ns": Knob("link_ns", "latency.link_ns", 0.0, 1e5, "ns"),
+    "efficiency": Knob("efficiency", "efficiency.default", 0.01, 1.0, ""),
+}
+
+
+# the algorithm a tool reports, as trnsim's algorithms: the first that applies is used
+# (Neuron's KangaRing is two link-disjoint rings: trnsim's multiring where the group has direct links)
+MEASURED_ALGORITHMS = {
+    "kangaring": ("multiring", "ring"),
+    "ring": ("ring",),
+    "mesh": ("mesh",),
+    "rdh": ("rdh",),
+    "tree": ("tree",),
+}
+
+
+def initial_value(spec, knob: Knob) -> float:
+    """The file's own value of a parameter: the fit's starting point and its 'before'."""
+    if knob.name == "efficiency":
+        shares = [spec.efficiency.default, *spec.efficiency.classes.values()]
+        return float(np.mean(shares))
+    return float(getattr(spec.latency, knob.key.split(".")[1]))
+
+
+@dataclass
+class FitRow:
+    """One measured size: what was measured and what the model gives before and after the fit."""
+
+    bytes: int
+    measured_us: float
+    measured_busbw_gbps: float
+    before_us: float
+    after_us: float
+    after_busbw_gbps: float
+    algorithm: str
+    measured_algorithm: str | None
+
+    @property
+    def error(self) -> float:
+        """Relative error of the fitted model: model / measured - 1."""
+        return self.after_us / self.measured_us - 1
+
+    @property
+    def error_before(self) -> float:
+        return self.before_us / self.measured_us - 1
+
+
+@dataclass
+class Fitted:
+    """A parameter's fitted value and standard error (None: the run does not determine it)."""
+
+    name: str
+    key: str
+    before: float
+    value: float
+    stderr: float | None
+    unit: str
+
+
+@dataclass
+class Fit:
+    """The result of a calibration."""
+
+    measurement: Measurement
+    sku: str
+    topology_file: str | None
+    base_edits: list[str]
+    group: str | None
+    algorithm: str
+    parameters: list[Fitted]
+    rows: list[FitRow]
+    evaluations: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def edits(self) -> list[str]:
+        """The edits a calibrated run applies: the base edits, then the fitted values."""
+        fitted = []
+        for parameter in self.parameters:
+            fitted += KNOBS[parameter.name].edits(parameter.value)
+        return list(self.base_edits) + fitted
+
+    @property
+    def rms_error(self) -> float:
+        return math.sqrt(sum(math.log1p(row.error) ** 2 for row in self.rows) / len(self.rows))
+
+
+def fit(
+    measurement: Measurement,
+    sku: str | None,
+    topology_file: Path | None,
+    base_edits: list[str],
+    group: str | None,
+    knobs: list[str],
+    algorithm: str = "auto",
+    dtype: str = "float",
+) -> Fit:
+    """Fit ``knobs`` so that the model reproduces ``measurement`` on ``group`` of the topology.
+
+    Parameters
+    ----------
+    measurement : Measurement
+        The measured run (:func:`trnsim.calibration.readers.read_measurement`).
+    sku, topology_file : str or Path
+        The system it ran on (a catalog SKU or a topology file).
+    base_edits : list of str
+        ``--set`` edits applied before the fitted ones (e.g. ranks per chip).
+    group : str, optional
+        The ranks the run used (``--group`` syntax); by default the first ``measurement.ranks``.
+    knobs : list of str
+        Names from :data:`KNOBS` to fit; the others keep the file's values.
+    """
+    from scipy.optimize import least_squares
+
+    from trnsim.collectives.engine import evaluate
+    from trnsim.collectives.groups import select_group
+    from trnsim.topology.load import load_topology
+
+    unknown = [name for name in knobs if name not in KNOBS]
+    if unknown or not knobs:
+        raise UsageError(f"--fit {','.join(knobs)}: expected one or more of {', '.join(KNOBS)}")
+    chosen = [KNOBS[name] for name in dict.fromkeys(knobs)]
+    base = load_topology(sku, topology_file, base_edits)
+    members = select_group(base, group, None if group else measurement.ranks)
+    if len(members) != measurement.ranks:
+        raise UsageError(
+            f"{measurement.path}: the run has {measurement.ranks} ranks but the group has {len(members)}"
+        )
+    rows = measurement.rows
+    sizes = [row.size_bytes for row in rows]
+    measured = np.asarray([row.time_us for row in rows])
+    start = np.asarray([initial_value(base.spec, knob) for knob in chosen])
+    # fit on scales where the parameters are comparable: latencies in microseconds
+    scale = np.asarray([1e3 if knob.unit == "ns" else 1.0 for knob in chosen])
+    calls = 0
+
+    if algorithm == "measured":
+        missing = [row.line for row in rows if row.algorithm is None]
+        if missing:
+            raise UsageError(
+                f"{measurement.path}:{missing[0]}: --algo measured needs the algorithm of every row "
+                "(nccom-test --show-algorithm)"
+            )
+    chosen_algorithms: dict[str, str] = {}
+
+    def run_as_measured(topology, group_now):
+        """Each row with the algorithm the run reports (mapped by :data:`MEASURED_ALGORITHMS`)."""
+        from trnsim.errors import NotApplicableError
+
+        by_name: dict[str, list[int]] = {}
+        for i, row in enumerate(rows):
+            by_name.setdefault(row.algorithm.lower(), []).append(i)
+        out = [None] * len(rows)
+        for name, where in by_name.items():
+            candidates = chosen_algorithms.get(name)
+            options = (candidates,) if candidates else MEASURED_ALGORITHMS.get(name, (name,))
+            for option in options:
+                try:
+                    got = evaluate(
+                        topology,
+                        measurement.op,
+                        [sizes[i] for i in where],
+                        group_now,
+                        algo=option,
+                        dtype=dtype,
+                    ).rows
+                except (NotApplicableError, UsageError):
+                    continue
+                chosen_algorithms[name] = option
+                for i, row in zip(where, got, strict=True):
+                    out[i] = row
+                break
+            else:
+                raise UsageError(f"{measurement.path}: no trnsim algorithm models {name!r} on this group")
+        return out
+
+    def model(values: np.ndarray):
+        nonlocal calls
+        calls += 1
+        edits = list(base_edits)
+        for knob, value in zip(chosen, values, strict=True):
+            edits += knob.edits(float(value))
+        topology = load_topology(sku, topology_file, edits)
+        group_now = [topology.chips[base.rank_of[chip]] for chip in members]
+        if algorithm == "measured":
+            return run_as_measured(topology, group_now)
+        return evaluate(topology, measurement.op, sizes, group_now, algo=algorithm, dtype=dtype).rows
+
+    def residuals(scaled: np.ndarray) -> np.ndarray:
+        times = np.asarray([row.time_us for row in model(scaled * scale)])
+        return np.log(times / measured)
+
+    before = model(start)
+    lows = np.asarray([knob.low for knob in chosen]) / scale
+    highs = np.asarray([knob.high for knob in chosen]) / scale
+    # the model is piecewise (auto switches algorithms), so start twice: from the file's values and
+    # from a guess that matches the largest size's bandwidth and the smallest size's time
+    guess = start.copy()
+    ratio = before[-1].time_us / measured[-1]
+    overshoot_us = max(measured[0] - before[0].time_us, 0.0)
+    for i, knob in enumerate(chosen):
+        if knob.name == "efficiency":
+            guess[i] = start[i] * ratio
+        elif knob.name == "collective_ns":
+            guess[i] = start[i] + overshoot_us * 1e3
+    result = None
+    for x in (start, guess):
+        x0 = np.clip(x / scale, lows, highs)
+        attempt = least_squares(residuals, x0, bounds=(lows, highs), diff_step=1e-3, x_scale="jac")
+        if result is None or attempt.cost < result.cost:
+            result = attempt
+    values = result.x * scale
+    after = model(values)
+    stderr = _standard_errors(result.jac, result.fun, len(chosen))
+    parameters = [
+        Fitted(knob.name, knob.key, float(s), float(v), None if e is None else float(e * sc), knob.unit)
+        for knob, s, v, e, sc in zip(chosen, start, values, stderr, scale, strict=True)
+    ]
+    fit_rows = [
+        FitRow(
+            bytes=row.size_bytes,
+            measured_us=row.time_us,
+            measured_busbw_gbps=row.busbw_gbps,
+            before_us=b.time_us,
+            after_us=a.time_us,
+            after_busbw_gbps=a.busbw_gbps,
+            algorithm=a.algorithm,
+            measured_algorithm=row.algorithm,
+        )
+        for row, b, a in zip(rows, before, after, strict=True)
+    ]
+    notes = []
+    if len(rows) <= len(chosen):
+        notes.append(
+            f"{len(rows)} measured sizes for {len(chosen)} parameters: the fit is exact or underdetermined"
+        )
+    return Fit(
+        measurement,
+        base.name,
+        str(topology_file) if topology_file else None,
+        list(base_edits),
+        group,
+        algorithm,
+        parameters,
+        fit_rows,
+        calls,
+        notes,
+    )
+
+
+def _standard_errors(jac: np.ndarray, fun: np.ndarray, k: int) -> list[float | None]:
+    """Standard errors from the Jacobian at the optimum; None where a parameter is not determined."""
+    n = len(fun)
+    if n <= k:
+        return [None] * k
+    sigma2 = float(fun @ fun) / (n - k)
+    normal = jac.T @ jac
+    out: list[float | None] = []
+    try:
+        covariance = np.linalg.inv(normal) * sigma2
+    except np.linalg.LinAlgError:
+        return [None] * k
+    # a parameter the residuals do not move (a zero column of J) is not determined by this run
+    for i in range(k):
+        variance = covariance[i, i]
+        determined = np.linalg.norm(jac[:, i]) > 1e-9 and np.isfinite(variance) and variance >= 0
+        out.append(math.sqrt(variance) if determined else None)
+    return out
+
+
+def determined(parameter: Fitted) -> bool:
+    """Whether the run pins a parameter down: a standard error below its own value (and below 1 us
+    for a latency that fits near zero)."""
+    if parameter.stderr is None:
+        return False
+    floor = 1e3 if parameter.unit == "ns" else 0.01
+    return parameter.stderr < max(abs(parameter.value), floor)

@@ -1,0 +1,154 @@
+"""``trnsim calibrate``: fit the model's free parameters to a measured nccl-tests or nccom-test run."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from trnsim.cli.options import (
+    FormatOption,
+    Group,
+    SetOption,
+    SkuOption,
+    TopologyOption,
+    writable,
+    write_text,
+)
+from trnsim.cli.render import Column, Format, Table, emit, kv_table
+
+
+def calibrate(
+    measurement: Annotated[
+        Path,
+        typer.Argument(
+            help="Measured output: nccl-tests text or -J JSON, nccom-test text or its JSON report.",
+            dir_okay=False,
+        ),
+    ],
+    sku: SkuOption = None,
+    topology: TopologyOption = None,
+    overrides: SetOption = None,
+    group: Group = None,
+    algo: Annotated[
+        str,
+        typer.Option(
+            "--algo",
+            help="The model's algorithm: auto (fastest per size), a name, or measured (each row with the "
+            "algorithm the run reports, e.g. nccom-test --show-algorithm; kangaring = multiring or ring).",
+        ),
+    ] = "auto",
+    fit_names: Annotated[
+        str,
+        typer.Option(
+            "--fit",
+            help="Parameters to fit, comma-separated: step_ns (alpha per step), link_ns (latency per "
+            "link), efficiency (one share of raw rate for every link class).",
+        ),
+    ] = "step_ns,link_ns,efficiency",
+    output: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", help="Write the calibration file (YAML) for --calibration."),
+    ] = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Fit alpha, per-link latency and link efficiency to a measured run; print them with their
+    standard errors and every row's residual, and write a calibration file with -o.
+
+    Units are detected from the file (size / time against the printed bandwidth: GB/s or GiB/s).
+    The run's ranks are the group's first ranks unless --group says which (ranks count cores where a
+    chip hosts several).
+    """
+    from trnsim.calibration.files import calibration_document, write_calibration
+    from trnsim.calibration.fit import determined, fit
+    from trnsim.calibration.readers import read_measurement
+    from trnsim.errors import UsageError
+
+    if (sku is None) == (topology is None):
+        raise UsageError("name the system the run measured: --sku NAME or --topology FILE")
+    writable(output, "-o")
+    measured = read_measurement(measurement)
+    result = fit(
+        measured,
+        sku,
+        topology,
+        list(overrides or ()),
+        group,
+        [name.strip() for name in fit_names.split(",") if name.strip()],
+        algorithm=algo.strip().lower(),
+    )
+    if output is not None:
+        write_text(output, write_calibration(result, output))
+    document = calibration_document(result)
+    summary = [
+        (
+            "measurement",
+            f"{measured.path} ({measured.tool} {measured.format}, printed in {measured.printed_units})",
+        ),
+        ("run", f"{measured.op}, {measured.ranks} ranks, {len(measured.rows)} sizes"),
+        (
+            "model",
+            f"{result.sku}, group {group or f'first {measured.ranks} ranks'}, algorithm {result.algorithm}",
+        ),
+        ("rms error (log)", f"{result.rms_error:.3f} after fitting ({result.evaluations} model runs)"),
+    ]
+    if output is not None:
+        summary.append(("written", str(output)))
+    parameters = [
+        {
+            "name": p.name,
+            "key": p.key,
+            "before": p.before,
+            "value": p.value,
+            "stderr": f"{p.stderr:.3g}" if determined(p) else "not determined by this run",
+            "unit": p.unit or "-",
+        }
+        for p in result.parameters
+    ]
+    rows = [
+        {
+            "bytes": row.bytes,
+            "measured_us": row.measured_us,
+            "before_us": row.before_us,
+            "after_us": row.after_us,
+            "error_before": row.error_before,
+            "error": row.error,
+            "measured_busbw_gbps": row.measured_busbw_gbps,
+            "after_busbw_gbps": row.after_busbw_gbps,
+            "algorithm": row.algorithm
+            + (f" (ran {row.measured_algorithm})" if row.measured_algorithm else ""),
+        }
+        for row in result.rows
+    ]
+    percent = lambda v: f"{100 * v:+.1f}%"  # noqa: E731
+    tables = [
+        kv_table(f"calibration of {result.sku}", summary),
+        Table(
+            "fitted parameters (fitted to this run, not predicted; stderr from the fit's Jacobian)",
+            [
+                Column("name", "parameter", align="left"),
+                Column("key", "--set key", align="left"),
+                Column("before", "file value", "{:.4g}"),
+                Column("value", "fitted", "{:.4g}"),
+                Column("stderr", "std error", align="left"),
+                Column("unit", "unit", align="left"),
+            ],
+            parameters,
+        ),
+        Table(
+            "every measured row against the model (time in us, busbw in GB/s)",
+            [
+                Column("bytes", "size (B)"),
+                Column("measured_us", "measured", "{:.2f}"),
+                Column("before_us", "model before", "{:.2f}"),
+                Column("error_before", "err before", percent),
+                Column("after_us", "model after", "{:.2f}"),
+                Column("error", "err after", percent),
+                Column("measured_busbw_gbps", "busbw measured", "{:.2f}"),
+                Column("after_busbw_gbps", "busbw model", "{:.2f}"),
+                Column("algorithm", "model's algorithm", align="left"),
+            ],
+            rows,
+            [f"# {note}" for note in result.notes],
+        ),
+    ]
+    emit(document, tables, fmt)
