@@ -29,8 +29,11 @@ def _require(module: str):
         raise UsageError(f"plotting needs {module.split('.')[0]}, which is not installed: {HINT}") from None
 
 
-def save_figure(results: list[VariantResult], op: str, output: Path, title: str) -> None:
-    """Draw busbw vs size (log x axis), one line per variant and its bound dashed, to PNG or SVG."""
+def save_figure(results: list[VariantResult], op: str, output: Path, title: str, measured=()) -> None:
+    """Draw busbw vs size (log x axis), one line per variant and its bound dashed, to PNG or SVG.
+
+    ``measured`` runs (:class:`trnsim.calibration.readers.Measurement`) are drawn as points.
+    """
     if output.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"-o {output}: give a .png, .svg or .pdf file")
     matplotlib = _require("matplotlib")
@@ -63,6 +66,16 @@ def save_figure(results: list[VariantResult], op: str, output: Path, title: str)
             color=colour,
             label=_literal(f"{result.display} (bound)"),
         )
+    for j, run in enumerate(measured):
+        axes.scatter(
+            [row.size_bytes for row in run.rows],
+            [row.busbw_gbps for row in run.rows],
+            marker="x",
+            s=40,
+            color="black" if j == 0 else colours[(len(results) + j) % len(colours)],
+            zorder=5,
+            label=_literal(f"measured: {Path(run.path).name}"),
+        )
     axes.set_xscale("log", base=2)
     axes.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: format_size(value).replace(" ", "")))
     axes.set_xlabel("message size (bytes, nccl-tests convention)")
@@ -79,10 +92,17 @@ def save_figure(results: list[VariantResult], op: str, output: Path, title: str)
         pyplot.close(figure)
 
 
-def terminal_chart(results: list[VariantResult], op: str, title: str) -> str:
+def terminal_chart(results: list[VariantResult], op: str, title: str, measured=()) -> str:
     """The same chart drawn with characters, for a terminal."""
     plotext = _require("plotext")
     plotext.clear_figure()
+    for run in measured:
+        plotext.scatter(
+            [row.size_bytes for row in run.rows],
+            [row.busbw_gbps for row in run.rows],
+            label=f"measured: {Path(run.path).name}",
+            marker="x",
+        )
     for result in results:
         rows = result.evaluation.rows
         sizes = [row.bytes for row in rows]

@@ -141,6 +141,7 @@ def fit(
     knobs: list[str],
     algorithm: str = "auto",
     dtype: str = "float",
+    loss: str = "linear",
 ) -> Fit:
     """Fit ``knobs`` so that the model reproduces ``measurement`` on ``group`` of the topology.
 
@@ -156,7 +157,14 @@ def fit(
         The ranks the run used (``--group`` syntax); by default the first ``measurement.ranks``.
     knobs : list of str
         Names from :data:`KNOBS` to fit; the others keep the file's values.
+    algorithm : str
+        ``auto``, an algorithm's name, or ``measured`` (each row with the algorithm the run reports).
+    loss : str
+        ``linear`` (plain least squares) or ``soft_l1`` (robust: a row off by more than about 10% weighs
+        less, for runs with a size that no alpha-beta curve follows).
     """
+    if loss not in ("linear", "soft_l1"):
+        raise UsageError(f"--loss {loss!r}: expected linear or soft_l1")
     from scipy.optimize import least_squares
 
     from trnsim.collectives.engine import evaluate
@@ -253,7 +261,9 @@ def fit(
     result = None
     for x in (start, guess):
         x0 = np.clip(x / scale, lows, highs)
-        attempt = least_squares(residuals, x0, bounds=(lows, highs), diff_step=1e-3, x_scale="jac")
+        attempt = least_squares(
+            residuals, x0, bounds=(lows, highs), diff_step=1e-3, x_scale="jac", loss=loss, f_scale=0.1
+        )
         if result is None or attempt.cost < result.cost:
             result = attempt
     values = result.x * scale
@@ -276,7 +286,7 @@ def fit(
         )
         for row, b, a in zip(rows, before, after, strict=True)
     ]
-    notes = []
+    notes = [] if loss == "linear" else [f"robust fit ({loss}): rows far off the curve weigh less"]
     if len(rows) <= len(chosen):
         notes.append(
             f"{len(rows)} measured sizes for {len(chosen)} parameters: the fit is exact or underdetermined"

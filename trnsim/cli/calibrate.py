@@ -45,6 +45,13 @@ def calibrate(
             "link), efficiency (one share of raw rate for every link class).",
         ),
     ] = "step_ns,link_ns,efficiency",
+    loss: Annotated[
+        str,
+        typer.Option(
+            "--loss",
+            help="linear (least squares on log time) or soft_l1 (robust: rows off by more than ~10% weigh less).",
+        ),
+    ] = "linear",
     output: Annotated[
         Path | None,
         typer.Option("-o", "--output", help="Write the calibration file (YAML) for --calibration."),
@@ -75,6 +82,7 @@ def calibrate(
         group,
         [name.strip() for name in fit_names.split(",") if name.strip()],
         algorithm=algo.strip().lower(),
+        loss=loss.strip().lower(),
     )
     if output is not None:
         write_text(output, write_calibration(result, output))

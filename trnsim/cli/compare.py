@@ -528,8 +528,18 @@ def plot(
     terminal: Annotated[
         bool, typer.Option("--terminal", help="Draw the chart in the terminal instead.")
     ] = False,
+    measured: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--measured",
+            help="Overlay a measured run (nccl-tests or nccom-test output, as `calibrate` reads) as points; "
+            "repeatable. Without --sizes the model runs at the measured sizes.",
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
-    """Plot busbw against size (log x axis), one line per variant and its bound dashed."""
+    """Plot busbw against size (log x axis), one line per variant and its bound dashed, and measured
+    runs as points."""
     from trnsim import plot as plotting
     from trnsim.collectives.ops import get_op
     from trnsim.variants import run_variants
@@ -541,6 +551,16 @@ def plot(
     _prepare(algo, "5%", None, None, "plot")
     writable(output, "-o")
     variants, common = _variants(sku, topology, overrides, routing, calibration)
+    runs = []
+    for path in measured or []:
+        from trnsim.calibration.readers import read_measurement
+
+        run = read_measurement(path)
+        if run.op != op:
+            raise UsageError(f"--measured {path}: the run measures {run.op}, the plot is of {op}")
+        runs.append(run)
+    if runs and (sizes, minbytes, maxbytes, stepfactor) == (None, None, None, None):
+        sizes = ",".join(str(s) for s in sorted({row.size_bytes for run in runs for row in run.rows}))
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(
         variants,
@@ -557,9 +577,9 @@ def plot(
     )
     title = f"{op} bus bandwidth, group {group_label(group, ranks)}, algorithm {algo}"
     if terminal:
-        typer.echo(plotting.terminal_chart(results, op, title))
+        typer.echo(plotting.terminal_chart(results, op, title, runs))
     if output is not None:
-        plotting.save_figure(results, op, output, title)
+        plotting.save_figure(results, op, output, title, runs)
         typer.echo(f"wrote {output}", err=True)
 
 
