@@ -10,6 +10,7 @@ from trnsim.catalog import find_sku, load_spec, read_document, validate_document
 from trnsim.errors import ConfigError, UsageError
 
 CONTRACT = {
+    "trn1-nl16": {"trn1", "trn1.32xlarge", "nl16-trn1"},
     "trn2-nl16": {"nl16", "trn2"},
     "trn2-nl64": {"nl64", "trn2-ultra", "trn2-nl32x2"},
     "trn2-nl256-concept": {"trn2-ultra-max-plus"},

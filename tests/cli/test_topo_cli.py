@@ -33,7 +33,12 @@ def test_show_json_contract(cli):
         "link_classes",
     ):
         assert key in data
-    assert (data["chips"], data["links"], data["chip_raw_bw_gbps"], data["diameter_links"]) == (16, 32, 512.0, 4)
+    assert (data["chips"], data["links"], data["chip_raw_bw_gbps"], data["diameter_links"]) == (
+        16,
+        32,
+        512.0,
+        4,
+    )
     assert data["chip_bw_gbps"] == pytest.approx(512.0 * 0.88)  # the file's PCIe Gen5 efficiency
 
 
@@ -97,7 +102,9 @@ def test_bad_chip_exits_2(cli):
 
 @pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
 def test_broken_copy_exits_2_without_traceback(path, tmp_path):
-    text = path.read_text().replace("lane_gbps: 8", "lane_gbps: -8").replace("lane_gbps: 4", "lane_gbps: -4")
+    text = path.read_text()
+    for rate in ("8", "4", "51.54"):
+        text = text.replace(f"lane_gbps: {rate}\n", f"lane_gbps: -{rate}\n")
     broken = tmp_path / path.name
     broken.write_text(text)
     process = subprocess.run(

@@ -328,8 +328,13 @@ def test_alltoall_on_a_ring_is_the_textbook_value():
 
 # --- the catalog: published and closed-form values ------------------------------------------------
 
-CHIP_BW = {"trn2-nl16": 512, "trn2-nl64": 640, "trn2-nl256-concept": 640}
+# trn1: a chip's two ranks share its four 51.54 GB/s links, so each rank-level op runs at the chip's
+# 206.16 GB/s times (n-1)/n over (m-1)/m with n = 32 ranks, m = 16 chips; all-to-all crosses the torus
+# bisection (8 links) with 16 x 16 / 32 = 8 units of the size
+TRN1_GATHER = 4 * 51.54 * (31 / 32) / (15 / 16)
+CHIP_BW = {"trn2-nl16": 512, "trn2-nl64": 640, "trn2-nl256-concept": 640, "trn1-nl16": TRN1_GATHER}
 ALLTOALL = {
+    "trn1-nl16": (31 / 32) / (8 / (8 * 51.54)),
     "trn2-nl16": 240,
     "trn2-nl64": 126,
     "trn2-nl256-concept": 31.875,
@@ -353,6 +358,7 @@ def _catalog_expectation(sku):
 
 
 CATALOG_SKUS = [
+    "trn1-nl16",
     "trn2-nl16",
     "trn2-nl64",
     "trn2-nl256-concept",
@@ -378,11 +384,16 @@ def test_the_catalog_list_is_complete():
 def test_catalog_optima_match_the_closed_forms(sku):
     topo = topology(sku, raw=True)
     chip, alltoall = _catalog_expectation(sku)
-    for op in ("allgather", "reducescatter", "allreduce"):
-        assert busbw(topo, topo.chips, op) == pytest.approx(chip, rel=1e-9), op
-        assert O.optimum(topo, topo.chips, op).exact
-    assert busbw(topo, topo.chips, "alltoall") == pytest.approx(alltoall, rel=5e-3)
-    assert O.optimum(topo, topo.chips, "alltoall").exact
+    for op, expected, tolerance in [
+        ("allgather", chip, 1e-9),
+        ("reducescatter", chip, 1e-9),
+        ("allreduce", chip, 1e-9),
+        ("alltoall", alltoall, 5e-3),
+    ]:
+        bound = lower_bound(topo, topo.chips, OPS[op], 0.0, 1)
+        got = OPS[op].busbw_factor(topo.n_chips) / bound.seconds_per_byte / 1e9
+        assert got == pytest.approx(expected, rel=tolerance), op
+        assert bound.exact, op
 
 
 @pytest.mark.parametrize("sku", ["trn2-nl16", "trn3-nl72x2-gen1"])

@@ -311,17 +311,21 @@ def _standard_errors(jac: np.ndarray, fun: np.ndarray, k: int) -> list[float | N
     if n <= k:
         return [None] * k
     sigma2 = float(fun @ fun) / (n - k)
-    normal = jac.T @ jac
-    out: list[float | None] = []
-    try:
-        covariance = np.linalg.inv(normal) * sigma2
-    except np.linalg.LinAlgError:
+    if not np.all(np.isfinite(jac)):
         return [None] * k
-    # a parameter the residuals do not move (a zero column of J) is not determined by this run
+    # parameters that move the residuals together (alpha and per-link latency on a fixed number of
+    # steps and hops) span J's null space: those are not determined; the others get their errors
+    # from the pseudo-inverse
+    _, singular, vt = np.linalg.svd(jac, full_matrices=True)
+    singular = np.concatenate([singular, np.zeros(k - len(singular))])
+    null = vt[singular <= 1e-6 * max(singular.max(), 1e-300)]
+    covariance = np.linalg.pinv(jac.T @ jac) * sigma2
+    out: list[float | None] = []
     for i in range(k):
         variance = covariance[i, i]
-        determined = np.linalg.norm(jac[:, i]) > 1e-9 and np.isfinite(variance) and variance >= 0
-        out.append(math.sqrt(variance) if determined else None)
+        free = bool(len(null)) and float(np.max(np.abs(null[:, i]))) > 0.1
+        ok = not free and np.linalg.norm(jac[:, i]) > 1e-9 and np.isfinite(variance) and variance >= 0
+        out.append(math.sqrt(variance) if ok else None)
     return out
 
 

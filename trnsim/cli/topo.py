@@ -72,7 +72,7 @@ def _summary(topology) -> dict:
         "kind": topology.spec.kind,
         "chip": topology.spec.chip.name,
         "chips": topology.n_chips,
-        "switches": len(topology.switches),
+        "switches": sum(topology.nodes[s].get("role") != "chip" for s in topology.switches),
         "links": sum(link["parallel"] for link in topology.links.values()),
         "chip_bw_gbps": max(bandwidth.values()),
         "chip_bw_min_gbps": min(bandwidth.values()),
@@ -94,7 +94,7 @@ def list_(fmt: FormatOption = Format.table) -> None:
     """List the catalog: name, aliases, chip, chips, switches, kind, per-chip GB/s, source file."""
     from trnsim.catalog import catalog_files
     from trnsim.topology import load_topology
-    from trnsim.topology.metrics import chip_bandwidth_gbps
+    from trnsim.topology.metrics import device_bandwidth_gbps
 
     rows = []
     for path in catalog_files():
@@ -104,10 +104,13 @@ def list_(fmt: FormatOption = Format.table) -> None:
                 "name": topology.name,
                 "aliases": list(topology.spec.aliases),
                 "chip": topology.spec.chip.name,
-                "chips": topology.n_chips,
-                "switches": len(topology.switches),
+                "chips": topology.n_chips // topology.spec.chip.ranks,
+                "ranks": topology.n_chips,
+                # a many-rank chip is modelled as a device its ranks hang off; it is not a switch
+                "switches": sum(topology.nodes[s].get("role") != "chip" for s in topology.switches),
                 "kind": topology.spec.kind,
-                "chip_bw_gbps": max(chip_bandwidth_gbps(topology).values()),
+                "chip_raw_bw_gbps": max(device_bandwidth_gbps(topology, raw=True).values()),
+                "chip_bw_gbps": max(device_bandwidth_gbps(topology).values()),
                 "source": f"topologies/{path.name}",
             }
         )
@@ -121,9 +124,11 @@ def list_(fmt: FormatOption = Format.table) -> None:
             Column("aliases", "aliases", align="left", drop_priority=1),
             Column("chip", "chip", align="left"),
             Column("chips", "chips"),
+            Column("ranks", "ranks", drop_priority=3),
             Column("switches", "switches"),
             Column("kind", "topology", align="left"),
-            Column("chip_bw_gbps", "GB/s per chip", "{:,.0f}"),
+            Column("chip_raw_bw_gbps", "raw GB/s per chip", "{:,.0f}"),
+            Column("chip_bw_gbps", "effective", "{:,.0f}"),
             Column("source", "file", align="left", drop_priority=2),
         ],
         table_rows,

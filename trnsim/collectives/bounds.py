@@ -76,7 +76,42 @@ def natural_bounds(topology: Topology, group: list[str], op: Op) -> list[tuple[f
             "alltoall": a * b / p,
         }[op.name]
         candidates.append((crossing / (cut_bw[name] * 1e9), f"cut {name}"))
+    shared = _chip_injection(topology, group, op)
+    if shared is not None:
+        candidates.append(shared)
     return candidates
+
+
+def _chip_injection(topology: Topology, group: list[str], op: Op) -> tuple[float, str] | None:
+    """Where chips host several ranks, each chip is one node of the collective: its ranks combine for
+    free on the chip but share its links. With ``k`` members on each of ``m`` chips, a chip moves
+    ``2(m-1)/m`` of the size (all-reduce), ``(m-1)/m`` (all-gather, reduce-scatter) or
+    ``k(p-k)/p`` (all-to-all) through its links (Patarasuk and Yuan's per-node argument)."""
+    nodes = topology.nodes
+    chips: dict[str, int] = {}
+    for member in group:
+        chip = nodes[member].get("chip")
+        if chip is None:
+            return None
+        chips[chip] = chips.get(chip, 0) + 1
+    counts = set(chips.values())
+    m, p = len(chips), len(group)
+    if len(counts) != 1 or m < 2:
+        return None
+    k = counts.pop()
+    moved = {
+        "allreduce": 2 * (m - 1) / m,
+        "allgather": (m - 1) / m,
+        "reducescatter": (m - 1) / m,
+        "alltoall": k * (p - k) / p,
+    }[op.name]
+    from trnsim.topology.metrics import device_bandwidth_gbps
+
+    bandwidth = device_bandwidth_gbps(topology)
+    slowest = min(chips, key=lambda chip: bandwidth[chip])
+    return moved / (
+        bandwidth[slowest] * 1e9
+    ), f"injection per chip ({slowest}: its {k} ranks share its links)"
 
 
 def lower_bound(topology: Topology, group: list[str], op: Op, alpha_ns: float, max_links: int) -> Bound:
@@ -98,6 +133,11 @@ def lower_bound(topology: Topology, group: list[str], op: Op, alpha_ns: float, m
         exact = best.exact
     top = max(value for value, _ in candidates)
     limited_by = next(name for value, name in candidates if value >= top * (1 - TIE))
+    if not exact and op.name == "allreduce" and len(group) > 1:
+        # a reduce-scatter then an all-gather, each at its exact optimum, achieves twice the all-gather
+        # optimum (the two mirror each other): a bound that high is the optimum
+        gather = optimum(topology, group, "allgather")
+        exact = gather.exact and 2 * gather.seconds_per_byte <= top * (1 + 1e-6)
     min_link_ns = min(data["latency_ns"] for data in topology.links.values())
     latency_us = (alpha_ns + max_links * min_link_ns) / 1e3
     return Bound(top, latency_us, limited_by, peak, exact)
