@@ -661,7 +661,32 @@ ALGOS = [
     "",
 ]
 OPS = ["allreduce", "allgather", "reducescatter", "alltoall"]
+ROOT = Path(__file__).resolve().parents[1]
 CHUNK_COUNTS = ["1", "7", "1024", "0", "-3", "1000001", "99999999999999999999", "2.5", "nan", "[b]"]
+ROUTINGS = [
+    "ecmp",
+    "single",
+    "hash",
+    "hash:2",
+    "single,no-relay",
+    "ecmp,relay",
+    "no-relay",
+    "hash:0",
+    "hash:999",
+    "single:3",
+    "ECMP",
+    "spray",
+    "",
+    ",",
+    "hash,relay,extra",
+    "[red]x",
+]
+CALIBRATIONS = [
+    "examples/measurements/calibrations/n5-allgather-32r.yaml",
+    "examples/measurements/n5-allgather-32r.txt",
+    "missing.yaml",
+    "topologies/trn2-nl16.yaml",
+]
 SKU_VALUES = [
     *fc.SKUS,
     "NL16",
@@ -875,6 +900,9 @@ def option_cases(draw):
         argv += maybe("--ranks", RANKS)
     argv += maybe("--dtype", DTYPES) + maybe("--alpha-us", ALPHAS) + maybe("--algo", ALGOS)
     argv += maybe("--max-chunks", CHUNK_COUNTS) + maybe("--min-chunk", SIZE_TOKENS)
+    argv += maybe("--routing", ROUTINGS)
+    if draw(st.integers(0, 5)) == 0:
+        argv += maybe("--calibration", [str(ROOT / c) for c in CALIBRATIONS])
     if command == "collective" and draw(st.booleans()):
         argv += ["--explain"]
     for _ in range(draw(st.integers(0, 1))):

@@ -10,16 +10,23 @@ from trnsim.errors import UsageError
 from trnsim.topology.astra import to_astra_sim
 
 
-def _load(sku):
-    return yaml.safe_load(to_astra_sim(topology(sku)))
+def _load(sku, raw=False):
+    return yaml.safe_load(to_astra_sim(topology(sku, raw=raw)))
 
 
 def test_torus_exports_one_ring_per_axis_in_astra_order():
-    data = _load("trn2-nl64")
+    data = _load("trn2-nl64", raw=True)
     assert data["topology"] == ["Ring", "Ring", "Ring"] and data["npus_count"] == [4, 4, 4]
     # trnsim's last axis (y) is fastest, ASTRA-sim's first dimension is: z (64 GB/s) comes last
     gib = 1e9 / 2**30
     assert data["bandwidth"] == pytest.approx([128 * gib, 128 * gib, 64 * gib], rel=1e-6)
+    # the model's own rates: the file's link efficiency applies, as everywhere else
+    assert _load("trn2-nl64")["bandwidth"] == pytest.approx([x * 0.88 for x in data["bandwidth"]], rel=1e-6)
+
+
+def test_many_rank_chips_are_refused():
+    with pytest.raises(UsageError, match="host 2 ranks"):
+        to_astra_sim(topology("trn1-nl16"))
 
 
 @pytest.mark.parametrize("sku", ["trn3-nl32x2-gen2", "trn3-nl72x2-gen3", "trn3-ultraserver-gen2"])

@@ -8,9 +8,11 @@ import typer
 from trnsim.cli.options import (
     FormatOption,
     Group,
+    RoutingOption,
     SetOption,
     SkuOption,
     TopologyOption,
+    edits,
     writable,
     write_text,
 )
@@ -28,6 +30,7 @@ def calibrate(
     sku: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
+    routing: RoutingOption = None,
     group: Group = None,
     algo: Annotated[
         str,
@@ -78,7 +81,7 @@ def calibrate(
         measured,
         sku,
         topology,
-        list(overrides or ()),
+        edits(overrides, routing),
         group,
         [name.strip() for name in fit_names.split(",") if name.strip()],
         algorithm=algo.strip().lower(),

@@ -31,6 +31,11 @@ def _number(value: float) -> str:
 def to_astra_sim(topology: Topology) -> str:
     """The ASTRA-sim analytical network YAML for ``topology``, or a :class:`UsageError` saying why not."""
     spec = topology.spec
+    if spec.chip.ranks > 1:
+        raise UsageError(
+            f"{topology.name} cannot be expressed in ASTRA-sim: its chips host {spec.chip.ranks} ranks each "
+            "(export with --set chip.ranks=1 for one NPU per chip)"
+        )
     link_ns = spec.latency.link_ns
     notes = []
     dims: list[tuple[str, int, float, float, str]] = []  # kind, npus, bandwidth GB/s, latency ns, what
@@ -40,7 +45,7 @@ def to_astra_sim(topology: Topology) -> str:
                 continue
             if not axis.wrap:
                 raise UsageError(f"{topology.name}: axis {axis.name} does not wrap; ASTRA-sim's Ring does")
-            bw = axis.lanes * spec.chip.lane_gbps
+            bw = axis.lanes * spec.chip.lane_gbps * spec.efficiency.of(axis.name)
             if axis.size == 2:
                 bw *= 2  # a ring of two keeps both links between the pair
             dims.append(("Ring", axis.size, bw, link_ns, f"torus axis {axis.name}"))
@@ -102,7 +107,8 @@ def to_astra_sim(topology: Topology) -> str:
         raise UsageError(f"{topology.name} cannot be expressed in ASTRA-sim: no dimension to describe")
     lines = [
         f"# ASTRA-sim analytical network for {topology.name}, exported by trnsim",
-        "# bandwidth in ASTRA-sim's GB/s (2^30 bytes per second) per NPU and dimension; latency in ns",
+        "# bandwidth in ASTRA-sim's GB/s (2^30 bytes per second) per NPU and dimension, at trnsim's "
+        "effective link rate (raw x the file's link efficiency); latency in ns",
         *[
             f"# dim {i}: {kind} of {npus} ({what}); {bw:g} GB/s (1e9) per chip"
             for i, (kind, npus, bw, _, what) in enumerate(dims)
