@@ -103,8 +103,8 @@ def _edge_index(router: Router) -> dict[tuple[str, str], int]:
 
 
 def _flows(rng, p: int, count: int | None = None):
-    """Random distinct ordered pairs of positions (at most a quarter of all: a sparse step)."""
-    pairs = [pair for pair in itertools.permutations(range(p), 2)]
+    """Random distinct ordered pairs of positions with weights (a quarter of all by default: sparse)."""
+    pairs = list(itertools.permutations(range(p), 2))
     count = count or max(1, len(pairs) // 4)
     chosen = [pairs[i] for i in rng.choice(len(pairs), min(count, len(pairs)), replace=False)]
     weights = rng.integers(1, 9, len(chosen)).astype(float) / 4
@@ -570,3 +570,32 @@ def test_routing_overrides_edit_only_the_parts_given(text, edits):
     loaded = load_topology("trn2-nl16", overrides=edits)
     base = routing_of(topology("trn2-nl16").spec)
     assert routing_of(loaded.spec) == parse_routing(text, base)
+
+
+def test_hash_chooses_afresh_at_every_hop():
+    """Two stages of four equal ports in a row: a per-hop hash reaches all 16 combinations over seeds."""
+    links = {("c0", f"s{k}"): 1.0 for k in range(4)} | {(f"s{k}", "c1"): 1.0 for k in range(4)}
+    links |= {("c1", f"s{k}"): 1.0 for k in range(4, 8)} | {(f"s{k}", "c2"): 1.0 for k in range(4, 8)}
+    topo = graph_topology(3, 8, links)
+    router = Router(topo, topo.chips, routing=Routing("hash"))
+    paths = set()
+    for seed in range(64):
+        loads = router.with_seed(seed).route(Step.of([(0, 2)], 1.0)).link_loads
+        path = _path_of(router, loads, "c0", "c2", 1.0)
+        assert path[2] == "c1" and len(path) == 5
+        paths.add((path[1], path[3]))
+    assert len(paths) >= 12  # one key for both hops would give only the four "diagonal" pairs
+
+
+def test_single_pins_a_pair_to_the_same_path_when_pinned_to_its_links():
+    """x0.y1 -> x2.y1 on nl16 is half an x ring away: two x paths tie and D-mod-K picks one.
+
+    Pinned to the x links, the candidates are the same two ports in the same order, so the pair
+    takes the same path: the pinned sub-graph keys on the destination's whole-topology node number.
+    """
+    topo = topology("trn2-nl16")
+    router = Router(topo, topo.chips, routing=Routing("single"))
+    a, b = topo.chips.index("x0.y1"), topo.chips.index("x2.y1")
+    free = router.route(Step.of([(a, b)], 1.0)).link_loads
+    pinned = router.route(Step.of([(a, b)], 1.0, links=frozenset({"x"}))).link_loads
+    np.testing.assert_array_equal(pinned, free)

@@ -235,6 +235,7 @@ class Router:
                 node_latency_ns=arrays.node_latency_ns[nodes],
                 edge_cls=arrays.edge_cls,
                 edge_ends=arrays.edge_ends,
+                ids=arrays.node_ids[nodes],
             )
             members = [self.group[i] for i in positions]
             router = Router(self.topology, members, sub, self.routing, self.seed)

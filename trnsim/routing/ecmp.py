@@ -122,7 +122,7 @@ def pair_loads(
         flow, tails, heads = flow[which], nodes[which], arrays.dst[edges]
         s_f, t_f = s[flow], t[flow]
         onward = (dist[s_f, heads] == dist[s_f, tails] + 1) & (dist[t_f, heads] == dist[t_f, tails] - 1)
-        onward &= True if transit is None else transit[heads] | (dist[t_f, heads] == 0)  # no relay: only the target
+        onward &= True if transit is None else transit[heads] | (dist[t_f, heads] == 0)  # a chip forwards?
         flow, tails, heads, edges = flow[onward], tails[onward], heads[onward], edges[onward]
         values = share[lo + flow] * sigma[s[flow], tails] * sigma[t[flow], heads]
         totals += np.bincount(owner[lo + flow] * n_edges + edges, weights=values, minlength=len(totals))

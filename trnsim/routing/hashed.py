@@ -24,17 +24,18 @@ def route_hashed(
     transit: np.ndarray | None = None,
 ) -> Walked:
     """Loads, latencies and lengths of flows each hashed onto one shortest path."""
-    src_nodes = np.asarray(src_nodes, dtype=np.uint64)
-    dst_nodes = np.asarray(target_nodes, dtype=np.uint64)
+    ids = arrays.node_ids.astype(np.uint64)  # whole-topology node numbers, also on a sub-graph
+    src_ids = ids[np.asarray(src_nodes)]
+    dst_ids = ids[np.asarray(target_nodes)]
 
     def keys(flows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):
             return _keys(flows, nodes)
 
     def _keys(flows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-        mixed = _mix(np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) ^ src_nodes[flows])
-        mixed = _mix(mixed ^ dst_nodes[flows] * np.uint64(0xBF58476D1CE4E5B9))
-        mixed = _mix(mixed ^ nodes.astype(np.uint64) * np.uint64(0x94D049BB133111EB))
+        mixed = _mix(np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) ^ src_ids[flows])
+        mixed = _mix(mixed ^ dst_ids[flows] * np.uint64(0xBF58476D1CE4E5B9))
+        mixed = _mix(mixed ^ ids[nodes] * np.uint64(0x94D049BB133111EB))
         return (mixed >> np.uint64(33)).astype(np.int64)
 
     return walk(

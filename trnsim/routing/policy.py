@@ -76,7 +76,9 @@ def parse_routing(text: str, default: "Routing | None" = None, option: str = "--
     expected = f"expected POLICY[:SEEDS][,relay|,no-relay] with POLICY one of {', '.join(POLICIES)}"
     if not parts[0] or len(parts) > 2:
         raise UsageError(f"{option} {text!r}: {expected}")
-    policy, _, seeds_text = parts[0].partition(":")
+    policy, colon, seeds_text = parts[0].partition(":")
+    if colon and not seeds_text:
+        raise UsageError(f"{option} {text!r}: give the number of seeds after the colon (hash:16)")
     relay = base.relay
     if policy in ("relay", "no-relay") and len(parts) == 1:
         return Routing(base.policy, policy == "relay", base.seeds)

@@ -26,6 +26,13 @@ class GraphArrays:
     node_latency_ns: np.ndarray  # per node, paid when a path passes through it
     edge_cls: list[str]  # per undirected edge
     edge_ends: list[tuple[str, str]]  # per undirected edge
+    # each node's index in the whole topology (a sub-graph keeps them, so that rules that key on a
+    # node, like destination routing, choose alike on the sub-graph and on the whole)
+    ids: np.ndarray | None = None
+
+    @property
+    def node_ids(self) -> np.ndarray:
+        return self.ids if self.ids is not None else np.arange(self.n_nodes)
 
     @property
     def n_nodes(self) -> int:

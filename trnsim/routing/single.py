@@ -37,6 +37,7 @@ def route_single(
     axis_order: list[str] | None = None,
 ) -> Walked:
     """Loads, latencies and lengths of flows routed by destination (see the module notes)."""
+    ids = arrays.node_ids
     return walk(
         arrays,
         dist_to,
@@ -44,7 +45,7 @@ def route_single(
         targets,
         target_nodes,
         weight,
-        keys=lambda flows, nodes: target_nodes[flows],
+        keys=lambda flows, nodes: ids[target_nodes[flows]],
         transit=transit,
         priority=axis_priority(arrays, axis_order),
     )
