@@ -158,10 +158,13 @@ def make_plan(
     name: str,
     alpha_ns: float,
     chunking: tuple[int, int] = (MAX_CHUNKS, MIN_CHUNK_BYTES),
+    schedule: list | None = None,
 ) -> Plan:
-    """Schedule and route one algorithm (raises :class:`NotApplicable`)."""
+    """Schedule and route one algorithm (raises :class:`NotApplicable`); ``schedule`` reuses one
+    already made (the same schedule routed under several hash seeds)."""
     algo = algorithms.find(name)
-    schedule = algo.schedule(ctx, op)
+    if schedule is None:
+        schedule = algo.schedule(ctx, op)
     flat = [step for entry in schedule for step in (entry.steps if isinstance(entry, Pipeline) else [entry])]
     routes = dict(zip(map(id, flat), router.route_all(flat), strict=True))
     arrays = router.arrays
@@ -299,8 +302,11 @@ def evaluate(
             )
             continue
         try:
-            plan, *others = [make_plan(topology, r, ctx, op.name, name, alpha_ns, chunking) for r in routers]
-            plan.others = others
+            plan = make_plan(topology, router, ctx, op.name, name, alpha_ns, chunking)
+            plan.others = [
+                make_plan(topology, r, ctx, op.name, name, alpha_ns, chunking, plan.schedule)
+                for r in routers[1:]
+            ]
             plans[name] = plan
         except NotApplicable as reason:
             if algo not in ("auto", "all"):

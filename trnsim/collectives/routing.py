@@ -170,13 +170,18 @@ class Router:
                 pending[key] = step
                 self._keep.append(step)
         sparse = []
+        pinned: dict[frozenset[str], list[Step]] = {}
         for key, step in list(pending.items()):
             if step.links is not None:
-                self._cache[key] = self._pinned_route(step)
+                pinned.setdefault(step.links, []).append(step)
                 del pending[key]
+        for group in pinned.values():
+            for step, route in zip(group, self._pinned_routes(group), strict=True):
+                self._cache[_key(step)] = route
         if self.routing.policy != "ecmp":
-            for key, step in pending.items():
-                self._cache[key] = self._walked_summary(step)
+            walked = list(pending.values())
+            for step, route in zip(walked, self._walked_summaries(walked), strict=True):
+                self._cache[_key(step)] = route
             return [self._cache[_key(step)] for step in steps]
         for key, step in pending.items():
             if step.all_pairs:
@@ -242,43 +247,58 @@ class Router:
             parts.append((router, edges, positions))
         return parts
 
-    def _pinned_route(self, step: Step) -> StepRoute:
-        """Route a step over the subgraph of its link classes and report it on the whole graph."""
-        if step.links not in self._pinned:
-            self._pinned[step.links] = self._pinned_parts(step.links)
-        src, dst, weight = step.flows()
+    def _pinned_routes(self, steps: list[Step]) -> list[StepRoute]:
+        """Route steps pinned to the same link classes over that subgraph, part by part (each part's
+        steps routed together), and report them on the whole graph."""
+        links = steps[0].links
+        if links not in self._pinned:
+            self._pinned[links] = self._pinned_parts(links)
+        parts = self._pinned[links]
         where = np.full(len(self.rows), -1, dtype=np.int64)  # each position's part
         local = np.zeros(len(self.rows), dtype=np.int64)  # and its place among the part's members
-        for number, (_, _, positions) in enumerate(self._pinned[step.links]):
+        for number, (_, _, positions) in enumerate(parts):
             where[positions] = number
             local[positions] = np.arange(len(positions))
-        if len(src) and (np.any(where[src] != where[dst]) or np.any(where[src] < 0)):
-            first = int(np.argmax((where[src] != where[dst]) | (where[src] < 0)))
-            raise NotApplicable(
-                f"{self.group[src[first]]} cannot reach {self.group[dst[first]]} "
-                f"over {', '.join(sorted(step.links))} links alone"
-            )
-        loads = np.zeros(len(self.arrays.src))
-        latency, max_links = 0.0, 0
-        for number, (router, edges, _) in enumerate(self._pinned[step.links]):
-            mine = where[src] == number
-            if not mine.any():
+        flows = [step.flows() for step in steps]
+        for src, dst, _ in flows:
+            if len(src) and (np.any(where[src] != where[dst]) or np.any(where[src] < 0)):
+                first = int(np.argmax((where[src] != where[dst]) | (where[src] < 0)))
+                raise NotApplicable(
+                    f"{self.group[src[first]]} cannot reach {self.group[dst[first]]} "
+                    f"over {', '.join(sorted(links))} links alone"
+                )
+        loads = np.zeros((len(steps), len(self.arrays.src)))
+        latency, max_links = np.zeros(len(steps)), np.zeros(len(steps), dtype=np.int64)
+        for number, (router, edges, _) in enumerate(parts):
+            part_steps, owners = [], []
+            for i, ((src, dst, weight), step) in enumerate(zip(flows, steps, strict=True)):
+                mine = where[src] == number
+                if mine.any():
+                    part_steps.append(
+                        Step(local[src[mine]], local[dst[mine]], weight[mine], step.repeat, step.label)
+                    )
+                    owners.append(i)
+            for i, route in zip(owners, router.route_all(part_steps), strict=True):
+                loads[i, edges] += route.link_loads
+                latency[i] = max(latency[i], route.latency_ns)
+                max_links[i] = max(max_links[i], route.max_links)
+        routes = []
+        for i, (src, _, _) in enumerate(flows):
+            if not len(src):
+                routes.append(StepRoute(0.0, 0.0, 0, "-", loads[i]))
                 continue
-            part_step = Step(local[src[mine]], local[dst[mine]], weight[mine], step.repeat, step.label)
-            route = router.route(part_step)
-            loads[edges] += route.link_loads
-            latency, max_links = max(latency, route.latency_ns), max(max_links, route.max_links)
-        if not len(src):
-            return StepRoute(0.0, 0.0, 0, "-", loads)
-        seconds = loads / (self.arrays.bw_gbps * 1e9)
-        busiest = int(np.argmax(seconds))
-        return StepRoute(
-            seconds_per_byte=float(seconds[busiest]),
-            latency_ns=latency,
-            max_links=max_links,
-            bottleneck=self.arrays.edge_cls[self.arrays.edge[busiest]],
-            link_loads=loads,
-        )
+            seconds = loads[i] / (self.arrays.bw_gbps * 1e9)
+            busiest = int(np.argmax(seconds))
+            routes.append(
+                StepRoute(
+                    seconds_per_byte=float(seconds[busiest]),
+                    latency_ns=float(latency[i]),
+                    max_links=int(max_links[i]),
+                    bottleneck=self.arrays.edge_cls[self.arrays.edge[busiest]],
+                    link_loads=loads[i],
+                )
+            )
+        return routes
 
     def _summary(self, step: Step, loads: np.ndarray) -> StepRoute:
         arrays = self.arrays
@@ -364,35 +384,57 @@ class Router:
         totals = pair_loads(self.arrays, self._dist, self.sigma, self.rows, flows, len(steps), self.transit)
         return list(totals)
 
-    def _walked_summary(self, step: Step) -> StepRoute:
-        """Route every flow of a step on one path (``single`` or ``hash``)."""
-        if step.all_pairs:
-            p = len(self.rows)
-            src, dst = (axis.ravel() for axis in np.nonzero(~np.eye(p, dtype=bool)))
-            weight = np.full(len(src), float(step.weight[0]))
-        else:
-            src, dst, weight = step.src, step.dst, step.weight
-        if not len(src):
-            return StepRoute(0.0, 0.0, 0, "-", np.zeros(len(self.arrays.src)))
-        work = len(src) * max(int(self.dist[:, self.rows].max()), 1)
-        if work > _WALK_LIMIT:
+    def _walked_summaries(self, steps: list[Step]) -> list[StepRoute]:
+        """Route every flow of these steps on one path each (``single`` or ``hash``), all steps in
+        one walk."""
+        p = len(self.rows)
+        parts = []
+        for step in steps:
+            if step.all_pairs:
+                src, dst = (axis.ravel() for axis in np.nonzero(~np.eye(p, dtype=bool)))
+                parts.append((src, dst, np.full(len(src), float(step.weight[0]))))
+            else:
+                parts.append((step.src, step.dst, step.weight))
+        counts = [len(src) for src, _, _ in parts]
+        total = sum(counts)
+        if total * max(int(self.dist[:, self.rows].max()), 1) > _WALK_LIMIT:
             raise NotApplicable(
-                f"{len(src):,} flows are too many to route one by one under --routing {self.routing.label} "
+                f"{total:,} flows are too many to route one by one under --routing {self.routing.label} "
                 f"(limit {_WALK_LIMIT:,} flow-links)"
             )
+        n_edges = len(self.arrays.src)
+        if not total:
+            return [StepRoute(0.0, 0.0, 0, "-", np.zeros(n_edges)) for _ in steps]
+        src = np.concatenate([s for s, _, _ in parts]).astype(np.int64)
+        dst = np.concatenate([d for _, d, _ in parts]).astype(np.int64)
+        weight = np.concatenate([w for _, _, w in parts]).astype(float)
+        sets = np.repeat(np.arange(len(steps)), counts)
         args = (self.arrays, self.dist, self.rows[src], dst, self.rows[dst], weight)
         if self.routing.policy == "single":
             torus = self.topology.spec.torus
             order = [axis.name for axis in torus.axes] if torus is not None else None
-            walked = route_single(*args, transit=self.transit, axis_order=order)
+            walked = route_single(*args, transit=self.transit, axis_order=order, sets=sets, n_sets=len(steps))
         else:
-            walked = route_hashed(*args, seed=self.seed, transit=self.transit)
-        seconds = walked.loads / (self.arrays.bw_gbps * 1e9)
-        busiest = int(np.argmax(seconds))
-        return StepRoute(
-            seconds_per_byte=float(seconds[busiest]),
-            latency_ns=float(walked.latency_ns.max()),
-            max_links=int(walked.links.max()),
-            bottleneck=self.arrays.edge_cls[self.arrays.edge[busiest]],
-            link_loads=walked.loads,
-        )
+            walked = route_hashed(*args, seed=self.seed, transit=self.transit, sets=sets, n_sets=len(steps))
+        latency = np.full(len(steps), -np.inf)
+        np.maximum.at(latency, sets, walked.latency_ns)
+        links = np.zeros(len(steps), dtype=np.int64)
+        np.maximum.at(links, sets, walked.links)
+        routes = []
+        for i, count in enumerate(counts):
+            loads = walked.loads[i]
+            if not count:
+                routes.append(StepRoute(0.0, 0.0, 0, "-", loads))
+                continue
+            seconds = loads / (self.arrays.bw_gbps * 1e9)
+            busiest = int(np.argmax(seconds))
+            routes.append(
+                StepRoute(
+                    seconds_per_byte=float(seconds[busiest]),
+                    latency_ns=float(latency[i]),
+                    max_links=int(links[i]),
+                    bottleneck=self.arrays.edge_cls[self.arrays.edge[busiest]],
+                    link_loads=loads,
+                )
+            )
+        return routes

@@ -22,6 +22,8 @@ def route_hashed(
     weight: np.ndarray,
     seed: int,
     transit: np.ndarray | None = None,
+    sets: np.ndarray | None = None,
+    n_sets: int = 1,
 ) -> Walked:
     """Loads, latencies and lengths of flows each hashed onto one shortest path."""
     ids = arrays.node_ids.astype(np.uint64)  # whole-topology node numbers, also on a sub-graph
@@ -47,6 +49,8 @@ def route_hashed(
         weight,
         keys=keys,
         transit=transit,
+        sets=sets,
+        n_sets=n_sets,
     )
 
 

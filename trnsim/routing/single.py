@@ -35,6 +35,8 @@ def route_single(
     weight: np.ndarray,
     transit: np.ndarray | None = None,
     axis_order: list[str] | None = None,
+    sets: np.ndarray | None = None,
+    n_sets: int = 1,
 ) -> Walked:
     """Loads, latencies and lengths of flows routed by destination (see the module notes)."""
     ids = arrays.node_ids
@@ -48,4 +50,6 @@ def route_single(
         keys=lambda flows, nodes: ids[target_nodes[flows]],
         transit=transit,
         priority=axis_priority(arrays, axis_order),
+        sets=sets,
+        n_sets=n_sets,
     )

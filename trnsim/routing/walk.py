@@ -18,7 +18,7 @@ from trnsim.routing.shortest import GraphArrays
 class Walked:
     """Where a set of single-path flows went."""
 
-    loads: np.ndarray  # bytes per directed edge, summed over the flows
+    loads: np.ndarray  # bytes per directed edge, summed over the flows (one row per set of flows)
     latency_ns: np.ndarray  # per flow: its links' and forwarding devices' latencies
     links: np.ndarray  # per flow: links on its path
 
@@ -33,6 +33,8 @@ def walk(
     keys: Callable[[np.ndarray, np.ndarray], np.ndarray],
     transit: np.ndarray | None = None,
     priority: np.ndarray | None = None,
+    sets: np.ndarray | None = None,
+    n_sets: int = 1,
 ) -> Walked:
     """Route each flow on one shortest path, choosing among next hops with ``keys``.
 
@@ -55,9 +57,14 @@ def walk(
         Nodes that may forward traffic (all when None).
     priority : array of int, optional
         Per undirected edge: only the candidates of the lowest value are kept (dimension order).
+    sets, n_sets : array of int, int
+        Which of ``n_sets`` sets each flow belongs to (many steps walked at once); the loads then
+        have one row per set.
     """
     n_flows = len(src_nodes)
-    loads = np.zeros(len(arrays.src))
+    n_edges = len(arrays.src)
+    loads = np.zeros(n_sets * n_edges)
+    offset = np.zeros(n_flows, dtype=np.int64) if sets is None else np.asarray(sets, dtype=np.int64) * n_edges
     latency = np.zeros(n_flows)
     links = np.zeros(n_flows, dtype=np.int64)
     at = np.asarray(src_nodes, dtype=np.int64).copy()
@@ -84,7 +91,7 @@ def walk(
         pick = keys(active, at[active]) % count
         chosen = position == pick[owner]
         edges, heads = edges[chosen], heads[chosen]  # one per active flow, in flow order
-        np.add.at(loads, edges, weight[active])
+        loads += np.bincount(offset[active] + edges, weights=weight[active], minlength=len(loads))
         arrived = heads == target_nodes[active]
         latency[active] += arrays.link_latency_ns[edges] + np.where(
             arrived, 0.0, arrays.node_latency_ns[heads]
@@ -92,4 +99,4 @@ def walk(
         links[active] += 1
         at[active] = heads
         active = active[~arrived]
-    return Walked(loads, latency, links)
+    return Walked(loads.reshape(n_sets, n_edges) if sets is not None else loads, latency, links)
