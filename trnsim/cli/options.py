@@ -55,8 +55,15 @@ def edits(
     result = []
     if calibration is not None:
         from trnsim.calibration.files import calibration_edits
+        from trnsim.errors import TrnsimError
 
-        result += calibration_edits(calibration)
+        try:
+            result += calibration_edits(calibration)
+        except TrnsimError as exc:
+            message = str(exc)
+            raise type(exc)(
+                message if message.startswith("--calibration") else f"--calibration: {message}"
+            ) from None
     result += list(overrides or ())
     if routing is not None:
         from trnsim.routing.policy import routing_overrides

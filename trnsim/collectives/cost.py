@@ -193,7 +193,8 @@ class PipelineCost:
     @property
     def bottleneck(self) -> str:
         """The class of the busiest link in the steady state (every stage busy)."""
-        return self._classes[int(np.argmax(self._steady_busy))]
+        busy = self._steady_busy
+        return self._classes[int(np.flatnonzero(busy >= busy.max() * (1 - 1e-9))[0])]
 
     def edge_seconds_per_byte(self, bw_bps: np.ndarray) -> np.ndarray:
         return self._steady_busy

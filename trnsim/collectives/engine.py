@@ -59,7 +59,8 @@ class Plan:
     @property
     def bottleneck(self) -> str:
         """The link class that limits the steps carrying the most bandwidth time."""
-        return max(self.items, key=lambda item: item.weight).bottleneck
+        top = max(item.weight for item in self.items)
+        return next(item for item in self.items if item.weight >= top * (1 - 1e-9)).bottleneck
 
     @cached_property
     def _class_busy(self) -> dict[str, tuple[float, float]]:

@@ -139,7 +139,9 @@ def choose_streams(dims: list[Dimension], bandwidth: dict[str, float], op: str =
     for order in permutations(range(len(dims))):
         for classes in product(*options):
             candidates.append((order, classes))
-    names = sorted(bandwidth)
+    # classes in the order the dimensions name them (not by name: a renamed class must not change
+    # which of two equally good mixes the LP returns)
+    names = list(dict.fromkeys([*(cls for dim in dims for cls in dim.classes), *bandwidth]))
     if any(bandwidth[c] <= 0 for c in names):
         raise NotApplicable("a member has no bandwidth on a link class its dimension needs")
     stages = [stage_times(dims, order, classes, bandwidth, names) for order, classes in candidates]

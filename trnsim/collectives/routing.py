@@ -56,6 +56,12 @@ class StepRoute:
     link_loads: np.ndarray  # bytes per directed edge per byte of collective size
 
 
+def busiest_edge(seconds: np.ndarray) -> int:
+    """The busiest directed edge; among edges busy within rounding of the busiest, the first, so that
+    equal loads never pick a class by the noise of the last bit (or by what the classes are named)."""
+    return int(np.flatnonzero(seconds >= seconds.max() * (1 - 1e-9))[0])
+
+
 def routing_work(topology: Topology, group: list[str]) -> int:
     """What routing ``group`` costs, in the units of :data:`trnsim.limits.ROUTING`.
 
@@ -288,7 +294,7 @@ class Router:
                 routes.append(StepRoute(0.0, 0.0, 0, "-", loads[i]))
                 continue
             seconds = loads[i] / (self.arrays.bw_gbps * 1e9)
-            busiest = int(np.argmax(seconds))
+            busiest = busiest_edge(seconds)
             routes.append(
                 StepRoute(
                     seconds_per_byte=float(seconds[busiest]),
@@ -305,7 +311,7 @@ class Router:
         if len(step.src) == 0:
             return StepRoute(0.0, 0.0, 0, "-", loads)
         seconds = loads / (arrays.bw_gbps * 1e9)
-        busiest = int(np.argmax(seconds))
+        busiest = busiest_edge(seconds)
         dst_nodes = self.rows[step.dst]
         return StepRoute(
             seconds_per_byte=float(seconds[busiest]),
@@ -331,7 +337,7 @@ class Router:
             demand[np.arange(p), self.rows] = 0.0
             loads = ecmp_loads(self.arrays, self.bfs, demand)
         seconds = loads / (self.arrays.bw_gbps * 1e9)
-        busiest = int(np.argmax(seconds))
+        busiest = busiest_edge(seconds)
         among = np.ix_(np.arange(p), self.rows)
         return StepRoute(
             seconds_per_byte=float(seconds[busiest]),
@@ -427,7 +433,7 @@ class Router:
                 routes.append(StepRoute(0.0, 0.0, 0, "-", loads))
                 continue
             seconds = loads / (self.arrays.bw_gbps * 1e9)
-            busiest = int(np.argmax(seconds))
+            busiest = busiest_edge(seconds)
             routes.append(
                 StepRoute(
                     seconds_per_byte=float(seconds[busiest]),
