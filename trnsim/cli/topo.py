@@ -387,6 +387,10 @@ def path(
     topo = _load(sku, topology, edits(overrides, routing, calibration))
     a, b = topo.resolve_chip(src), topo.resolve_chip(dst)
     nodes, count = shortest_path(topo, a, b)
+    if not count:
+        raise UsageError(
+            f"{topo.where}: {a} cannot reach {b} when only switches forward traffic (routing without relay)"
+        )
     graph = topo.graph
     steps = []
     for u, v in zip(nodes, nodes[1:], strict=False):

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from trnsim import limits
-from trnsim.routing.shortest import bfs, graph_arrays, source_chunks
+from trnsim.errors import UsageError
+from trnsim.routing.shortest import bfs, graph_arrays, source_chunks, transit_mask
 from trnsim.topology.graph import Topology
 
 
@@ -39,18 +40,36 @@ class HopStats:
         return {links - 1: count for links, count in self.histogram_links.items()}
 
 
+def _connected(topology: Topology, sources: list[str], targets: list[str], dist: np.ndarray) -> np.ndarray:
+    """``dist`` itself, or a UsageError naming a pair that cannot meet (only without relay)."""
+    if np.any(dist < 0):
+        a, b = np.argwhere(dist < 0)[0]
+        raise UsageError(
+            f"{topology.where}: {sources[a]} cannot reach {targets[b]} when only switches forward "
+            "traffic (routing without relay)"
+        )
+    return dist
+
+
+def _transit(topology: Topology, arrays) -> np.ndarray | None:
+    """Devices a path may pass through under the file's routing (switches only without relay)."""
+    return transit_mask(arrays, topology.spec.routing.relay)
+
+
 def link_distances(topology: Topology, sources: list[str] | None = None) -> np.ndarray:
     """Links on a shortest path from each source chip to every chip (a sources x chips matrix).
 
     A level-synchronous BFS from all sources at once.
     """
     arrays = graph_arrays(topology)
-    rows = np.asarray([arrays.index[s] for s in (sources if sources is not None else topology.chips)])
+    names = sources if sources is not None else topology.chips
+    rows = np.asarray([arrays.index[s] for s in names])
     limits.PAIRS_WORK.check(
         len(rows) * (arrays.n_nodes + len(arrays.src)),
         f"{topology.where}: distances from {len(rows):,} chips need",
     )
-    return bfs(arrays, rows).dist[:, : topology.n_chips]
+    dist = bfs(arrays, rows, _transit(topology, arrays)).dist[:, : topology.n_chips]
+    return _connected(topology, names, topology.chips, dist)
 
 
 def hop_stats(topology: Topology, chips: list[str] | None = None) -> HopStats:
@@ -75,7 +94,8 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
     and instant at any size. Otherwise a BFS from every chip, in chunks that bound memory.
     """
 
-    if chips is None and topology.spec.kind == "torus" and topology.spec.chip.ranks == 1:
+    spec = topology.spec
+    if chips is None and spec.kind == "torus" and spec.chip.ranks == 1 and spec.routing.relay:
         ordered = np.array([1], dtype=np.int64)
         for axis in topology.spec.torus.axes:
             ordered = np.convolve(ordered, _ring_distance_counts(axis.size, axis.wrap))
@@ -93,7 +113,8 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
         )
         total = np.zeros(1, dtype=np.int64)
         for start, chunk in source_chunks(arrays, idx):
-            d = bfs(arrays, chunk).dist[:, idx]
+            d = bfs(arrays, chunk, _transit(topology, arrays)).dist[:, idx]
+            d = _connected(topology, list(names[start : start + len(chunk)]), list(names), d)
             # each unordered pair once: only targets after the source in the list
             keep = np.arange(len(idx))[None, :] > (start + np.arange(len(chunk)))[:, None]
             found = np.bincount(d[keep])
@@ -110,14 +131,20 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
 
 
 def shortest_path(topology: Topology, src: str, dst: str) -> tuple[list[str], int]:
-    """One shortest path (fewest links) from ``src`` to ``dst`` and the number of such paths."""
+    """One shortest path (fewest links) from ``src`` to ``dst`` and the number of such paths.
+
+    Without relay (the file's ``routing.relay``), paths pass through switches only.
+    """
     graph = topology.graph
+    relay = topology.spec.routing.relay
     dist, sigma, parents = {src: 0}, {src: 1}, {src: []}
     queue = deque([src])
     while queue:
         node = queue.popleft()
         if node == dst:
             break
+        if not relay and node != src and topology.nodes[node]["kind"] == "chip":
+            continue  # a chip that may not forward ends paths, it does not pass them on
         for nbr in graph.adj[node]:
             if nbr not in dist:
                 dist[nbr], sigma[nbr], parents[nbr] = dist[node] + 1, 0, []

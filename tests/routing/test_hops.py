@@ -1,0 +1,29 @@
+"""Hop statistics follow the file's routing: without relay, paths pass through switches only."""
+
+import pytest
+
+from trnsim.errors import UsageError
+from trnsim.routing.hops import hop_stats, link_distances, shortest_path
+from trnsim.topology.load import load_topology
+
+
+def test_without_relay_a_single_switch_rack_keeps_one_hop_and_the_rack_pair_is_refused():
+    topo = load_topology("trn3-nl72x2-gen3", overrides=["routing.relay=false"])
+    rack = [chip for chip in topo.chips if topo.nodes[chip]["rack"] == 0]
+    # inside a rack every pair meets at a UALink switch: one device between them, relay or not
+    assert hop_stats(topo, rack).diameter_hops == 1
+    path, count = shortest_path(topo, rack[0], rack[5])
+    assert len(path) == 3 and topo.nodes[path[1]]["kind"] == "switch" and count > 1
+    # across racks only chips (over the cross-rack cables) connect: refused, naming a pair
+    with pytest.raises(UsageError, match="cannot reach .* without relay"):
+        link_distances(topo)
+    with pytest.raises(UsageError, match="without relay"):
+        hop_stats(topo)
+    assert shortest_path(topo, topo.chips[0], topo.chips[-1]) == ([], 0)
+
+
+def test_relay_is_what_tori_need():
+    relay = load_topology("trn2-nl16")
+    assert hop_stats(relay).diameter_links == 4
+    with pytest.raises(UsageError, match="without relay"):
+        hop_stats(load_topology("trn2-nl16", overrides=["routing.relay=false"]))
