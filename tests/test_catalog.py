@@ -194,3 +194,19 @@ def test_user_topology_file_loads(tmp_path):
     path = tmp_path / "mine.yaml"
     path.write_text(yaml.safe_dump(document))
     assert load_spec(topology=path).spec.name == "my-torus"
+
+
+def test_optional_sections_take_edits_on_files_without_them(tmp_path):
+    from trnsim.topology.load import load_topology
+
+    document = read_document(find_sku("trn2-nl16"))
+    del document["routing"], document["efficiency"]
+    import yaml
+
+    path = tmp_path / "bare.yaml"
+    path.write_text(yaml.safe_dump(document))
+    topo = load_topology(topology=path, overrides=["routing.policy=single", "efficiency.classes.x=0.5"])
+    assert topo.spec.routing.policy == "single" and topo.spec.efficiency.of("x") == 0.5
+    assert topo.spec.efficiency.of("y") == 1.0  # a file that names no efficiency runs at raw rates
+    with pytest.raises(ConfigError, match="efficiency.classes.z: no link of class 'z'"):
+        load_topology(topology=path, overrides=["efficiency.classes.z=0.5"])

@@ -244,6 +244,10 @@ def find_sku(name: str) -> Path:
     raise UsageError(f"unknown SKU {name!r}{hint} (see `trnsim topo list`)")
 
 
+# sections a file may omit that --set, --routing and --calibration edit key by key
+OPTIONAL_SECTIONS = (("routing",), ("efficiency",), ("efficiency", "classes"))
+
+
 def load_spec(sku: str | None = None, topology: Path | None = None, overrides: list[str] = ()) -> LoadedSpec:
     """Load and validate a SKU from the catalog or a user's file, with ``--set`` overrides applied.
 
@@ -262,6 +266,15 @@ def load_spec(sku: str | None = None, topology: Path | None = None, overrides: l
     document = read_document(path)
     where = path
     if overrides:
+        if isinstance(document, dict):
+            # sections every file may leave out (their defaults apply) can still be edited
+            for keys in OPTIONAL_SECTIONS:
+                if any(edit.strip().startswith(".".join(keys) + ".") for edit in overrides):
+                    node = document
+                    for key in keys:
+                        node = node.setdefault(key, {}) if isinstance(node, dict) else None
+                        if not isinstance(node, dict):
+                            break
         document = apply_overrides(document, list(overrides))
         # a value that fails validation came from --set, not from the file: say so
         where = f"{path} with --set {', '.join(overrides)}"

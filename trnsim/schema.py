@@ -34,7 +34,7 @@ class Chip(Section, kw_only=True):
     # ranks (cores) one chip hosts, as nccom-test counts them, and the bandwidth each rank has to
     # its chip's links and its sibling ranks (per direction); a chip is one rank unless a file says
     ranks: Annotated[int, msgspec.Meta(ge=1, le=64)] = 1
-    rank_gbps: PositiveFloat | None = None
+    rank_gbps: Annotated[float, msgspec.Meta(ge=1e-3, le=1e5)] | None = None
     source: str = ""
 
     @property
@@ -149,7 +149,8 @@ class Routing(Section, kw_only=True):
     source: str = ""
 
 
-Efficiency = Annotated[float, msgspec.Meta(gt=0, le=1)]
+# at least 1%: below that a link is broken, not slow (and rates must stay well above rounding)
+Efficiency = Annotated[float, msgspec.Meta(ge=0.01, le=1)]
 
 
 class LinkEfficiency(Section, kw_only=True):

@@ -48,3 +48,19 @@ def test_group_specs():
 def test_bad_groups_are_refused(sku, spec, message):
     with pytest.raises(UsageError, match=message):
         select_group(topology(sku), spec)
+
+
+def test_node_groups_follow_location_when_chips_host_several_ranks():
+    from trnsim.topology.load import load_topology
+
+    topo = load_topology("trn3-nl72x2-gen1", overrides=["chip.ranks=2", "chip.rank_gbps=1000"])
+    for spec in ("tray:1", "node:1", "server:1"):
+        group = select_group(topo, spec)
+        # every rank of the four chips of tray 1 of rack 0: eight ranks, all on that tray
+        assert len(group) == 8 and {topo.nodes[r]["node"] for r in group} == {1}, spec
+        assert {topo.nodes[r]["rack"] for r in group} == {0}
+    assert (
+        len(select_group(topo, "tray:18")) == 8 and topo.nodes[select_group(topo, "tray:18")[0]]["rack"] == 1
+    )
+    with pytest.raises(UsageError, match="has 288 ranks \\(2 on each chip\\)"):
+        select_group(topo, None, 300)

@@ -27,3 +27,14 @@ def test_relay_is_what_tori_need():
     assert hop_stats(relay).diameter_links == 4
     with pytest.raises(UsageError, match="without relay"):
         hop_stats(load_topology("trn2-nl16", overrides=["routing.relay=false"]))
+
+
+def test_topo_path_shows_the_policys_own_path(cli):
+    # NL64's first axis is z: dimension order corrects z first, then x, then y
+    result = cli("topo", "path", "nl64", "0", "63", "--routing", "single", "--format", "json")
+    import json
+
+    steps = json.loads(result.out)["steps"]
+    assert [step["cls"] for step in steps] == ["z", "x", "y"]
+    refused = cli("topo", "path", "nl72x2", "0", "78", "--routing", "single,no-relay")
+    assert refused.code == 2 and "without relay" in refused.err

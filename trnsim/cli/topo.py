@@ -368,8 +368,9 @@ def path(
     calibration: CalibrationOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """One shortest path between two chips with its links, and how many equal paths exist."""
-    from trnsim.routing.hops import shortest_path
+    """One shortest path between two chips with its links, and how many equal paths exist (under
+    --routing single or hash: the path that policy takes)."""
+    from trnsim.routing.hops import policy_path, shortest_path
 
     ends = list(ends or [])
     _check_source(sku_option, topology)
@@ -391,6 +392,9 @@ def path(
         raise UsageError(
             f"{topo.where}: {a} cannot reach {b} when only switches forward traffic (routing without relay)"
         )
+    policy = topo.spec.routing.policy
+    if policy != "ecmp":
+        nodes = policy_path(topo, a, b)
     graph = topo.graph
     steps = []
     for u, v in zip(nodes, nodes[1:], strict=False):
@@ -416,6 +420,7 @@ def path(
         "links": links,
         "hops": max(links - 1, 0),
         "paths": count,
+        "routing": policy,
         "path": nodes,
         "steps": steps,
     }
@@ -433,6 +438,11 @@ def path(
         footer=[
             f"{links} links, {max(links - 1, 0)} hops (devices passed through); "
             f"{count:,} shortest path{'s' if count != 1 else ''}"
+            + (
+                "; ecmp spreads the flow over all of them (this is one)"
+                if policy == "ecmp"
+                else f"; {policy} routing takes this one" + (" (seed 0)" if policy == "hash" else "")
+            )
         ],
     )
     emit(payload, [table], fmt)

@@ -46,8 +46,11 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
         return [r for r, c in enumerate(chips) if graph[c]["rack"] == int(value)]
     if key in ("server", "node") or (key == "tray" and spec.kind == "switched"):
         if spec.kind == "switched":
-            per_node = len(spec.switched.slots)
-            return [r for r in range(len(chips)) if r // per_node == int(value)]
+            # by location, not rank arithmetic: a chip may host several ranks
+            per_rack = spec.switched.nodes_per_rack
+            return [
+                r for r, c in enumerate(chips) if graph[c]["rack"] * per_rack + graph[c]["node"] == int(value)
+            ]
         if spec.torus.server_axis is None:
             return list(range(len(chips))) if int(value) == 0 else []
         return [r for r, c in enumerate(chips) if graph[c]["server"] == int(value)]
@@ -103,11 +106,16 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
     """
     if spec is not None and ranks is not None:
         raise UsageError("give --group or --ranks, not both")
+    per_chip = topology.spec.chip.ranks
+    unit = "rank" if per_chip > 1 else "chip"
     if ranks is not None:
         if not 2 <= ranks <= topology.n_chips:
-            raise UsageError(
-                f"--ranks {ranks}: {topology.name} has {topology.n_chips} chips; give 2..{topology.n_chips}"
+            held = (
+                f"{topology.n_chips} ranks ({per_chip} on each chip)"
+                if per_chip > 1
+                else f"{topology.n_chips} chips"
             )
+            raise UsageError(f"--ranks {ranks}: {topology.name} has {held}; give 2..{topology.n_chips}")
         selected = list(range(ranks))
     elif spec is None or spec.strip().lower() == "all":
         selected = list(range(topology.n_chips))
@@ -119,11 +127,11 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
             else _ranks_from_list(topology, spec)
         )
         if not selected:
-            raise UsageError(f"--group {spec!r} names no chips of {topology.name}")
+            raise UsageError(f"--group {spec!r} names no {unit}s of {topology.name}")
     unique = sorted(set(selected))
     if len(unique) != len(selected):
-        raise UsageError(f"--group {spec!r} names a chip twice")
+        raise UsageError(f"--group {spec!r} names a {unit} twice")
     if len(unique) < 2:
         what = f"--group {spec!r}" if spec is not None else f"{topology.name} (all of it)"
-        raise UsageError(f"{what} has {len(unique)} chip; a collective needs at least 2")
+        raise UsageError(f"{what} has {len(unique)} {unit}; a collective needs at least 2")
     return [topology.chips[r] for r in unique]

@@ -159,3 +159,34 @@ def shortest_path(topology: Topology, src: str, dst: str) -> tuple[list[str], in
     while path[-1] != src:
         path.append(min(parents[path[-1]]))
     return path[::-1], sigma[dst]
+
+
+def policy_path(topology: Topology, src: str, dst: str, seed: int = 0) -> list[str]:
+    """The one path the file's single-path policy gives ``src -> dst`` (``single``, or ``hash`` with
+    ``seed``); under ``ecmp`` the same path as :func:`shortest_path` (the flow is spread over all)."""
+    from trnsim.routing.hashed import route_hashed
+    from trnsim.routing.single import route_single
+
+    routing = topology.spec.routing
+    if routing.policy == "ecmp":
+        return shortest_path(topology, src, dst)[0]
+    arrays = graph_arrays(topology)
+    transit = _transit(topology, arrays)
+    s, t = arrays.index[src], arrays.index[dst]
+    dist_to = bfs(arrays, np.array([t]), transit).dist
+    if dist_to[0, s] < 0:
+        return []
+    args = (arrays, dist_to, np.array([s]), np.array([0]), np.array([t]), np.array([1.0]))
+    if routing.policy == "single":
+        torus = topology.spec.torus
+        walked = route_single(
+            *args, transit=transit, axis_order=[a.name for a in torus.axes] if torus else None
+        )
+    else:
+        walked = route_hashed(*args, seed=seed, transit=transit)
+    nxt = {int(arrays.src[e]): int(arrays.dst[e]) for e in np.flatnonzero(walked.loads > 0)}
+    path, at = [src], s
+    while at != t:
+        at = nxt[at]
+        path.append(arrays.nodes[at])
+    return path

@@ -97,7 +97,10 @@ class Topology:
         if digits.isascii() and digits.isdigit():
             rank = int(text)
             if not 0 <= rank < self.n_chips:
-                raise UsageError(f"rank {rank} is not a chip of {self.name}: ranks are 0..{self.n_chips - 1}")
+                unit = "rank" if self.spec.chip.ranks > 1 else "chip"
+                raise UsageError(
+                    f"rank {rank} is not a {unit} of {self.name}: ranks are 0..{self.n_chips - 1}"
+                )
             return self.chips[rank]
         if text in self.rank_of:
             return text

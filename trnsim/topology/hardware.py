@@ -1,7 +1,25 @@
 """Refuse impossible hardware: more lanes than a chip has, more ports or lanes than a switch has."""
 
-from trnsim.errors import HardwareError
+from trnsim.errors import ConfigError, HardwareError
 from trnsim.topology.graph import Topology
+
+
+def check_efficiency(topology: Topology) -> None:
+    """Per-class efficiencies must name link classes the system has (a typo would apply to nothing)."""
+    from trnsim.topology.builders import RANK_CLASS
+
+    present = {data["cls"] for data in topology.links.values()} | {RANK_CLASS}
+    for name in topology.spec.efficiency.classes:
+        if name not in present:
+            raise ConfigError(
+                f"{topology.where}: efficiency.classes.{name}: no link of class {name!r}; "
+                f"classes: {', '.join(sorted(present - {RANK_CLASS}))}"
+                + (
+                    f", {RANK_CLASS} (on-chip, with chip.ranks > 1)"
+                    if topology.spec.chip.ranks == 1
+                    else f", {RANK_CLASS}"
+                )
+            )
 
 
 def check_hardware(topology: Topology) -> None:

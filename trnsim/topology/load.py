@@ -24,12 +24,13 @@ def load_topology(
     """
     from trnsim.catalog import load_spec
     from trnsim.topology.builders import build, check_size, expand_ranks
-    from trnsim.topology.hardware import check_connected, check_hardware
+    from trnsim.topology.hardware import check_connected, check_efficiency, check_hardware
 
     loaded = load_spec(sku, topology, overrides)
     check_size(loaded.spec, loaded.where)
     built = build(loaded.spec)
     built.path, built.overrides = loaded.path, tuple(overrides)
     check_hardware(built)
+    check_efficiency(built)
     check_connected(built)
     return expand_ranks(built)
