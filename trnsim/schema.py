@@ -145,7 +145,7 @@ class Routing(Section, kw_only=True):
 
     policy: Literal["ecmp", "single", "hash"] = "ecmp"
     relay: bool = True  # may chips forward traffic for others
-    hash_seeds: Annotated[int, msgspec.Meta(ge=1, le=256)] = 8
+    hash_seeds: Annotated[int, msgspec.Meta(ge=1, le=64)] = 8
     source: str = ""
 
 

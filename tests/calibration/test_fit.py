@@ -141,10 +141,12 @@ def test_calibrate_command_prints_parameters_and_residuals(cli, tmp_path):
     out = tmp_path / "n5.yaml"
     result = cli("calibrate", str(FOLDER / "n5-allgather-32r.txt"), "--sku", "trn1-nl16", "-o", str(out))
     assert result.code == 0, result.err
-    assert "fitted parameters" in result.out and "efficiency.default" in result.out
+    assert "fitted parameters" in result.out and "efficiency.classes.core,x,y" in result.out
     assert out.exists()
     again = cli("collective", "allgather", "--sku", "trn1-nl16", "--calibration", str(out), "--sizes", "512K")
-    assert again.code == 0 and "efficiency.default=" in again.out
+    assert again.code == 0 and "efficiency.classes={core: " in again.out and not again.err
+    elsewhere = cli("collective", "allgather", "--sku", "nl16", "--calibration", str(out), "--sizes", "512K")
+    assert elsewhere.code == 0 and "fitted on trn1-nl16" in elsewhere.err
     data = json.loads(
         cli("calibrate", str(FOLDER / "n5-allgather-32r.txt"), "--sku", "trn1-nl16", "--format", "json").out
     )
@@ -165,3 +167,63 @@ def test_calibrate_refuses_malformed_logs_with_the_line(cli, tmp_path):
     )
     too_many = cli("calibrate", str(FOLDER / "n5-allgather-32r.txt"), "--sku", "trn2-nl16")
     assert too_many.code == 2  # 32 ranks on a 16-rank system
+
+
+def test_an_on_chip_run_calibrates_only_the_on_chip_links():
+    # N2 runs inside one chip: its fit must not touch the links between chips
+    result = _fitted("n2-allreduce-2r-gibs.txt")
+    assert result.used_classes == ["core"]
+    topo = load_topology("trn1-nl16", overrides=result.edits)
+    assert topo.spec.efficiency.of("x") == pytest.approx(0.88) and topo.spec.efficiency.of("core") < 0.2
+
+
+def test_a_parameter_stopped_at_its_range_is_flagged():
+    # N8's efficiency wants to exceed 1 (KangaRing's two rings against trnsim's one)
+    result = _fitted("n8-allreduce-16r-algorithm.txt")
+    efficiency = next(p for p in result.parameters if p.name == "efficiency")
+    assert efficiency.at_limit and efficiency.value == pytest.approx(1.0)
+
+
+def test_calibrate_refuses_what_it_cannot_fit(cli, tmp_path):
+    many = tmp_path / "many.txt"
+    lines = [
+        "# trnsim: op=allreduce ranks=2",
+        "size(B) count(elems) type time:avg(us) algbw(GB/s) busbw(GB/s)",
+    ]
+    lines += [
+        f"{1024 * k} {256 * k} fp32 {10 + k} {1024 * k / (10 + k) / 1e3:.4f} {1024 * k / (10 + k) / 1e3:.4f}"
+        for k in range(1, 1002)
+    ]
+    many.write_text("\n".join(lines) + "\n")
+    result = cli("calibrate", str(many), "--sku", "trn1-nl16", "--group", "0-1")
+    assert result.code == 2 and "1,001" in result.err
+    result = cli("calibrate", str(FOLDER / "n5-allgather-32r.txt"), "--sku", "trn1-nl16", "--algo", "all")
+    assert result.code == 2 and "--algo all" in result.err
+
+
+def test_plot_overlays_only_runs_of_the_same_rank_count(cli, tmp_path):
+    pytest.importorskip("matplotlib")
+    good = cli(
+        "plot",
+        "allgather",
+        "--sku",
+        "trn1-nl16",
+        "--measured",
+        str(FOLDER / "n5-allgather-32r.txt"),
+        "-o",
+        str(tmp_path / "a.png"),
+    )
+    assert good.code == 0 and (tmp_path / "a.png").stat().st_size > 10_000
+    mixed = cli(
+        "plot",
+        "allgather",
+        "--sku",
+        "trn1-nl16",
+        "--measured",
+        str(FOLDER / "n5-allgather-32r.txt"),
+        "--measured",
+        str(FOLDER / "n6-allgather-8r-stats.txt"),
+        "-o",
+        str(tmp_path / "b.png"),
+    )
+    assert mixed.code == 2 and "8 ranks" in mixed.err

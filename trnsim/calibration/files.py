@@ -53,6 +53,7 @@ def calibration_document(fit) -> dict:
                     "value": p.value,
                     "stderr": p.stderr,
                     "unit": p.unit,
+                    "at_limit": p.at_limit,
                 }
                 for p in fit.parameters
             },
@@ -82,6 +83,14 @@ def write_calibration(fit, path: Path) -> str:
         "# topology file, fitted to the measurement named below (fitted, not predicted).\n"
     )
     return header + yaml.safe_dump(calibration_document(fit), sort_keys=False, width=110)
+
+
+def calibration_target(path: Path) -> str | None:
+    """The system a calibration file was fitted on (its ``sku``), if it names one."""
+    from trnsim.yamlio import load_yaml
+
+    document = load_yaml(Path(path), what="calibration file")
+    return document.get("sku") if isinstance(document, dict) else None
 
 
 def calibration_edits(path: Path) -> list[str]:

@@ -5,8 +5,9 @@ The model's time for a collective is a function of three parameters that no data
 * ``latency.step_ns``: software and synchronisation per algorithm step (alpha);
 * ``latency.collective_ns`` (only when asked for): a fixed cost per collective call;
 * ``latency.link_ns``: latency per link a message crosses (the per-hop term);
-* ``efficiency``: the share of every link's raw rate that payload reaches (one factor for all
-  link classes, on-chip links included).
+* ``efficiency``: the share of the raw rate that payload reaches, one factor for the link classes
+  the run's traffic uses (the others keep the file's values: a run inside one chip says nothing
+  about the links between chips).
 
 Each is a ``--set`` edit of the topology file, so a fit is a list of edits that every command can
 apply (``--calibration``). Residuals are ``log(model / measured)`` per row, so a 10% miss costs the
@@ -36,17 +37,21 @@ class Knob:
     high: float
     unit: str
 
-    def edits(self, value: float) -> list[str]:
-        if self.name == "efficiency":  # one factor for every class: drop per-class values
-            return [f"{self.key}={value:.6g}", "efficiency.classes={}"]
+    def edits(self, value: float, used: list[str] = (), kept: dict[str, float] | None = None) -> list[str]:
+        """The ``--set`` edits for ``value``. The efficiency applies to the link classes ``used`` by
+        the run; ``kept`` are the file's other per-class values."""
+        if self.name == "efficiency":
+            classes = {**(kept or {}), **dict.fromkeys(used, value)}
+            return ["efficiency.classes={" + ", ".join(f"{k}: {v:.6g}" for k, v in classes.items()) + "}"]
         return [f"{self.key}={value:.6g}"]
 
 
+KNOB_NAMES = ("collective_ns", "step_ns", "link_ns", "efficiency")
 KNOBS = {
     "collective_ns": Knob("collective_ns", "latency.collective_ns", 0.0, 1e7, "ns"),
     "step_ns": Knob("step_ns", "latency.step_ns", 0.0, 1e6, "ns"),
     "link_ns": Knob("link_ns", "latency.link_ns", 0.0, 1e5, "ns"),
-    "efficiency": Knob("efficiency", "efficiency.default", 0.01, 1.0, ""),
+    "efficiency": Knob("efficiency", "efficiency.classes", 0.01, 1.0, ""),
 }
 
 
@@ -61,11 +66,11 @@ MEASURED_ALGORITHMS = {
 }
 
 
-def initial_value(spec, knob: Knob) -> float:
-    """The file's own value of a parameter: the fit's starting point and its 'before'."""
+def initial_value(spec, knob: Knob, used: list[str]) -> float:
+    """The file's own value of a parameter (for efficiency, the mean over the classes used): the
+    fit's starting point."""
     if knob.name == "efficiency":
-        shares = [spec.efficiency.default, *spec.efficiency.classes.values()]
-        return float(np.mean(shares))
+        return float(np.mean([spec.efficiency.of(cls) for cls in used]))
     return float(getattr(spec.latency, knob.key.split(".")[1]))
 
 
@@ -102,6 +107,7 @@ class Fitted:
     value: float
     stderr: float | None
     unit: str
+    at_limit: bool = False  # the fit stopped at the parameter's bound: the run wants it beyond
 
 
 @dataclass
@@ -118,13 +124,15 @@ class Fit:
     rows: list[FitRow]
     evaluations: int
     notes: list[str] = field(default_factory=list)
+    used_classes: list[str] = field(default_factory=list)  # link classes the run's traffic crossed
+    kept_classes: dict[str, float] = field(default_factory=dict)  # the file's other per-class values
 
     @property
     def edits(self) -> list[str]:
         """The edits a calibrated run applies: the base edits, then the fitted values."""
         fitted = []
         for parameter in self.parameters:
-            fitted += KNOBS[parameter.name].edits(parameter.value)
+            fitted += KNOBS[parameter.name].edits(parameter.value, self.used_classes, self.kept_classes)
         return list(self.base_edits) + fitted
 
     @property
@@ -165,6 +173,11 @@ def fit(
     """
     if loss not in ("linear", "soft_l1"):
         raise UsageError(f"--loss {loss!r}: expected linear or soft_l1")
+    if algorithm == "all":
+        raise UsageError("--algo all: a fit needs one model per row; give auto, an algorithm or measured")
+    from trnsim import limits
+
+    limits.SIZES.check(len(measurement.rows), f"{measurement.path}: the run has")
     from scipy.optimize import least_squares
 
     from trnsim.collectives.engine import evaluate
@@ -184,7 +197,8 @@ def fit(
     rows = measurement.rows
     sizes = [row.size_bytes for row in rows]
     measured = np.asarray([row.time_us for row in rows])
-    start = np.asarray([initial_value(base.spec, knob) for knob in chosen])
+    used: list[str] = []
+    kept: dict[str, float] = {}
     # fit on scales where the parameters are comparable: latencies in microseconds
     scale = np.asarray([1e3 if knob.unit == "ns" else 1.0 for knob in chosen])
     calls = 0
@@ -234,7 +248,7 @@ def fit(
         calls += 1
         edits = list(base_edits)
         for knob, value in zip(chosen, values, strict=True):
-            edits += knob.edits(float(value))
+            edits += knob.edits(float(value), used, kept)
         topology = load_topology(sku, topology_file, edits)
         group_now = [topology.chips[base.rank_of[chip]] for chip in members]
         if algorithm == "measured":
@@ -245,7 +259,14 @@ def fit(
         times = np.asarray([row.time_us for row in model(scaled * scale)])
         return np.log(times / measured)
 
-    before = model(start)
+    chosen_all, chosen = chosen, []
+    before = model(np.zeros(0))  # the file's own values: the 'before' column, and which classes the run uses
+    chosen = chosen_all
+    used += sorted({cls for row in before for cls, share in row.link_utilisation.items() if share > 0})
+    kept.update({cls: v for cls, v in base.spec.efficiency.classes.items() if cls not in used})
+    if not used and any(knob.name == "efficiency" for knob in chosen):
+        raise UsageError(f"{measurement.path}: the run moves no bytes over any link; fit without efficiency")
+    start = np.asarray([initial_value(base.spec, knob, used) for knob in chosen])
     lows = np.asarray([knob.low for knob in chosen]) / scale
     highs = np.asarray([knob.high for knob in chosen]) / scale
     # the model is piecewise (auto switches algorithms), so start twice: from the file's values and
@@ -270,7 +291,17 @@ def fit(
     after = model(values)
     stderr = _standard_errors(result.jac, result.fun, len(chosen))
     parameters = [
-        Fitted(knob.name, knob.key, float(s), float(v), None if e is None else float(e * sc), knob.unit)
+        Fitted(
+            knob.name,
+            knob.key + ("." + ",".join(used) if knob.name == "efficiency" else ""),
+            float(s),
+            float(v),
+            None if e is None else float(e * sc),
+            knob.unit,
+            at_limit=bool(
+                np.isclose(v, knob.low, rtol=1e-6, atol=1e-9) or np.isclose(v, knob.high, rtol=1e-6)
+            ),
+        )
         for knob, s, v, e, sc in zip(chosen, start, values, stderr, scale, strict=True)
     ]
     fit_rows = [
@@ -302,6 +333,8 @@ def fit(
         fit_rows,
         calls,
         notes,
+        used,
+        kept,
     )
 
 

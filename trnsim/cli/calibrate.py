@@ -61,8 +61,10 @@ def calibrate(
     ] = None,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Fit alpha, per-link latency and link efficiency to a measured run; print them with their
-    standard errors and every row's residual, and write a calibration file with -o.
+    """Fit alpha, per-link latency and link efficiency to a measured nccl-tests or nccom-test run.
+
+    Prints the parameters with their standard errors and every row's residual; -o writes a
+    calibration file that every command applies with --calibration.
 
     Units are detected from the file (size / time against the printed bandwidth: GB/s or GiB/s).
     The run's ranks are the group's first ranks unless --group says which (ranks count cores where a
@@ -110,7 +112,11 @@ def calibrate(
             "key": p.key,
             "before": p.before,
             "value": p.value,
-            "stderr": f"{p.stderr:.3g}" if determined(p) else "not determined by this run",
+            "stderr": "at its limit (the run wants it beyond)"
+            if p.at_limit
+            else f"{p.stderr:.3g}"
+            if determined(p)
+            else "not determined by this run",
             "unit": p.unit or "-",
         }
         for p in result.parameters

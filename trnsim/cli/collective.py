@@ -25,6 +25,7 @@ from trnsim.cli.options import (
     chunk_bytes,
     edits,
     load,
+    note_calibration_target,
     resolve_sizes,
     writable,
     write_text,
@@ -67,6 +68,7 @@ def run(
     algo = algo.strip().lower()  # one spelling in the header and JSON
     overrides = edits(overrides, routing, calibration)
     topo = load(sku, topology, overrides)
+    note_calibration_target(calibration, [topo.name])
     chips = select_group(topo, group, ranks)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     from trnsim.collectives.groups import group_label

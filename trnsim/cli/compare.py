@@ -25,6 +25,7 @@ from trnsim.cli.options import (
     StepFactor,
     chunk_bytes,
     edits,
+    note_calibration_target,
     resolve_sizes,
     writable,
     write_text,
@@ -232,6 +233,7 @@ def compare(
         max_chunks=max_chunks,
         min_chunk_bytes=chunk_bytes(min_chunk),
     )
+    note_calibration_target(calibration, [r.topology.name for r in results])
     key = _VALUE_KEY[metric.value]
     group_text = group_label(group, ranks)
     # a variant's rows by requested size: on a small group a size may align to 0 bytes and be left out
@@ -538,8 +540,7 @@ def plot(
         ),
     ] = None,
 ) -> None:
-    """Plot busbw against size (log x axis), one line per variant and its bound dashed, and measured
-    runs as points."""
+    """Plot busbw against size: a line per variant, its bound dashed, measured runs as points."""
     from trnsim import plot as plotting
     from trnsim.collectives.ops import get_op
     from trnsim.variants import run_variants
@@ -561,6 +562,8 @@ def plot(
         runs.append(run)
     if runs and (sizes, minbytes, maxbytes, stepfactor) == (None, None, None, None):
         sizes = ",".join(str(s) for s in sorted({row.size_bytes for run in runs for row in run.rows}))
+    if runs and group is None and ranks is None:
+        ranks = runs[0].ranks  # the measured ranks: the model runs on as many (the first ones)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(
         variants,
@@ -575,6 +578,14 @@ def plot(
         max_chunks=max_chunks,
         min_chunk_bytes=chunk_bytes(min_chunk),
     )
+    note_calibration_target(calibration, [r.topology.name for r in results])
+    for run in runs:
+        for result in results:
+            if run.ranks != result.evaluation.ranks:
+                raise UsageError(
+                    f"--measured {run.path}: the run has {run.ranks} ranks, the model of {result.display} "
+                    f"{result.evaluation.ranks}; give a group of {run.ranks} ranks (--ranks or --group)"
+                )
     title = f"{op} bus bandwidth, group {group_label(group, ranks)}, algorithm {algo}"
     if terminal:
         typer.echo(plotting.terminal_chart(results, op, title, runs))

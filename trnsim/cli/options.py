@@ -29,7 +29,8 @@ SetOption = Annotated[
 ROUTING_HELP = (
     "Routing policy, overriding the SKU file's: ecmp (even split over all shortest paths), single "
     "(one path per pair: destination-address D-mod-K through switches, dimension order on tori) or "
-    "hash[:SEEDS] (one random path per flow; mean and worst over seeds); add ,no-relay to forbid "
+    "hash[:SEEDS] (one random path per flow, 8 seeds, at most 64: the mean, and in collective and sweep "
+    "the worst too); add ,no-relay to forbid "
     "paths through other chips or ,relay to allow them."
 )
 RoutingOption = Annotated[str | None, typer.Option("--routing", help=ROUTING_HELP)]
@@ -70,6 +71,22 @@ def edits(
 
         result += routing_overrides(routing)
     return result
+
+
+def note_calibration_target(calibration: Path | None, systems: list[str]) -> None:
+    """Warn (on stderr) when a calibration fitted on one system is applied to another."""
+    if calibration is None:
+        return
+    from trnsim.calibration.files import calibration_target
+
+    target = calibration_target(calibration)
+    others = sorted({name for name in systems if target and name != target})
+    if others:
+        typer.echo(
+            f"note: {calibration} was fitted on {target}; applying it to {', '.join(others)} "
+            "transfers its parameters (a what-if, not a measurement)",
+            err=True,
+        )
 
 
 def load(sku: str | None, topology: Path | None, overrides: list[str] | None):
