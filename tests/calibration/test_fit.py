@@ -71,6 +71,7 @@ def test_calibration_files_round_trip_and_apply(tmp_path):
         ("format: something-else\nedits: []\n", "format"),
         ("format: trnsim-calibration/1\nedits: notalist\n", "edits"),
         ("format: trnsim-calibration/1\nedits: [novalue]\n", "edits[0]"),
+        ("format: trnsim-calibration/1\nedits: [latency.step_ns=1, bogus.key=3]\n", "edits[1]: 'bogus.key'"),
         ("[1, 2]\n", "format"),
     ],
 )

@@ -112,7 +112,44 @@ def calibration_edits(path: Path) -> list[str]:
         raise ConfigError(f"{path}: edits: expected a list of KEY=VALUE strings")
     for number, edit in enumerate(edits):
         try:
-            parse_assignment(edit)
+            key, _ = parse_assignment(edit)
         except Exception as exc:  # noqa: BLE001 - any refusal becomes one line naming the entry
             raise ConfigError(f"{path}: edits[{number}]: {exc}") from None
+        if not _schema_has(key):
+            raise ConfigError(f"{path}: edits[{number}]: {key!r} is no key of a topology file")
     return list(edits)
+
+
+def _schema_has(key: str) -> bool:
+    """Whether a dotted key can name a field of the topology schema (list items by name or index,
+    mapping entries by any name)."""
+    import typing
+
+    import msgspec
+
+    from trnsim.schema import Spec
+
+    node = Spec
+    for part in key.split("."):
+        origin = typing.get_origin(node)
+        if origin is typing.Annotated:
+            node = typing.get_args(node)[0]
+            origin = typing.get_origin(node)
+        if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+            options = [arg for arg in typing.get_args(node) if arg is not type(None)]
+            node = options[0] if options else node
+            origin = typing.get_origin(node)
+        if origin is list:
+            node = typing.get_args(node)[0]  # an element, by index or name: the part names it
+            continue
+        if origin is dict:
+            node = typing.get_args(node)[1]
+            continue
+        if isinstance(node, type) and issubclass(node, msgspec.Struct):
+            fields = {field.name: field.type for field in msgspec.structs.fields(node)}
+            if part not in fields:
+                return False
+            node = fields[part]
+            continue
+        return False  # a scalar has no sub-keys
+    return True
