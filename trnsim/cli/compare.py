@@ -411,6 +411,7 @@ def sweep(
         raise UsageError(f"no combination of the sweep applies: {'; '.join(dict.fromkeys(skipped))}")
     for reason in skipped:
         typer.echo(f"skipped: {reason}", err=True)
+    note_calibration_target(calibration, [row["sku"] for row in rows])
     from trnsim.variants import file_sha256
 
     meta = [

@@ -57,6 +57,11 @@ def _load(sku: str | None, topology: Path | None, overrides: list[str] | None):
     return load(sku, topology, overrides)
 
 
+def _unit(topology) -> str:
+    """What the endpoints are: ranks when chips host several, else chips."""
+    return "rank" if topology.spec.chip.ranks > 1 else "chip"
+
+
 def _summary(topology) -> dict:
     from trnsim.routing import hops
     from trnsim.routing.policy import routing_of
@@ -241,11 +246,11 @@ def show(
     ]
     tables.append(
         Table(
-            "hop histogram (unordered chip pairs)",
+            f"hop histogram (unordered {_unit(topo)} pairs)",
             [
                 Column("hops", "hops"),
                 Column("links", "links"),
-                Column("pairs", "chip pairs", "{:,}"),
+                Column("pairs", f"{_unit(topo)} pairs", "{:,}"),
             ],
             histogram,
         )
@@ -336,11 +341,12 @@ def hops(
         "hop_histogram": {str(k): v for k, v in stats.histogram_hops.items()},
     }
     table = Table(
-        f"{topo.name}: hops over {stats.pairs:,} chip pairs",
+        f"{topo.name}: hops over {stats.pairs:,} {_unit(topo)} pairs"
+        + (" (a rank's path starts and ends on its chip's on-chip link)" if topo.spec.chip.ranks > 1 else ""),
         [
             Column("hops", "hops"),
             Column("links", "links"),
-            Column("pairs", "chip pairs", "{:,}"),
+            Column("pairs", f"{_unit(topo)} pairs", "{:,}"),
         ],
         rows,
         footer=[
