@@ -138,6 +138,7 @@ class Router:
         other = object.__new__(Router)
         other.__dict__.update(self.__dict__)
         other.seed, other._cache, other._keep, other._pinned = seed, {}, [], {}
+        other._base = self  # pinned parts come from the base router, re-seeded (their BFS is shared)
         return other
 
     @cached_property
@@ -258,7 +259,13 @@ class Router:
         steps routed together), and report them on the whole graph."""
         links = steps[0].links
         if links not in self._pinned:
-            self._pinned[links] = self._pinned_parts(links)
+            base = self.__dict__.get("_base")
+            if base is not None:
+                if links not in base._pinned:
+                    base._pinned[links] = base._pinned_parts(links)
+                self._pinned[links] = [(r.with_seed(self.seed), e, p) for r, e, p in base._pinned[links]]
+            else:
+                self._pinned[links] = self._pinned_parts(links)
         parts = self._pinned[links]
         where = np.full(len(self.rows), -1, dtype=np.int64)  # each position's part
         local = np.zeros(len(self.rows), dtype=np.int64)  # and its place among the part's members
