@@ -1,0 +1,76 @@
+"""Concurrent groups: closed forms (disjoint links cost nothing, shared links cost their share) and
+loads that add up to routing every group's flows in one step."""
+
+import numpy as np
+import pytest
+from conftest import topology
+
+from trnsim.collectives import algorithms
+from trnsim.collectives.concurrent import evaluate_concurrent
+from trnsim.collectives.engine import evaluate
+from trnsim.collectives.groups import select_group
+from trnsim.collectives.routing import Router
+from trnsim.collectives.schedule import Context, Step
+from trnsim.errors import UsageError
+
+SIZES = [1 << 20, 1 << 30]
+
+
+@pytest.mark.parametrize("algo", ["ring", "auto"])
+def test_torus_rows_on_their_own_links_take_their_time_alone(algo):
+    topo = topology("trn2-nl16")
+    rows = [topo.chips[4 * i : 4 * i + 4] for i in range(4)]
+    together = evaluate_concurrent(topo, "allreduce", SIZES, rows, algo=algo)
+    alone = evaluate(topo, "allreduce", SIZES, rows[0], algo=algo)
+    for row, single in zip(together.rows, alone.rows, strict=True):
+        assert row.time_us == pytest.approx(single.time_us, rel=1e-12)
+        assert row.slowdown == pytest.approx(1.0)
+
+
+def test_the_sixteen_z_rings_of_nl64_own_their_links():
+    topo = topology("trn2-nl64")
+    rings = [[topo.chips[r + 16 * z] for z in range(4)] for r in range(16)]
+    together = evaluate_concurrent(topo, "allreduce", SIZES, rings)
+    alone = evaluate(topo, "allreduce", SIZES, rings[0])
+    assert [r.time_us for r in together.rows] == pytest.approx([r.time_us for r in alone.rows], rel=1e-12)
+
+
+def test_groups_sharing_z_links_slow_down_by_their_shared_load():
+    # {z0, z2} and {z1, z3} of one z ring: each flow goes both ways round, and every directed
+    # link either group uses carries half of each: the bandwidth term doubles, the latency stays
+    topo = topology("trn2-nl64")
+    a, b = [topo.chips[0], topo.chips[32]], [topo.chips[16], topo.chips[48]]
+    small, large = (evaluate_concurrent(topo, "allreduce", [s], [a, b], algo="ring").rows[0] for s in SIZES)
+    slope_together = large.time_us - small.time_us
+    slope_alone = large.alone_time_us - small.alone_time_us
+    assert slope_together / slope_alone == pytest.approx(2.0, rel=1e-9)
+
+
+def test_link_loads_are_the_sum_of_every_groups_flows_routed_together():
+    # brute force: route the groups' ring steps merged into one step over their union
+    topo = topology("trn3-nl72x2-gen1")
+    groups = [select_group(topo, f"tray:{k}") for k in (0, 5, 20)]
+    result = evaluate_concurrent(topo, "allgather", [1 << 24], groups, algo="ring")
+    union = [chip for group in groups for chip in group]
+    router = Router(topo, union)
+    merged = np.zeros(len(router.arrays.src))
+    for offset, group in zip(range(0, len(union), 4), groups, strict=True):
+        for step in algorithms.find("ring").schedule(Context(topo, group), "allgather"):
+            src, dst, weight = step.flows()
+            merged += step.repeat * router.route(Step(src + offset, dst + offset, weight)).link_loads
+    np.testing.assert_allclose(result.link_loads["ring"], merged, rtol=1e-12, atol=1e-15)
+
+
+def test_all_trays_of_nl72x2_at_once_are_as_fast_as_one():
+    topo = topology("trn3-nl72x2-gen1")
+    trays = [select_group(topo, f"tray:{k}") for k in range(36)]
+    together = evaluate_concurrent(topo, "allreduce", SIZES, trays)
+    assert all(row.slowdown == pytest.approx(1.0) for row in together.rows)
+
+
+def test_groups_must_be_disjoint_and_of_one_size():
+    topo = topology("trn2-nl16")
+    with pytest.raises(UsageError, match="disjoint"):
+        evaluate_concurrent(topo, "allreduce", SIZES, [topo.chips[0:4], topo.chips[3:7]])
+    with pytest.raises(UsageError, match="one size"):
+        evaluate_concurrent(topo, "allreduce", SIZES, [topo.chips[0:4], topo.chips[4:6]])

@@ -1,0 +1,208 @@
+"""Many groups running the same collective at once, sharing every link.
+
+Each group schedules its own collective; the groups run in lockstep, step ``k`` of every group at the
+same time, so a link carries the sum of what every group's step ``k`` puts on it (routing is linear:
+each group is routed alone and the loads add). A group's step then lasts until the busiest link *it*
+uses has carried everyone's bytes: its own plan is costed on the shared loads of the links it uses.
+The concurrent run lasts as long as its slowest group. Groups whose links are disjoint take exactly
+their time alone.
+
+Lockstep needs schedules of one shape (the same steps, repeats and pipeline stages): groups of one
+size on a symmetric system have them; an algorithm whose schedules differ between the groups does
+not apply.
+"""
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from trnsim.collectives import algorithms
+from trnsim.collectives.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, StepCost
+from trnsim.collectives.engine import Plan
+from trnsim.collectives.ops import dtype_size, get_op
+from trnsim.collectives.routing import Router, StepRoute, busiest_edge
+from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
+from trnsim.errors import NotApplicableError, UsageError
+from trnsim.topology.graph import Topology
+
+
+@dataclass
+class ConcurrentRow:
+    """One size: the slowest group under sharing, and what the same group takes alone."""
+
+    bytes: int
+    count: int
+    algorithm: str
+    time_us: float  # the slowest group's time with every group running
+    busbw_gbps: float  # that group's busbw
+    alone_time_us: float  # the slowest group's time with the others idle
+    slowdown: float  # time_us / alone_time_us
+    slowest: int  # index of the slowest group
+    group_times_us: list[float] = field(default_factory=list)
+
+
+@dataclass
+class ConcurrentEvaluation:
+    """All results of a concurrent run."""
+
+    sku: str
+    op: str
+    groups: list[list[str]]
+    rows: list[ConcurrentRow]
+    by_algorithm: dict[str, list[ConcurrentRow]]
+    skipped: dict[str, str]
+    link_loads: dict[str, np.ndarray]  # per algorithm: bytes per directed edge per byte, summed over steps
+
+
+def _flat(schedule: list) -> list[Step]:
+    return [step for entry in schedule for step in (entry.steps if isinstance(entry, Pipeline) else [entry])]
+
+
+def _shape(schedule: list) -> tuple:
+    """What lockstep needs to be equal between groups: the steps' repeats and the pipelines' stages."""
+    shape = []
+    for entry in schedule:
+        if isinstance(entry, Pipeline):
+            shape.append(("pipeline", tuple(tuple(len(stage) for stage in chain) for chain in entry.chains)))
+        else:
+            shape.append(("step", entry.repeat))
+    return tuple(shape)
+
+
+def _plan(
+    name: str, schedule: list, routes: list[StepRoute], router: Router, alpha_ns: float, chunking, fixed_us
+):
+    """A plan of ``schedule`` costed with the given routes (in the order of :func:`_flat`)."""
+    by_step = dict(zip(map(id, _flat(schedule)), routes, strict=True))
+    arrays = router.arrays
+    bw_bps = arrays.bw_gbps * 1e9
+    edge_class = [arrays.edge_cls[e] for e in arrays.edge]
+    items = []
+    for entry in schedule:
+        if isinstance(entry, Pipeline):
+            chains = [
+                [[(step, by_step[id(step)]) for step in stage] for stage in chain] for chain in entry.chains
+            ]
+            items.append(PipelineCost(chains, alpha_ns, bw_bps, edge_class, *chunking))
+        else:
+            items.append(StepCost(entry, by_step[id(entry)], alpha_ns))
+    return Plan(name, items, schedule, edge_class, bw_bps, fixed_us=fixed_us)
+
+
+def _shared(route: StepRoute, total: np.ndarray, bw_bps: np.ndarray, edge_cls, edge) -> StepRoute:
+    """A group's step on shared links: every link it uses carries everyone's bytes."""
+    loads = np.where(route.link_loads > 0, total, 0.0)
+    if not np.any(loads > 0):
+        return route
+    seconds = loads / bw_bps
+    busiest = busiest_edge(seconds)
+    return replace(
+        route, seconds_per_byte=float(seconds[busiest]), bottleneck=edge_cls[edge[busiest]], link_loads=loads
+    )
+
+
+def evaluate_concurrent(
+    topology: Topology,
+    op_name: str,
+    sizes: list[int],
+    groups: list[list[str]],
+    algo: str = "auto",
+    dtype: str = "float",
+    alpha_us: float | None = None,
+    max_chunks: int | None = None,
+    min_chunk_bytes: int | None = None,
+) -> ConcurrentEvaluation:
+    """Model ``op_name`` run by every group at once, for every size.
+
+    Parameters
+    ----------
+    groups : list of list of str
+        Disjoint groups of equal size (chip names in rank order).
+    algo : str
+        An algorithm name or ``auto`` (per size, the one whose slowest group is fastest).
+    """
+    op = get_op(op_name)
+    if len(groups) < 1 or any(len(group) < 2 for group in groups):
+        raise UsageError("every group needs at least two ranks")
+    if len({len(group) for group in groups}) != 1:
+        raise UsageError("concurrent groups must be of one size (their schedules run in lockstep)")
+    seen: set[str] = set()
+    for group in groups:
+        if seen & set(group):
+            raise UsageError(f"groups must be disjoint: {sorted(seen & set(group))[0]} is in two of them")
+        seen |= set(group)
+    element = dtype_size(dtype)
+    alpha_ns = topology.spec.latency.step_ns if alpha_us is None else alpha_us * 1e3
+    chunking = (max_chunks or MAX_CHUNKS, min_chunk_bytes or MIN_CHUNK_BYTES)
+    fixed_us = topology.spec.latency.collective_ns / 1e3
+    p = len(groups[0])
+    aligned = [(size, *op.align(size, p, element)) for size in sizes]
+    aligned = [(size, nbytes, count) for size, nbytes, count in aligned if nbytes]
+    if not aligned:
+        raise UsageError(
+            f"every size is below the smallest {op.name} nccl-tests runs on {p} ranks of {dtype}"
+        )
+    routers = [Router(topology, group) for group in groups]
+    names = (
+        [name for name, a in algorithms.REGISTRY.items() if op.name in a.ops]
+        if algo == "auto"
+        else [algorithms.find(algo).name]
+    )
+    by_algorithm, skipped, link_loads = {}, {}, {}
+    for name in names:
+        try:
+            schedules = [
+                algorithms.find(name).schedule(Context(topology, group), op.name) for group in groups
+            ]
+            if len({_shape(schedule) for schedule in schedules}) != 1:
+                raise NotApplicable("the groups' schedules differ in shape, so they cannot run in lockstep")
+            routes = [
+                router.route_all(_flat(schedule)) for router, schedule in zip(routers, schedules, strict=True)
+            ]
+        except NotApplicable as reason:
+            if algo != "auto":
+                raise NotApplicableError(
+                    f"algorithm {name} does not apply to these groups: {reason}"
+                ) from None
+            skipped[name] = str(reason)
+            continue
+        arrays = routers[0].arrays
+        bw_bps = arrays.bw_gbps * 1e9
+        totals = [sum(group_routes[k].link_loads for group_routes in routes) for k in range(len(routes[0]))]
+        link_loads[name] = sum(
+            step.repeat * total for step, total in zip(_flat(schedules[0]), totals, strict=True)
+        )
+        shared, alone = [], []
+        for router, schedule, group_routes in zip(routers, schedules, routes, strict=True):
+            mine = [
+                _shared(route, total, bw_bps, arrays.edge_cls, arrays.edge)
+                for route, total in zip(group_routes, totals, strict=True)
+            ]
+            shared.append(_plan(name, schedule, mine, router, alpha_ns, chunking, fixed_us))
+            alone.append(_plan(name, schedule, group_routes, router, alpha_ns, chunking, fixed_us))
+        rows = []
+        for _, nbytes, count in aligned:
+            times = [plan.time_us(nbytes) for plan in shared]
+            slowest = int(np.argmax(times))
+            alone_us = max(plan.time_us(nbytes) for plan in alone)
+            algbw = nbytes / (times[slowest] * 1e3)
+            rows.append(
+                ConcurrentRow(
+                    bytes=nbytes,
+                    count=count,
+                    algorithm=name,
+                    time_us=times[slowest],
+                    busbw_gbps=algbw * op.busbw_factor(p),
+                    alone_time_us=alone_us,
+                    slowdown=times[slowest] / alone_us,
+                    slowest=slowest,
+                    group_times_us=times,
+                )
+            )
+        by_algorithm[name] = rows
+    if not by_algorithm:
+        raise UsageError(f"no algorithm applies to {op.name} on these groups: {'; '.join(skipped.values())}")
+    best = [
+        min((rows[i] for rows in by_algorithm.values()), key=lambda r: r.time_us) for i in range(len(aligned))
+    ]
+    return ConcurrentEvaluation(topology.name, op.name, groups, best, by_algorithm, skipped, link_loads)
