@@ -70,13 +70,12 @@ def _shape(schedule: list) -> tuple:
 
 
 def _plan(
-    name: str, schedule: list, routes: list[StepRoute], router: Router, alpha_ns: float, chunking, fixed_us
+    name: str, schedule: list, routes: list[StepRoute], links: tuple, alpha_ns: float, chunking, fixed_us
 ):
-    """A plan of ``schedule`` costed with the given routes (in the order of :func:`_flat`)."""
+    """A plan of ``schedule`` costed with the given routes (in the order of :func:`_flat`);
+    ``links`` is (bandwidth in B/s, class) per directed edge."""
     by_step = dict(zip(map(id, _flat(schedule)), routes, strict=True))
-    arrays = router.arrays
-    bw_bps = arrays.bw_gbps * 1e9
-    edge_class = [arrays.edge_cls[e] for e in arrays.edge]
+    bw_bps, edge_class = links
     items = []
     for entry in schedule:
         if isinstance(entry, Pipeline):
@@ -168,23 +167,28 @@ def evaluate_concurrent(
             continue
         arrays = routers[0].arrays
         bw_bps = arrays.bw_gbps * 1e9
+        links = (bw_bps, [arrays.edge_cls[e] for e in arrays.edge])
         totals = [sum(group_routes[k].link_loads for group_routes in routes) for k in range(len(routes[0]))]
         link_loads[name] = sum(
             step.repeat * total for step, total in zip(_flat(schedules[0]), totals, strict=True)
         )
-        shared, alone = [], []
-        for router, schedule, group_routes in zip(routers, schedules, routes, strict=True):
+        shared = []
+        for schedule, group_routes in zip(schedules, routes, strict=True):
             mine = [
                 _shared(route, total, bw_bps, arrays.edge_cls, arrays.edge)
                 for route, total in zip(group_routes, totals, strict=True)
             ]
-            shared.append(_plan(name, schedule, mine, router, alpha_ns, chunking, fixed_us))
-            alone.append(_plan(name, schedule, group_routes, router, alpha_ns, chunking, fixed_us))
+            shared.append(_plan(name, schedule, mine, links, alpha_ns, chunking, fixed_us))
+        alone: dict[int, Plan] = {}  # only the groups that turn out slowest need their time alone
         rows = []
         for _, nbytes, count in aligned:
             times = [plan.time_us(nbytes) for plan in shared]
             slowest = int(np.argmax(times))
-            alone_us = max(plan.time_us(nbytes) for plan in alone)
+            if slowest not in alone:
+                alone[slowest] = _plan(
+                    name, schedules[slowest], routes[slowest], links, alpha_ns, chunking, fixed_us
+                )
+            alone_us = alone[slowest].time_us(nbytes)
             algbw = nbytes / (times[slowest] * 1e3)
             rows.append(
                 ConcurrentRow(
