@@ -681,6 +681,19 @@ ROUTINGS = [
     "hash,relay,extra",
     "[red]x",
 ]
+MANY_GROUPS = [
+    "tray:*",
+    "rack:*",
+    "plane:*",
+    "stride:2",
+    "stride:0",
+    "blocks:4",
+    "0-1;2-3",
+    "0-3;2-5",
+    "x:*",
+    "[b]:*",
+    ";",
+]
 CALIBRATIONS = [
     "examples/measurements/calibrations/n5-allgather-32r.yaml",
     "examples/measurements/n5-allgather-32r.txt",
@@ -903,6 +916,8 @@ def option_cases(draw):
     argv += maybe("--routing", ROUTINGS)
     if draw(st.integers(0, 5)) == 0:
         argv += maybe("--calibration", [str(ROOT / c) for c in CALIBRATIONS])
+    if command == "collective" and draw(st.integers(0, 3)) == 0:
+        argv += maybe("--groups", MANY_GROUPS)
     if command == "collective" and draw(st.booleans()):
         argv += ["--explain"]
     for _ in range(draw(st.integers(0, 1))):

@@ -74,3 +74,32 @@ def test_groups_must_be_disjoint_and_of_one_size():
         evaluate_concurrent(topo, "allreduce", SIZES, [topo.chips[0:4], topo.chips[3:7]])
     with pytest.raises(UsageError, match="one size"):
         evaluate_concurrent(topo, "allreduce", SIZES, [topo.chips[0:4], topo.chips[4:6]])
+
+
+def test_groups_on_the_command_line(cli):
+    import json
+
+    result = cli(
+        "collective",
+        "allreduce",
+        "--sku",
+        "nl64",
+        "--groups",
+        "0,32;16,48",
+        "--algo",
+        "ring",
+        "--sizes",
+        "1G",
+        "--format",
+        "json",
+    )
+    assert result.code == 0, result.err
+    row = json.loads(result.out)["rows"][0]
+    assert row["slowdown"] == pytest.approx(2.0, rel=1e-3) and len(row["group_times_us"]) == 2
+    assert (
+        cli("collective", "allreduce", "--sku", "nl64", "--groups", "stride:16", "--group", "0-3").code == 2
+    )
+    assert (
+        cli("collective", "allreduce", "--sku", "nl64", "--groups", "stride:16", "--routing", "hash").code
+        == 2
+    )

@@ -64,3 +64,35 @@ def test_node_groups_follow_location_when_chips_host_several_ranks():
     )
     with pytest.raises(UsageError, match="has 288 ranks \\(2 on each chip\\)"):
         select_group(topo, None, 300)
+
+
+@pytest.mark.parametrize(
+    ("sku", "spec", "count", "size"),
+    [
+        ("trn3-nl72x2-gen1", "tray:*", 36, 4),
+        ("trn3-nl72x2-gen1", "rack:*", 2, 72),
+        ("trn3-nl72x2-gen1", "plane:*", 4, 36),
+        ("trn3-nl72x2-gen1", "stride:72", 72, 2),
+        ("trn3-nl72x2-gen1", "blocks:8", 18, 8),
+        ("trn2-nl64", "server:*", 4, 16),
+        ("trn2-nl64", "stride:16", 16, 4),
+        ("trn2-nl16", "tray:*", 8, 2),
+        ("trn2-nl16", "0-3;4-7", 2, 4),
+    ],
+)
+def test_many_groups_cover_what_their_spec_says(sku, spec, count, size):
+    from trnsim.collectives.groups import select_groups
+
+    topo = topology(sku)
+    groups = select_groups(topo, spec)
+    assert len(groups) == count and {len(g) for g in groups} == {size}
+    members = [chip for group in groups for chip in group]
+    assert len(members) == len(set(members))
+
+
+@pytest.mark.parametrize("spec", ["rack:*", "stride:0", "blocks:x", "0-3;2-5", "0;1-3", "nope"])
+def test_bad_many_group_specs_are_refused(spec):
+    from trnsim.collectives.groups import select_groups
+
+    with pytest.raises(UsageError, match="--groups"):
+        select_groups(topology("trn2-nl16"), spec)

@@ -11,6 +11,7 @@ from trnsim.cli.options import (
     ExportSchedule,
     FormatOption,
     Group,
+    Groups,
     MaxBytes,
     MaxChunks,
     MinBytes,
@@ -60,6 +61,7 @@ def run(
     min_chunk: str | None = None,
     routing: str | None = None,
     calibration=None,
+    groups: str | None = None,
 ) -> None:
     """Evaluate and print one collective."""
     from trnsim.collectives.engine import evaluate
@@ -69,6 +71,27 @@ def run(
     overrides = edits(overrides, routing, calibration)
     topo = load(sku, topology, overrides)
     note_calibration_target(calibration, [topo.name])
+    if groups is not None:
+        return _run_groups(
+            topo,
+            op,
+            algo,
+            minbytes,
+            maxbytes,
+            stepfactor,
+            sizes,
+            ranks,
+            group,
+            groups,
+            dtype,
+            alpha_us,
+            overrides,
+            fmt,
+            explain,
+            export_schedule,
+            max_chunks,
+            min_chunk,
+        )
     chips = select_group(topo, group, ranks)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     from trnsim.collectives.groups import group_label
@@ -201,6 +224,101 @@ def run(
     emit(payload, [Table(header, columns, rows, footer)], fmt)
 
 
+def _run_groups(
+    topo,
+    op,
+    algo,
+    minbytes,
+    maxbytes,
+    stepfactor,
+    sizes,
+    ranks,
+    group,
+    spec,
+    dtype,
+    alpha_us,
+    overrides,
+    fmt,
+    explain,
+    export_schedule,
+    max_chunks,
+    min_chunk,
+) -> None:
+    """``--groups``: every group runs the op at once; print the slowest group against its time alone."""
+    from trnsim.collectives.concurrent import evaluate_concurrent
+    from trnsim.collectives.groups import select_groups
+    from trnsim.errors import UsageError
+    from trnsim.routing.policy import routing_of
+
+    if group is not None or ranks is not None:
+        raise UsageError("give --groups, or --group/--ranks for one group, not both")
+    if explain or export_schedule is not None or algo == "all":
+        raise UsageError("--groups does not take --explain, --export-schedule or --algo all yet")
+    if routing_of(topo.spec).policy == "hash":
+        raise UsageError(
+            "--groups runs ecmp or single routing (hash's seeds are not averaged across groups yet)"
+        )
+    chosen = select_groups(topo, spec)
+    result = evaluate_concurrent(
+        topo,
+        op,
+        resolve_sizes(minbytes, maxbytes, stepfactor, sizes),
+        chosen,
+        algo=algo,
+        dtype=dtype,
+        alpha_us=alpha_us,
+        max_chunks=max_chunks,
+        min_chunk_bytes=chunk_bytes(min_chunk),
+    )
+    alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
+    applied = tuple(overrides or ())
+    header = (
+        f"{topo.name} {op}: {len(chosen)} groups of {len(chosen[0])} ranks ({spec}) at once, alpha {alpha:g} "
+        f"us/step, algorithm {algo}, routing {routing_of(topo.spec).label}"
+        + (f"; with --set {', '.join(applied)}" if applied else "")
+    )
+    rows = [
+        {
+            "bytes": r.bytes,
+            "count": r.count,
+            "type": dtype.strip().lower(),
+            "time_us": r.time_us,
+            "busbw_gbps": r.busbw_gbps,
+            "algorithm": r.algorithm,
+            "alone_time_us": r.alone_time_us,
+            "slowdown": r.slowdown,
+            "slowest_group": r.slowest,
+            "slowest_ranks": f"{topo.rank_of[chosen[r.slowest][0]]}..{topo.rank_of[chosen[r.slowest][-1]]}",
+        }
+        for r in result.rows
+    ]
+    payload = {
+        "sku": topo.name,
+        "op": op,
+        "groups": [[topo.rank_of[c] for c in g] for g in chosen],
+        "algorithm": algo,
+        "alpha_us": alpha,
+        "overrides": list(applied),
+        "rows": [
+            {**row, "group_times_us": r.group_times_us} for row, r in zip(rows, result.rows, strict=True)
+        ],
+        "skipped": result.skipped,
+    }
+    columns = [
+        Column("bytes", "size (B)"),
+        Column("count", "count", drop_priority=3),
+        Column("type", "type", align="left", drop_priority=2),
+        Column("time_us", "time (us)", "{:.2f}"),
+        Column("busbw_gbps", "busbw (GB/s)", "{:.2f}", short="busbw"),
+        Column("algorithm", "algorithm", align="left", short="algo"),
+        Column("alone_time_us", "alone (us)", "{:.2f}"),
+        Column("slowdown", "slowdown", lambda v: f"{v:.3f}x"),
+        Column("slowest_ranks", "slowest group", align="left", drop_priority=1),
+    ]
+    footer = ["# time and busbw: the slowest group with every group running; alone: the same group by itself"]
+    emit(payload, [Table(header, columns, rows, footer)], fmt)
+
+
 def _busy_text(utilisation: dict[str, float]) -> str:
     """``backplane 99%, pcb 97%``: each link class's mean busy share, busiest first."""
     ordered = sorted(utilisation.items(), key=lambda kv: -kv[1])
@@ -228,6 +346,7 @@ def _register(op: str) -> None:
         min_chunk: MinChunk = None,
         routing: RoutingOption = None,
         calibration: CalibrationOption = None,
+        groups: Groups = None,
     ) -> None:
         run(
             op,
@@ -250,6 +369,7 @@ def _register(op: str) -> None:
             min_chunk,
             routing,
             calibration,
+            groups,
         )
 
     command.__doc__ = f"Model {op}: {OPS[op].description}."

@@ -151,6 +151,15 @@ Group = Annotated[
         "plane's chips); slot:NAME; a rank range 0-31; or a list 0,2,5-7 of ranks or chip names.",
     ),
 ]
+Groups = Annotated[
+    str | None,
+    typer.Option(
+        "--groups",
+        help="Many disjoint groups of one size running the op at once, sharing every link: KIND:* "
+        "(rack, server, node, tray, plane, slot), stride:N, blocks:K, or groups separated by ';' "
+        "(0-3;4-7). Prints the slowest group's time, its time alone and the slowdown.",
+    ),
+]
 Dtype = Annotated[
     str,
     typer.Option(

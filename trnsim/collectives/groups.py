@@ -5,6 +5,10 @@ across racks, or a server of a torus); ``tray:K`` (a switched fabric's node, or 
 torus wired as a hypercube, numbered across servers); ``plane:NAME`` (the chips a switch plane
 serves); ``slot:NAME`` (``0``/``1`` on such a torus); a rank range ``0-31``; a list ``0,2,5-7``
 (ranks or chip names).
+
+Many groups at once (``--groups``): ``KIND:*`` (every rack, server, node, tray, plane or slot), or
+``stride:N`` (ranks ``i, i+N, i+2N, ...`` for each ``i < N``), ``blocks:K`` (consecutive blocks of
+``K`` ranks), or explicit groups separated by ``;`` (``0-3;4-7``).
 """
 
 from trnsim.errors import UsageError
@@ -135,3 +139,81 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
         what = f"--group {spec!r}" if spec is not None else f"{topology.name} (all of it)"
         raise UsageError(f"{what} has {len(unique)} {unit}; a collective needs at least 2")
     return [topology.chips[r] for r in unique]
+
+
+def select_groups(topology: Topology, spec: str) -> list[list[str]]:
+    """Several disjoint groups from a ``--groups`` spec (see the module docstring), in rank order.
+
+    Raises
+    ------
+    UsageError
+        For an unknown spec, overlapping groups, or a group of fewer than two ranks.
+    """
+    text = spec.strip()
+    key, sep, value = text.partition(":")
+    key, value = key.strip().lower(), value.strip()
+    n = topology.n_chips
+    if ";" in text:
+        try:
+            groups = [select_group(topology, part) for part in text.split(";") if part.strip()]
+        except UsageError as exc:
+            raise UsageError(f"--groups {spec!r}: {exc}") from None
+    elif sep and value == "*":
+        if key not in ("rack", "server", "node", "tray", "plane", "slot"):
+            raise UsageError(
+                f"--groups {spec!r}: unknown kind {key!r}; use rack, server, node, tray, plane or slot"
+            )
+        groups = []
+        for candidate in _values(topology, key):
+            try:
+                ranks = sorted(_attribute_group(topology, key, candidate))
+            except UsageError:
+                continue
+            if ranks:
+                groups.append([topology.chips[r] for r in ranks])
+        if not groups:
+            raise UsageError(f"--groups {spec!r}: {topology.name} has no {key}s")
+    elif sep and key in ("stride", "blocks"):
+        if not _is_number(value) or not 1 <= int(value) <= n:
+            raise UsageError(f"--groups {spec!r}: expected {key}:N with N from 1 to {n}")
+        k = int(value)
+        if key == "stride":
+            groups = [[topology.chips[r] for r in range(i, n, k)] for i in range(k)]
+        else:
+            groups = [[topology.chips[r] for r in range(lo, min(lo + k, n))] for lo in range(0, n, k)]
+    else:
+        raise UsageError(
+            f"--groups {spec!r}: expected KIND:* (rack, server, node, tray, plane, slot), stride:N, "
+            "blocks:K or groups separated by ';' (0-3;4-7)"
+        )
+    unit = "rank" if topology.spec.chip.ranks > 1 else "chip"
+    if not groups:
+        raise UsageError(f"--groups {spec!r}: names no groups")
+    seen: set[str] = set()
+    for group in groups:
+        if len(group) < 2:
+            raise UsageError(f"--groups {spec!r}: a group has {len(group)} {unit}; each needs at least 2")
+        if seen & set(group):
+            raise UsageError(f"--groups {spec!r}: {sorted(seen & set(group))[0]} is in two groups")
+        seen |= set(group)
+    return groups
+
+
+def _values(topology: Topology, key: str) -> list[str]:
+    """Every value a ``KIND:*`` group spec ranges over."""
+    spec, nodes = topology.spec, topology.nodes
+    if key == "rack" and spec.kind == "switched":
+        return [str(i) for i in range(spec.switched.racks)]
+    if key in ("server", "node") or (key == "tray" and spec.kind == "switched"):
+        if spec.kind == "switched":
+            return [str(i) for i in range(spec.switched.racks * spec.switched.nodes_per_rack)]
+        return [str(v) for v in sorted({nodes[c].get("server", 0) for c in topology.chips})]
+    if key == "tray":
+        trays = sum(1 for _ in {(nodes[c].get("server", 0), nodes[c].get("tray")) for c in topology.chips})
+        return [str(i) for i in range(trays)]
+    if key == "plane":
+        fabric = spec.switched.switch_fabric if spec.kind == "switched" else None
+        return [plane.name for plane in fabric.planes] if fabric else []
+    if key == "slot":
+        return [str(v) for v in dict.fromkeys(nodes[c].get("slot") for c in topology.chips) if v is not None]
+    return []
