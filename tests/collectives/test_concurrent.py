@@ -103,3 +103,32 @@ def test_groups_on_the_command_line(cli):
         cli("collective", "allreduce", "--sku", "nl64", "--groups", "stride:16", "--routing", "hash").code
         == 2
     )
+
+
+@pytest.mark.parametrize(
+    ("sku", "pick"),
+    [
+        ("trn2-nl64", lambda chips: [[chips[r + 16 * z] for z in range(4)] for r in range(16)]),
+        ("trn2-nl64", lambda chips: [[chips[0], chips[32]], [chips[1], chips[33]], [chips[16], chips[48]]]),
+        ("trn2-nl16", lambda chips: [chips[0:4], chips[4:8]]),
+    ],
+)
+def test_translated_groups_reuse_exactly_what_routing_each_would_give(sku, pick, monkeypatch):
+    import trnsim.collectives.concurrent as concurrent
+
+    topo = topology(sku)
+    groups = pick(topo.chips)
+    fast = evaluate_concurrent(topo, "allreduce", SIZES, groups)
+    assert any(image is not None for image in concurrent._translations(topo, groups))
+    monkeypatch.setattr(concurrent, "_translations", lambda topology, groups: [None] * len(groups))
+    slow = evaluate_concurrent(topo, "allreduce", SIZES, groups)
+    for a, b in zip(fast.rows, slow.rows, strict=True):
+        assert (a.algorithm, a.slowest) == (b.algorithm, b.slowest)
+        assert a.group_times_us == pytest.approx(b.group_times_us, rel=1e-9)
+        assert a.alone_time_us == pytest.approx(b.alone_time_us, rel=1e-9)
+    for name in fast.link_loads:
+        # a group's own ring search may orient its ring the other way than its original's, moved:
+        # an equivalent schedule, so the loads agree as a multiset
+        np.testing.assert_allclose(
+            np.sort(fast.link_loads[name]), np.sort(slow.link_loads[name]), rtol=1e-9, atol=1e-15
+        )

@@ -7,6 +7,11 @@ uses has carried everyone's bytes: its own plan is costed on the shared loads of
 The concurrent run lasts as long as its slowest group. Groups whose links are disjoint take exactly
 their time alone.
 
+On a wrapped torus under ECMP, a group that is another shifted by a fixed offset (member by member)
+is an exact copy of it: it takes the same schedule, and its loads are the first group's moved along
+the translation (an automorphism of the torus), so only one group per translation class is
+scheduled and routed; a group whose shared loads are also invariant under its shift is costed once.
+
 Lockstep needs schedules of one shape (the same steps, repeats and pipeline stages): groups of one
 size on a symmetric system have them; an algorithm whose schedules differ between the groups does
 not apply.
@@ -88,6 +93,47 @@ def _plan(
     return Plan(name, items, schedule, edge_class, bw_bps, fixed_us=fixed_us)
 
 
+def _moved(route: StepRoute, where: np.ndarray) -> StepRoute:
+    """A route carried along a translation: the load of edge ``e`` moves to edge ``where[e]``."""
+    loads = np.empty_like(route.link_loads)
+    loads[where] = route.link_loads
+    return replace(route, link_loads=loads)
+
+
+def _translations(topology: Topology, groups: list[list[str]]) -> list:
+    """For each group: ``None`` when it must be scheduled and routed itself, else the index of an
+    earlier group it is a translate of (member by member) and where each directed edge goes."""
+    from trnsim.routing.policy import routing_of
+    from trnsim.routing.shortest import graph_arrays
+    from trnsim.routing.symmetry import torus_symmetry
+
+    out: list = [None] * len(groups)
+    routing = routing_of(topology.spec)
+    symmetry = torus_symmetry(topology) if routing.policy == "ecmp" and routing.relay else None
+    if symmetry is None or len(groups) < 2:
+        return out
+    arrays = graph_arrays(topology)
+    rank = topology.rank_of
+    first = np.asarray([rank[c] for c in groups[0]])
+    sizes = np.asarray(symmetry.sizes)
+    strides = np.asarray(symmetry.strides)
+    coords = symmetry.coords.astype(np.int64)
+    # a directed edge is its tail and its orbit (axis and direction): a translation keeps the orbit
+    orbit = symmetry.edge_orbits(arrays.src, arrays.dst)
+    table = np.full((arrays.n_nodes, int(orbit.max()) + 1), -1, dtype=np.int64)
+    table[arrays.src, orbit] = np.arange(len(orbit))
+    if np.count_nonzero(table >= 0) != len(orbit):
+        return out  # two links of one orbit at a chip: the table cannot tell them apart
+    for k in range(1, len(groups)):
+        members = np.asarray([rank[c] for c in groups[k]])
+        offset = (coords[members[0]] - coords[first[0]]) % sizes
+        if not np.array_equal(((coords[first] + offset) % sizes) @ strides, members):
+            continue
+        tails = ((coords[arrays.src] + offset) % sizes) @ strides
+        out[k] = (0, table[tails, orbit])
+    return out
+
+
 def _shared(route: StepRoute, total: np.ndarray, bw_bps: np.ndarray, edge_cls, edge) -> StepRoute:
     """A group's step on shared links: every link it uses carries everyone's bytes."""
     loads = np.where(route.link_loads > 0, total, 0.0)
@@ -141,7 +187,8 @@ def evaluate_concurrent(
         raise UsageError(
             f"every size is below the smallest {op.name} nccl-tests runs on {p} ranks of {dtype}"
         )
-    routers = [Router(topology, group) for group in groups]
+    images = _translations(topology, groups)  # per group: (its original's index, directed-edge map) or None
+    routers = [Router(topology, group) if images[k] is None else None for k, group in enumerate(groups)]
     names = (
         [name for name, a in algorithms.REGISTRY.items() if op.name in a.ops]
         if algo == "auto"
@@ -150,14 +197,16 @@ def evaluate_concurrent(
     by_algorithm, skipped, link_loads = {}, {}, {}
     for name in names:
         try:
-            schedules = [
-                algorithms.find(name).schedule(Context(topology, group), op.name) for group in groups
-            ]
+            schedules, routes = [], []  # a translated group's routes are moved only when needed (None)
+            for k, group in enumerate(groups):
+                if images[k] is None:
+                    schedules.append(algorithms.find(name).schedule(Context(topology, group), op.name))
+                    routes.append(routers[k].route_all(_flat(schedules[-1])))
+                else:
+                    schedules.append(schedules[images[k][0]])
+                    routes.append(None)
             if len({_shape(schedule) for schedule in schedules}) != 1:
                 raise NotApplicable("the groups' schedules differ in shape, so they cannot run in lockstep")
-            routes = [
-                router.route_all(_flat(schedule)) for router, schedule in zip(routers, schedules, strict=True)
-            ]
         except NotApplicable as reason:
             if algo != "auto":
                 raise NotApplicableError(
@@ -165,15 +214,36 @@ def evaluate_concurrent(
                 ) from None
             skipped[name] = str(reason)
             continue
-        arrays = routers[0].arrays
+        arrays = routers[0].arrays  # the first group is always routed
         bw_bps = arrays.bw_gbps * 1e9
         links = (bw_bps, [arrays.edge_cls[e] for e in arrays.edge])
-        totals = [sum(group_routes[k].link_loads for group_routes in routes) for k in range(len(routes[0]))]
-        link_loads[name] = sum(
-            step.repeat * total for step, total in zip(_flat(schedules[0]), totals, strict=True)
-        )
-        shared = []
-        for schedule, group_routes in zip(schedules, routes, strict=True):
+        # every step's loads summed over the groups (directed edges x steps: a translate scatters rows)
+        own = [None if r is None else np.stack([route.link_loads for route in r], axis=1) for r in routes]
+        by_edge = np.zeros_like(own[0])
+        for k, loads in enumerate(own):
+            if loads is None:
+                original, where = images[k]
+                by_edge[where] += own[original]
+            else:
+                by_edge += loads
+        totals = np.ascontiguousarray(by_edge.T)  # steps x directed edges
+        link_loads[name] = by_edge @ np.asarray([s.repeat for s in _flat(schedules[0])], dtype=float)
+        # a random projection tells whether the shared loads look the same from a translate as from
+        # its original (equal loads give equal sums; unequal ones almost surely do not)
+        probe = np.random.default_rng(0).random(len(by_edge))
+        seen_from_original = totals @ probe
+        shared: list[Plan] = []
+        for k, schedule in enumerate(schedules):
+            if images[k] is not None:
+                original, where = images[k]
+                # the shared loads look the same from here as from the original: the same plan times
+                moved_probe = np.empty_like(probe)
+                moved_probe[where] = probe
+                if np.allclose(totals @ moved_probe, seen_from_original, rtol=1e-9, atol=0.0):
+                    shared.append(shared[original])
+                    continue
+                routes[k] = [_moved(route, where) for route in routes[original]]
+            group_routes = routes[k]
             mine = [
                 _shared(route, total, bw_bps, arrays.edge_cls, arrays.edge)
                 for route, total in zip(group_routes, totals, strict=True)
@@ -184,6 +254,8 @@ def evaluate_concurrent(
         for _, nbytes, count in aligned:
             times = [plan.time_us(nbytes) for plan in shared]
             slowest = int(np.argmax(times))
+            if routes[slowest] is None:
+                routes[slowest] = [_moved(route, images[slowest][1]) for route in routes[images[slowest][0]]]
             if slowest not in alone:
                 alone[slowest] = _plan(
                     name, schedules[slowest], routes[slowest], links, alpha_ns, chunking, fixed_us
