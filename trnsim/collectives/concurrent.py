@@ -44,6 +44,7 @@ class ConcurrentRow:
     slowdown: float  # time_us / alone_time_us
     slowest: int  # index of the slowest group
     group_times_us: list[float] = field(default_factory=list)
+    bottleneck: str = "-"  # the link class limiting the slowest group under sharing
 
 
 @dataclass
@@ -273,6 +274,7 @@ def evaluate_concurrent(
                     slowdown=times[slowest] / alone_us,
                     slowest=slowest,
                     group_times_us=times,
+                    bottleneck=shared[slowest].bottleneck,
                 )
             )
         by_algorithm[name] = rows
