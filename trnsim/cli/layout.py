@@ -63,10 +63,15 @@ def layout(
     """
     from trnsim.collectives.groups import select_group
     from trnsim.collectives.layout import DIMENSIONS, compare_layouts, evaluate_layout
+    from trnsim.routing.policy import routing_of
     from trnsim.units import parse_size
 
     topo = load(sku, topology, edits(overrides, routing, calibration))
     note_calibration_target(calibration, [topo.name])
+    if routing_of(topo.spec).policy == "hash":
+        raise UsageError(
+            "layout runs ecmp or single routing (hash's seeds are not averaged across groups yet)"
+        )
     members = select_group(topo, group, ranks)
     degrees = {"tp": tp, "cp": cp, "ep": ep, "dp": dp, "pp": pp}
     sizes = {}
@@ -78,7 +83,10 @@ def layout(
                 raise UsageError(
                     f"--size {part!r}: expected NAME=BYTES with NAME one of {', '.join(DIMENSIONS)}"
                 )
-            sizes[name] = parse_size(value)
+            try:
+                sizes[name] = parse_size(value)
+            except UsageError as exc:
+                raise UsageError(f"--size {part!r}: {exc}") from None
     active = [name for name in DIMENSIONS if degrees[name] > 1]
     if not active:
         raise UsageError("give at least one degree above 1 (--tp, --cp, --ep, --dp or --pp)")
