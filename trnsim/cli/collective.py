@@ -71,29 +71,16 @@ def run(
     overrides = edits(overrides, routing, calibration)
     topo = load(sku, topology, overrides)
     note_calibration_target(calibration, [topo.name])
-    if groups is not None:
-        return _run_groups(
-            topo,
-            op,
-            algo,
-            minbytes,
-            maxbytes,
-            stepfactor,
-            sizes,
-            ranks,
-            group,
-            groups,
-            dtype,
-            alpha_us,
-            overrides,
-            fmt,
-            explain,
-            export_schedule,
-            max_chunks,
-            min_chunk,
-        )
-    chips = select_group(topo, group, ranks)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
+    if groups is not None:
+        from trnsim.errors import UsageError
+
+        if group is not None or ranks is not None:
+            raise UsageError("give --groups, or --group/--ranks for one group, not both")
+        if explain or export_schedule is not None or algo == "all":
+            raise UsageError("--groups does not take --explain, --export-schedule or --algo all yet")
+        return _run_groups(topo, op, algo, size_list, groups, dtype, alpha_us, fmt, max_chunks, min_chunk)
+    chips = select_group(topo, group, ranks)
     from trnsim.collectives.groups import group_label
 
     alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
@@ -224,36 +211,13 @@ def run(
     emit(payload, [Table(header, columns, rows, footer)], fmt)
 
 
-def _run_groups(
-    topo,
-    op,
-    algo,
-    minbytes,
-    maxbytes,
-    stepfactor,
-    sizes,
-    ranks,
-    group,
-    spec,
-    dtype,
-    alpha_us,
-    overrides,
-    fmt,
-    explain,
-    export_schedule,
-    max_chunks,
-    min_chunk,
-) -> None:
+def _run_groups(topo, op, algo, size_list, spec, dtype, alpha_us, fmt, max_chunks, min_chunk) -> None:
     """``--groups``: every group runs the op at once; print the slowest group against its time alone."""
     from trnsim.collectives.concurrent import evaluate_concurrent
     from trnsim.collectives.groups import select_groups
     from trnsim.errors import UsageError
     from trnsim.routing.policy import routing_of
 
-    if group is not None or ranks is not None:
-        raise UsageError("give --groups, or --group/--ranks for one group, not both")
-    if explain or export_schedule is not None or algo == "all":
-        raise UsageError("--groups does not take --explain, --export-schedule or --algo all yet")
     if routing_of(topo.spec).policy == "hash":
         raise UsageError(
             "--groups runs ecmp or single routing (hash's seeds are not averaged across groups yet)"
@@ -262,7 +226,7 @@ def _run_groups(
     result = evaluate_concurrent(
         topo,
         op,
-        resolve_sizes(minbytes, maxbytes, stepfactor, sizes),
+        size_list,
         chosen,
         algo=algo,
         dtype=dtype,
@@ -271,7 +235,7 @@ def _run_groups(
         min_chunk_bytes=chunk_bytes(min_chunk),
     )
     alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
-    applied = tuple(overrides or ())
+    applied = topo.overrides
     header = (
         f"{topo.name} {op}: {len(chosen)} groups of {len(chosen[0])} ranks ({spec}) at once, alpha {alpha:g} "
         f"us/step, algorithm {algo}, routing {routing_of(topo.spec).label}"

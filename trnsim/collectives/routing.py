@@ -295,38 +295,30 @@ class Router:
                 loads[i, edges] += route.link_loads
                 latency[i] = max(latency[i], route.latency_ns)
                 max_links[i] = max(max_links[i], route.max_links)
-        routes = []
-        for i, (src, _, _) in enumerate(flows):
-            if not len(src):
-                routes.append(StepRoute(0.0, 0.0, 0, "-", loads[i]))
-                continue
-            seconds = loads[i] / (self.arrays.bw_gbps * 1e9)
-            busiest = busiest_edge(seconds)
-            routes.append(
-                StepRoute(
-                    seconds_per_byte=float(seconds[busiest]),
-                    latency_ns=float(latency[i]),
-                    max_links=int(max_links[i]),
-                    bottleneck=self.arrays.edge_cls[self.arrays.edge[busiest]],
-                    link_loads=loads[i],
-                )
-            )
-        return routes
+        return [
+            self._route(loads[i], latency[i], max_links[i], len(src)) for i, (src, _, _) in enumerate(flows)
+        ]
 
-    def _summary(self, step: Step, loads: np.ndarray) -> StepRoute:
-        arrays = self.arrays
-        if len(step.src) == 0:
+    def _route(self, loads: np.ndarray, latency_ns: float, max_links: int, flows: int) -> StepRoute:
+        """A step's summary from its loads: the busiest link's time per byte and its class."""
+        if not flows:
             return StepRoute(0.0, 0.0, 0, "-", loads)
-        seconds = loads / (arrays.bw_gbps * 1e9)
+        seconds = loads / (self.arrays.bw_gbps * 1e9)
         busiest = busiest_edge(seconds)
-        dst_nodes = self.rows[step.dst]
         return StepRoute(
             seconds_per_byte=float(seconds[busiest]),
-            latency_ns=float(self.latency[step.src, dst_nodes].max()),
-            max_links=int(self.dist[step.src, dst_nodes].max()),
-            bottleneck=arrays.edge_cls[arrays.edge[busiest]],
+            latency_ns=float(latency_ns),
+            max_links=int(max_links),
+            bottleneck=self.arrays.edge_cls[self.arrays.edge[busiest]],
             link_loads=loads,
         )
+
+    def _summary(self, step: Step, loads: np.ndarray) -> StepRoute:
+        if len(step.src) == 0:
+            return self._route(loads, 0.0, 0, 0)
+        dst_nodes = self.rows[step.dst]
+        latency = self.latency[step.src, dst_nodes].max()
+        return self._route(loads, latency, self.dist[step.src, dst_nodes].max(), len(step.src))
 
     def _all_pairs_summary(self, step: Step) -> StepRoute:
         """Every member sends the same bytes to every other: no flow list is needed."""
@@ -343,16 +335,8 @@ class Router:
             demand[:, self.rows] = weight
             demand[np.arange(p), self.rows] = 0.0
             loads = ecmp_loads(self.arrays, self.bfs, demand)
-        seconds = loads / (self.arrays.bw_gbps * 1e9)
-        busiest = busiest_edge(seconds)
         among = np.ix_(np.arange(p), self.rows)
-        return StepRoute(
-            seconds_per_byte=float(seconds[busiest]),
-            latency_ns=float(self.latency[among].max()),
-            max_links=int(self.dist[among].max()),
-            bottleneck=self.arrays.edge_cls[self.arrays.edge[busiest]],
-            link_loads=loads,
-        )
+        return self._route(loads, self.latency[among].max(), self.dist[among].max(), p * (p - 1))
 
     def _translated_loads(self, step: Step) -> np.ndarray | None:
         """Loads of a step in which every chip of a wrapped torus sends the same pattern, else None."""
@@ -433,21 +417,4 @@ class Router:
         np.maximum.at(latency, sets, walked.latency_ns)
         links = np.zeros(len(steps), dtype=np.int64)
         np.maximum.at(links, sets, walked.links)
-        routes = []
-        for i, count in enumerate(counts):
-            loads = walked.loads[i]
-            if not count:
-                routes.append(StepRoute(0.0, 0.0, 0, "-", loads))
-                continue
-            seconds = loads / (self.arrays.bw_gbps * 1e9)
-            busiest = busiest_edge(seconds)
-            routes.append(
-                StepRoute(
-                    seconds_per_byte=float(seconds[busiest]),
-                    latency_ns=float(latency[i]),
-                    max_links=int(links[i]),
-                    bottleneck=self.arrays.edge_cls[self.arrays.edge[busiest]],
-                    link_loads=loads,
-                )
-            )
-        return routes
+        return [self._route(walked.loads[i], latency[i], links[i], count) for i, count in enumerate(counts)]
