@@ -23,6 +23,7 @@ class Task:
     alpha_us: float | None
     max_chunks: int | None = None
     min_chunk_bytes: int | None = None
+    groups: str | None = None  # many groups at once (a select_groups spec), instead of group/ranks
 
 
 @cache
@@ -33,24 +34,21 @@ def _topology(variant: Variant):
 def run_task(task: Task) -> list[dict]:
     """Evaluate one task; rows are flat dicts ready for CSV or JSON. When the algorithm does not apply,
     one row ``{"skipped": reason}``: a sweep skips such combinations and says so."""
+    from trnsim.collectives.concurrent import evaluate_concurrent
     from trnsim.collectives.engine import evaluate
-    from trnsim.collectives.groups import group_label, select_group
+    from trnsim.collectives.groups import group_label, select_group, select_groups
     from trnsim.errors import NotApplicableError
 
     topology = _topology(task.variant)
-    chips = select_group(topology, task.group, task.ranks)
+    options = dict(algo=task.algo, dtype=task.dtype, alpha_us=task.alpha_us, max_chunks=task.max_chunks)
+    options.update(min_chunk_bytes=task.min_chunk_bytes)
     try:
-        result = evaluate(
-            topology,
-            task.op,
-            list(task.sizes),
-            chips,
-            algo=task.algo,
-            dtype=task.dtype,
-            alpha_us=task.alpha_us,
-            max_chunks=task.max_chunks,
-            min_chunk_bytes=task.min_chunk_bytes,
-        )
+        if task.groups is not None:
+            groups = select_groups(topology, task.groups)
+            result = evaluate_concurrent(topology, task.op, list(task.sizes), groups, **options)
+        else:
+            chips = select_group(topology, task.group, task.ranks)
+            result = evaluate(topology, task.op, list(task.sizes), chips, **options)
     except NotApplicableError as reason:
         return [{"skipped": str(reason)}]
     head = {
@@ -59,7 +57,7 @@ def run_task(task: Task) -> list[dict]:
         "sku": topology.name,
         "op": task.op,
         "algo": task.algo,
-        "group": group_label(task.group, task.ranks),
+        "group": group_label(task.group, task.ranks, task.groups),
         "ranks": result.ranks,
         "dtype": task.dtype.strip().lower(),
         "alpha_us": task.alpha_us,

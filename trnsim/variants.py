@@ -8,8 +8,10 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from trnsim.collectives.concurrent import ConcurrentEvaluation, evaluate_concurrent
 from trnsim.collectives.engine import Evaluation, evaluate
-from trnsim.collectives.groups import select_group
+from trnsim.collectives.groups import select_group, select_groups
+from trnsim.collectives.traffic import traffic_matrix
 from trnsim.errors import TrnsimError, UsageError
 from trnsim.topology.graph import Topology
 from trnsim.topology.load import load_topology
@@ -51,7 +53,7 @@ class VariantResult:
 
     label: str  # the SKU's name with the variant's own what-if edits: its identity in baselines
     topology: Topology
-    evaluation: Evaluation
+    evaluation: Evaluation | ConcurrentEvaluation
     sha256: str
     variant: Variant = field(repr=False)
     display: str = ""  # the name with every edit it ran with, including the common --set ones
@@ -79,23 +81,28 @@ def run_variants(
     common: tuple[str, ...] = (),
     max_chunks: int | None = None,
     min_chunk_bytes: int | None = None,
+    groups: str | None = None,
+    skew: str | None = None,
+    traffic_file: Path | None = None,
 ) -> list[VariantResult]:
-    """Evaluate ``op`` on every variant; labels are made unique in order of appearance."""
+    """Evaluate ``op`` on every variant; labels are made unique in order of appearance.
+
+    ``groups`` (a :func:`~trnsim.collectives.groups.select_groups` spec) runs every group at once
+    (:mod:`trnsim.collectives.concurrent`); ``skew`` or ``traffic_file`` skews an all-to-all.
+    """
     results, seen = [], {}
     for variant in variants:
         topology = variant.load()
-        chips = select_group(topology, group, ranks)
-        evaluation = evaluate(
-            topology,
-            op,
-            sizes,
-            chips,
-            algo=algo,
-            dtype=dtype,
-            alpha_us=alpha_us,
-            max_chunks=max_chunks,
-            min_chunk_bytes=min_chunk_bytes,
-        )
+        options = dict(algo=algo, dtype=dtype, alpha_us=alpha_us, max_chunks=max_chunks)
+        options.update(min_chunk_bytes=min_chunk_bytes)
+        if groups is not None:
+            chosen = select_groups(topology, groups)
+            traffic = traffic_matrix(skew, traffic_file, len(chosen[0]))
+            evaluation = evaluate_concurrent(topology, op, sizes, chosen, traffic=traffic, **options)
+        else:
+            chips = select_group(topology, group, ranks)
+            traffic = traffic_matrix(skew, traffic_file, len(chips))
+            evaluation = evaluate(topology, op, sizes, chips, traffic=traffic, **options)
         # common --set edits stand for a change to the files under test (what a baseline gate is
         # for), so they are shown but are not part of the identity; a variant's own edits are
         label = label_of(topology, variant.overrides[len(common) :])

@@ -426,3 +426,29 @@ def test_chunk_limits_are_part_of_a_baseline_row(cli, tmp_path):
     saved = json.loads(base.read_text())["rows"][0]
     full = json.loads(cli(*common, "--format", "json").out)["rows"][0]["values"]
     assert saved["busbw_gbps"] < 0.97 * next(iter(full.values()))["busbw_gbps"]
+
+
+def test_groups_on_compare_and_sweep_match_collective(cli, tmp_path):
+    import json
+
+    common = ("--groups", "tray:*", "--sizes", "1M,1G", "--format", "json")
+    alone = json.loads(cli("collective", "allreduce", "--sku", "nl72x2", *common).out)["rows"]
+    compared = cli("compare", "allreduce", "--sku", "nl72x2", "--sku", "nl32x2", *common)
+    assert compared.code == 0, compared.err
+    document = json.loads(compared.out)
+    assert document["group"] == "groups tray:*"
+    times = [row["values"]["trn3-nl72x2-gen1"]["time_us"] for row in document["rows"]]
+    assert times == pytest.approx([row["time_us"] for row in alone], rel=1e-12)
+    swept = cli("sweep", "--sku", "nl72x2", "--op", "allreduce", *common)
+    assert swept.code == 0, swept.err
+    rows = json.loads(swept.out)["rows"]
+    assert [row["time_us"] for row in rows] == pytest.approx(times, rel=1e-12)
+    assert {row["group"] for row in rows} == {"groups tray:*"} and rows[0]["groups"] == 36
+    # the groups are part of a baseline row's identity: a single-group run does not match it
+    saved = tmp_path / "b.json"
+    assert cli("compare", "allreduce", "--sku", "nl72x2", *common, "--save-baseline", str(saved)).code == 0
+    assert cli("compare", "allreduce", "--sku", "nl72x2", *common, "--baseline", str(saved)).code == 0
+    plain = cli("compare", "allreduce", "--sku", "nl72x2", "--sizes", "1M,1G", "--baseline", str(saved))
+    assert plain.code == 2 and "no row of this run matches" in plain.err
+    both = cli("compare", "allreduce", "--sku", "nl72x2", "--groups", "tray:*", "--group", "rack:0")
+    assert both.code == 2 and "not both" in both.err

@@ -8,12 +8,14 @@ from conftest import topology
 from trnsim.collectives import algorithms
 from trnsim.collectives.concurrent import evaluate_concurrent
 from trnsim.collectives.engine import evaluate
-from trnsim.collectives.groups import select_group
+from trnsim.collectives.groups import select_group, select_groups
 from trnsim.collectives.routing import Router
 from trnsim.collectives.schedule import Context, Step
 from trnsim.errors import UsageError
+from trnsim.topology import load_topology
 
 SIZES = [1 << 20, 1 << 30]
+HASH = ["routing.policy=hash", "routing.hash_seeds=4"]
 
 
 @pytest.mark.parametrize("algo", ["ring", "auto"])
@@ -99,10 +101,40 @@ def test_groups_on_the_command_line(cli):
     assert (
         cli("collective", "allreduce", "--sku", "nl64", "--groups", "stride:16", "--group", "0-3").code == 2
     )
-    assert (
-        cli("collective", "allreduce", "--sku", "nl64", "--groups", "stride:16", "--routing", "hash").code
-        == 2
-    )
+
+
+def test_one_group_under_hash_routing_takes_its_time_alone():
+    # every seed routes every group; with one group nothing is shared, so the mean and the worst
+    # seed's time are the single-group evaluation's
+    topo = load_topology("trn3-nl32x2-gen1", overrides=HASH)
+    group = select_group(topo, "all")
+    together = evaluate_concurrent(topo, "alltoall", SIZES, [group], algo="mesh")
+    alone = evaluate(topo, "alltoall", SIZES, group, algo="mesh")
+    for row, single in zip(together.rows, alone.rows, strict=True):
+        assert row.time_us == pytest.approx(single.time_us, rel=1e-12)
+        assert row.worst_time_us == pytest.approx(single.worst_time_us, rel=1e-12)
+    assert row.worst_time_us > row.time_us  # the seeds differ: hashing is not all alike
+
+
+def test_hashed_groups_collide_with_each_other():
+    # under ECMP the two racks' all-to-alls share nothing; hashed flows of one rack can meet the
+    # other's on a switch plane, so together they are slower than alone, and never faster
+    topo = load_topology("trn3-nl72x2-gen1", overrides=HASH)
+    racks = [select_group(topo, "rack:0"), select_group(topo, "rack:1")]
+    ecmp = evaluate_concurrent(topology("trn3-nl72x2-gen1"), "alltoall", SIZES, racks, algo="mesh")
+    hashed = evaluate_concurrent(topo, "alltoall", SIZES, racks, algo="mesh")
+    assert all(row.slowdown == pytest.approx(1.0) for row in ecmp.rows)
+    assert all(row.slowdown >= 1.0 for row in hashed.rows)
+    assert hashed.rows[-1].time_us > ecmp.rows[-1].time_us
+
+
+def test_the_bound_holds_under_sharing():
+    topo = topology("trn2-nl64")
+    for op in ("allreduce", "alltoall"):
+        result = evaluate_concurrent(topo, op, SIZES, select_groups(topo, "stride:16"))
+        for row in result.rows:
+            assert 0 < row.efficiency <= 1 + 1e-9
+            assert row.busbw_gbps <= row.bound_busbw_gbps * (1 + 1e-9)
 
 
 @pytest.mark.parametrize(

@@ -20,9 +20,11 @@ from trnsim.cli.options import (
     RoutingOption,
     SetOption,
     Sizes,
+    Skew,
     SkuOption,
     StepFactor,
     TopologyOption,
+    TrafficFile,
     chunk_bytes,
     edits,
     load,
@@ -62,10 +64,13 @@ def run(
     routing: str | None = None,
     calibration=None,
     groups: str | None = None,
+    skew: str | None = None,
+    traffic_file=None,
 ) -> None:
     """Evaluate and print one collective."""
     from trnsim.collectives.engine import evaluate
     from trnsim.collectives.groups import select_group
+    from trnsim.collectives.traffic import describe, traffic_matrix
 
     algo = algo.strip().lower()  # one spelling in the header and JSON
     overrides = edits(overrides, routing, calibration)
@@ -79,8 +84,28 @@ def run(
             raise UsageError("give --groups, or --group/--ranks for one group, not both")
         if explain or export_schedule is not None or algo == "all":
             raise UsageError("--groups does not take --explain, --export-schedule or --algo all yet")
-        return _run_groups(topo, op, algo, size_list, groups, dtype, alpha_us, fmt, max_chunks, min_chunk)
+        from trnsim.collectives.groups import select_groups
+
+        chosen = select_groups(topo, groups)
+        traffic = traffic_matrix(skew, traffic_file, len(chosen[0]))
+        traffic_text = describe(traffic, skew, traffic_file)
+        return _run_groups(
+            topo,
+            op,
+            algo,
+            size_list,
+            groups,
+            chosen,
+            dtype,
+            alpha_us,
+            fmt,
+            max_chunks,
+            min_chunk,
+            traffic,
+            traffic_text,
+        )
     chips = select_group(topo, group, ranks)
+    traffic = traffic_matrix(skew, traffic_file, len(chips))
     from trnsim.collectives.groups import group_label
 
     alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
@@ -95,6 +120,7 @@ def run(
         alpha_us=alpha_us,
         max_chunks=max_chunks,
         min_chunk_bytes=chunk_bytes(min_chunk),
+        traffic=traffic,
     )
     if export_schedule is not None:
         import json
@@ -121,6 +147,8 @@ def run(
             else "; links at their classes' efficiencies (see topo show)"
         )
     )
+    if traffic is not None:
+        header += f"; {describe(traffic, skew, traffic_file)} traffic"
     if applied:
         header += f"; with --set {', '.join(applied)}"
     payload = {
@@ -132,6 +160,7 @@ def run(
         "ranks": result.ranks,
         "group": group_text,
         "group_ranks": [topo.rank_of[c] for c in chips],
+        "traffic": describe(traffic, skew, traffic_file),
         "algorithm": algo,
         "alpha_us": alpha,
         "avg_busbw_gbps": result.avg_busbw_gbps,
@@ -211,18 +240,25 @@ def run(
     emit(payload, [Table(header, columns, rows, footer)], fmt)
 
 
-def _run_groups(topo, op, algo, size_list, spec, dtype, alpha_us, fmt, max_chunks, min_chunk) -> None:
+def _run_groups(
+    topo,
+    op,
+    algo,
+    size_list,
+    spec,
+    chosen,
+    dtype,
+    alpha_us,
+    fmt,
+    max_chunks,
+    min_chunk,
+    traffic,
+    traffic_text,
+) -> None:
     """``--groups``: every group runs the op at once; print the slowest group against its time alone."""
     from trnsim.collectives.concurrent import evaluate_concurrent
-    from trnsim.collectives.groups import select_groups
-    from trnsim.errors import UsageError
     from trnsim.routing.policy import routing_of
 
-    if routing_of(topo.spec).policy == "hash":
-        raise UsageError(
-            "--groups runs ecmp or single routing (hash's seeds are not averaged across groups yet)"
-        )
-    chosen = select_groups(topo, spec)
     result = evaluate_concurrent(
         topo,
         op,
@@ -233,12 +269,15 @@ def _run_groups(topo, op, algo, size_list, spec, dtype, alpha_us, fmt, max_chunk
         alpha_us=alpha_us,
         max_chunks=max_chunks,
         min_chunk_bytes=chunk_bytes(min_chunk),
+        traffic=traffic,
     )
     alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
     applied = topo.overrides
+    routing = routing_of(topo.spec)
     header = (
         f"{topo.name} {op}: {len(chosen)} groups of {len(chosen[0])} ranks ({spec}) at once, alpha {alpha:g} "
-        f"us/step, algorithm {algo}, routing {routing_of(topo.spec).label}"
+        f"us/step, algorithm {algo}, routing {routing.label}"
+        + (f"; {traffic_text} traffic" if traffic is not None else "")
         + (f"; with --set {', '.join(applied)}" if applied else "")
     )
     rows = [
@@ -253,6 +292,10 @@ def _run_groups(topo, op, algo, size_list, spec, dtype, alpha_us, fmt, max_chunk
             "slowdown": r.slowdown,
             "slowest_group": r.slowest,
             "slowest_ranks": f"{topo.rank_of[chosen[r.slowest][0]]}..{topo.rank_of[chosen[r.slowest][-1]]}",
+            "bound_busbw_gbps": r.bound_busbw_gbps,
+            "efficiency": r.efficiency,
+            "worst_time_us": r.worst_time_us,
+            "bottleneck": r.bottleneck,
         }
         for r in result.rows
     ]
@@ -272,14 +315,24 @@ def _run_groups(topo, op, algo, size_list, spec, dtype, alpha_us, fmt, max_chunk
         Column("bytes", "size (B)"),
         Column("count", "count", drop_priority=3),
         Column("type", "type", align="left", drop_priority=2),
-        Column("time_us", "time (us)", "{:.2f}"),
+        Column("time_us", "time (us)" if routing.realisations == 1 else "mean time (us)", "{:.2f}"),
+    ]
+    if routing.realisations > 1:
+        columns.append(Column("worst_time_us", "worst seed (us)", "{:.2f}", drop_priority=4))
+    columns += [
         Column("busbw_gbps", "busbw (GB/s)", "{:.2f}", short="busbw"),
         Column("algorithm", "algorithm", align="left", short="algo"),
         Column("alone_time_us", "alone (us)", "{:.2f}"),
         Column("slowdown", "slowdown", lambda v: f"{v:.3f}x"),
+        Column("bound_busbw_gbps", "bound busbw", "{:.2f}", short="bound", drop_priority=5),
+        Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}", drop_priority=6),
+        Column("bottleneck", "bottleneck", align="left", drop_priority=7),
         Column("slowest_ranks", "slowest group", align="left", drop_priority=1),
     ]
-    footer = ["# time and busbw: the slowest group with every group running; alone: the same group by itself"]
+    footer = [
+        "# time and busbw: the slowest group with every group running; alone: the same group by itself; "
+        "bound: that group's bound alone (sharing links can only slow it)"
+    ]
     emit(payload, [Table(header, columns, rows, footer)], fmt)
 
 
@@ -311,6 +364,8 @@ def _register(op: str) -> None:
         routing: RoutingOption = None,
         calibration: CalibrationOption = None,
         groups: Groups = None,
+        skew: Skew = None,
+        traffic: TrafficFile = None,
     ) -> None:
         run(
             op,
@@ -334,9 +389,17 @@ def _register(op: str) -> None:
             routing,
             calibration,
             groups,
+            skew,
+            traffic,
         )
 
     command.__doc__ = f"Model {op}: {OPS[op].description}."
+    if op != "alltoall":  # skewed traffic is an all-to-all's: the other ops do not offer the options
+        import inspect
+
+        signature = inspect.signature(command)
+        kept = [p for name, p in signature.parameters.items() if name not in ("skew", "traffic")]
+        command.__signature__ = signature.replace(parameters=kept)
     app.command(op)(command)
 
 

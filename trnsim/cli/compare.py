@@ -14,6 +14,7 @@ from trnsim.cli.options import (
     Dtype,
     FormatOption,
     Group,
+    Groups,
     MaxBytes,
     MaxChunks,
     MinBytes,
@@ -22,7 +23,9 @@ from trnsim.cli.options import (
     RoutingsOption,
     SetOption,
     Sizes,
+    Skew,
     StepFactor,
+    TrafficFile,
     chunk_bytes,
     edits,
     note_calibration_target,
@@ -169,11 +172,15 @@ def _baselines(
     typer.echo(f"ok: no row worse than {100 * threshold:g}%", err=True)
 
 
-def _prepare(algo: str, max_regression: str, baseline, save_baseline, command: str) -> None:
-    """Check before any work: the algorithm choice, the threshold and where results go."""
+def _prepare(
+    algo: str, max_regression: str, baseline, save_baseline, command: str, groups=None, group=None, ranks=None
+) -> None:
+    """Check before any work: the algorithm choice, the groups, the threshold and where results go."""
     from trnsim import baseline as baselines
     from trnsim.units import parse_percent
 
+    if groups is not None and (group is not None or ranks is not None):
+        raise UsageError("give --groups, or --group/--ranks for one group, not both")
     if algo.lower() == "all":
         raise UsageError(f"--algo all is for trnsim collective; {command} takes one algorithm or auto")
     parse_percent(max_regression)  # a bad threshold is an error even before a baseline is given
@@ -201,6 +208,9 @@ def compare(
     sizes: Sizes = None,
     ranks: Ranks = None,
     group: Group = None,
+    groups: Groups = None,
+    skew: Skew = None,
+    traffic: TrafficFile = None,
     dtype: Dtype = "float",
     alpha_us: AlphaUs = None,
     max_chunks: MaxChunks = None,
@@ -211,13 +221,18 @@ def compare(
     max_regression: MaxRegression = "5%",
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Compare variants: one row per size, each variant's metric and time, and its ratio to the first."""
+    """Compare variants: one row per size, each variant's metric and time, and its ratio to the first.
+
+    With --groups every variant runs its groups at once and the rows are the slowest group's.
+    """
     from trnsim.collectives.ops import get_op
     from trnsim.variants import run_variants
 
     op = get_op(op).name
     algo = algo.strip().lower()  # one spelling in titles, JSON and baselines
-    _prepare(algo, max_regression, baseline, save_baseline, "compare")
+    _prepare(algo, max_regression, baseline, save_baseline, "compare", groups, group, ranks)
+    if (skew is not None or traffic is not None) and op != "alltoall":
+        raise UsageError(f"--skew and --traffic are for alltoall; {op} sends the same to every rank")
     variants, common = _variants(sku, topology, overrides, routing, calibration)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(
@@ -232,10 +247,18 @@ def compare(
         common=common,
         max_chunks=max_chunks,
         min_chunk_bytes=chunk_bytes(min_chunk),
+        groups=groups,
+        skew=skew,
+        traffic_file=traffic,
     )
     note_calibration_target(calibration, [r.topology.name for r in results])
     key = _VALUE_KEY[metric.value]
-    group_text = group_label(group, ranks)
+    # the group, and any skew, are part of a row's identity in a baseline
+    shape = group_label(group, ranks, groups)
+    skewed = (
+        f"skew {skew.strip()}" if skew is not None else f"traffic {traffic}" if traffic is not None else ""
+    )
+    group_text = f"{shape}; {skewed}" if skewed else shape
     # a variant's rows by requested size: on a small group a size may align to 0 bytes and be left out
     by_size = [{row.requested_bytes: row for row in r.evaluation.rows} for r in results]
     shown_sizes = [size for size in size_list if any(size in rows for rows in by_size)]
@@ -301,7 +324,9 @@ def compare(
             by_note.setdefault(note, []).append(letter)
     notes = [f"{', '.join(names)}: {note}" for note, names in by_note.items()]
     count = f"{len(results)} variant{'s' if len(results) != 1 else ''}"
-    title = f"{op} on {count}, group {group_text}, algorithm {algo}; ratios of {metric.value} to A"
+    where = f"{shape} at once (the slowest group)" if groups else f"group {shape}"
+    where += f", {skewed}" if skewed else ""
+    title = f"{op} on {count}, {where}, algorithm {algo}; ratios of {metric.value} to A"
     if common:
         title += f"; every variant with --set {', '.join(common)}"
     meta = _variant_meta(results)
@@ -357,6 +382,7 @@ def sweep(
     sizes: Sizes = None,
     ranks: Ranks = None,
     group: Group = None,
+    groups: Groups = None,
     dtype: Dtype = "float",
     alpha_us: AlphaUs = None,
     max_chunks: MaxChunks = None,
@@ -379,7 +405,7 @@ def sweep(
     if output is not None and output.suffix.lower() not in (".csv", ".json"):
         raise UsageError(f"-o {output}: give a .csv or .json file")
     writable(output, "-o")
-    _prepare("auto", max_regression, baseline, save_baseline, "sweep")
+    _prepare("auto", max_regression, baseline, save_baseline, "sweep", groups, group, ranks)
     skus = list(sku or [])
     if not skus and not topology or "all" in (s.lower() for s in skus):
         # the whole catalog, plus any other --sku and --topology named alongside `all`
@@ -397,7 +423,20 @@ def sweep(
         algos = [a for a in algos if a != "all"] + [name for name in REGISTRY if name not in algos]
     size_list = tuple(resolve_sizes(minbytes, maxbytes, stepfactor, sizes))
     tasks = [
-        Task(v, common, o, a, size_list, group, ranks, dtype, alpha_us, max_chunks, chunk_bytes(min_chunk))
+        Task(
+            v,
+            common,
+            o,
+            a,
+            size_list,
+            group,
+            ranks,
+            dtype,
+            alpha_us,
+            max_chunks,
+            chunk_bytes(min_chunk),
+            groups,
+        )
         for v in variants
         for o in ops
         for a in algos

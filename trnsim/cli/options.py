@@ -151,6 +151,23 @@ Group = Annotated[
         "plane's chips); slot:NAME; a rank range 0-31; or a list 0,2,5-7 of ranks or chip names.",
     ),
 ]
+Skew = Annotated[
+    str | None,
+    typer.Option(
+        "--skew",
+        help="alltoall with hot destinations: FACTOR[:HOT], the first HOT ranks of each group (default "
+        "1) each receive FACTOR times the mean (max/mean load, as MoE papers define imbalance); every "
+        "rank still sends its whole buffer. Runs on mesh and pairwise.",
+    ),
+]
+TrafficFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--traffic",
+        help="alltoall with a traffic matrix: a text file of p rows of p numbers (row i: what rank i "
+        "sends to each rank), scaled so a rank sends the size on average. Runs on mesh and pairwise.",
+    ),
+]
 Groups = Annotated[
     str | None,
     typer.Option(

@@ -46,11 +46,17 @@ class Algorithm:
     build: Callable[[Context, str], list[Step]]
     aliases: tuple[str, ...] = field(default=())
     dominated_by: str | None = None  # never faster than this one under the model, where both apply
+    takes_traffic: bool = False  # builds a skewed all-to-all from the context's traffic matrix
 
     def schedule(self, ctx: Context, op: str) -> list[Step]:
         if op not in self.ops:
             raise NotApplicable(
                 f"{self.name} does not implement {op} (it does {', '.join(sorted(self.ops))})"
+            )
+        if ctx.traffic is not None and not self.takes_traffic:
+            raise NotApplicable(
+                "a skewed all-to-all runs on algorithms that send each block straight to its "
+                "destination (mesh, pairwise); this one combines blocks for several destinations"
             )
         return self.build(ctx, op)
 
@@ -59,12 +65,17 @@ REGISTRY: dict[str, Algorithm] = {}
 
 
 def algorithm(
-    name: str, ops: set[str], summary: str, aliases: tuple[str, ...] = (), dominated_by: str | None = None
+    name: str,
+    ops: set[str],
+    summary: str,
+    aliases: tuple[str, ...] = (),
+    dominated_by: str | None = None,
+    takes_traffic: bool = False,
 ):
     """Register a schedule builder under ``name``."""
 
     def register(build):
-        REGISTRY[name] = Algorithm(name, frozenset(ops), summary, build, aliases, dominated_by)
+        REGISTRY[name] = Algorithm(name, frozenset(ops), summary, build, aliases, dominated_by, takes_traffic)
         return build
 
     return register
@@ -267,8 +278,12 @@ def _tree(ctx: Context, op: str) -> list[Pipeline]:
     ALL,
     "direct: every rank sends its share straight to every other rank at once (Neuron's Mesh)",
     aliases=("direct",),
+    takes_traffic=True,
 )
 def _mesh(ctx: Context, op: str) -> list[Step]:
+    if ctx.traffic is not None:
+        src, dst = np.nonzero(~np.eye(ctx.p, dtype=bool) & (ctx.traffic > 0))
+        return [Step.of((src, dst), ctx.traffic[src, dst], 1, "all pairs (skewed)")]
     step = Step.everyone(ctx.p, 1 / ctx.p, 1, "all pairs")
     return [step, step] if op == "allreduce" else [step]
 
@@ -280,9 +295,15 @@ def _mesh(ctx: Context, op: str) -> list[Step]:
     {"alltoall"},
     "p-1 rounds: in round k rank i sends its block to rank i+k",
     dominated_by="mesh",
+    takes_traffic=True,
 )
 def _pairwise(ctx: Context, op: str) -> list[Step]:
     p = ctx.p
+    if ctx.traffic is not None:
+        rounds = [(np.arange(p), (np.arange(p) + k) % p) for k in range(1, p)]
+        return [
+            Step.of((s, d), ctx.traffic[s, d], 1, f"shift {k} (skewed)") for k, (s, d) in enumerate(rounds, 1)
+        ]
     return [Step.of([(i, (i + k) % p) for i in range(p)], 1 / p, 1, f"shift {k}") for k in range(1, p)]
 
 

@@ -23,6 +23,11 @@ Ties are named in the order above: a bound reached by a chip's own links is "inj
 reached by a natural cut "cut <name>", and the optimum's own label otherwise ("cut: 36 of 144
 members vs the rest", "reduction cut: ...", "link classes xrack").
 
+A skewed all-to-all (a traffic matrix, :mod:`trnsim.collectives.traffic`) is bounded by the same
+arguments with the matrix's own sums: each member's sent and received bytes over its links, each
+natural cut's bytes in either direction over the cut, each chip's bytes to and from other chips. The
+optimum's flow LP is for the uniform matrix, so the bound is then valid but not marked exact.
+
 Latency: one step's alpha plus the fewest links between the farthest two members, each at the
 lowest link latency.
 """
@@ -114,23 +119,61 @@ def _chip_injection(topology: Topology, group: list[str], op: Op) -> tuple[float
     ), f"injection per chip ({slowest}: its {k} ranks share its links)"
 
 
-def lower_bound(topology: Topology, group: list[str], op: Op, alpha_ns: float, max_links: int) -> Bound:
+def traffic_bounds(topology: Topology, group: list[str], traffic) -> list[tuple[float, str]]:
+    """Injection, natural-cut and per-chip bounds of an all-to-all with traffic matrix ``traffic``
+    (``traffic[i, j]`` of the size goes from member ``i`` to member ``j``), in seconds per byte."""
+    import numpy as np
+
+    from trnsim.topology.metrics import chip_bandwidth_gbps, device_bandwidth_gbps
+
+    moved = np.array(traffic, dtype=float)
+    np.fill_diagonal(moved, 0.0)
+    sent, received = moved.sum(axis=1), moved.sum(axis=0)
+    chip_bw = chip_bandwidth_gbps(topology)
+    per_member = np.maximum(sent, received) / np.array([chip_bw[c] * 1e9 for c in group])
+    busiest = int(np.argmax(per_member))
+    candidates = [(float(per_member[busiest]), f"injection ({group[busiest]}, skewed traffic)")]
+    cut_bw = cut_bandwidths(topology)
+    for name, side in topology.cuts.items():
+        inside = np.fromiter((chip in side for chip in group), dtype=bool, count=len(group))
+        if inside.all() or not inside.any():
+            continue
+        crossing = max(moved[np.ix_(inside, ~inside)].sum(), moved[np.ix_(~inside, inside)].sum())
+        candidates.append((float(crossing) / (cut_bw[name] * 1e9), f"cut {name}"))
+    chip_of = [topology.nodes[member].get("chip") for member in group]
+    if None not in chip_of and len(set(chip_of)) > 1:
+        bandwidth = device_bandwidth_gbps(topology)
+        for chip in dict.fromkeys(chip_of):
+            mine = np.array([c == chip for c in chip_of])
+            out = max(moved[np.ix_(mine, ~mine)].sum(), moved[np.ix_(~mine, mine)].sum())
+            candidates.append((float(out) / (bandwidth[chip] * 1e9), f"injection per chip ({chip})"))
+    return candidates
+
+
+def lower_bound(
+    topology: Topology, group: list[str], op: Op, alpha_ns: float, max_links: int, traffic=None
+) -> Bound:
     """The lower bound for ``op`` on ``group``.
 
     Parameters
     ----------
     max_links : int
         The fewest links between the group's farthest two members.
+    traffic : numpy.ndarray, optional
+        A skewed all-to-all's traffic matrix (None: the uniform one).
     """
     from trnsim.collectives.optimum import optimum
 
-    candidates = natural_bounds(topology, group, op)
-    peak = candidates[0][0]
-    exact = True
-    if len(group) > 1:
-        best = optimum(topology, group, op.name)
-        candidates.append((best.seconds_per_byte, best.limited_by))
-        exact = best.exact
+    if traffic is not None:
+        candidates = traffic_bounds(topology, group, traffic)
+        peak, exact = candidates[0][0], False
+    else:
+        candidates = natural_bounds(topology, group, op)
+        peak, exact = candidates[0][0], True
+        if len(group) > 1:
+            best = optimum(topology, group, op.name)
+            candidates.append((best.seconds_per_byte, best.limited_by))
+            exact = best.exact
     top = max(value for value, _ in candidates)
     limited_by = next(name for value, name in candidates if value >= top * (1 - TIE))
     if not exact and op.name == "allreduce" and len(group) > 1:

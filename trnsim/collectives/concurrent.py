@@ -12,6 +12,9 @@ is an exact copy of it: it takes the same schedule, and its loads are the first 
 the translation (an automorphism of the torus), so only one group per translation class is
 scheduled and routed; a group whose shared loads are also invariant under its shift is costed once.
 
+Under hash routing each seed routes every group (flows collide across groups as within one); the
+time is the mean over the seeds of the slowest group's, and the worst seed's is kept.
+
 Lockstep needs schedules of one shape (the same steps, repeats and pipeline stages): groups of one
 size on a symmetric system have them; an algorithm whose schedules differ between the groups does
 not apply.
@@ -22,11 +25,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from trnsim.collectives import algorithms
+from trnsim.collectives.bounds import Bound, lower_bound
 from trnsim.collectives.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, StepCost
-from trnsim.collectives.engine import Plan
+from trnsim.collectives.engine import Plan, size_note
 from trnsim.collectives.ops import dtype_size, get_op
 from trnsim.collectives.routing import Router, StepRoute, busiest_edge
 from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
+from trnsim.collectives.traffic import check_traffic
 from trnsim.errors import NotApplicableError, UsageError
 from trnsim.topology.graph import Topology
 
@@ -38,13 +43,22 @@ class ConcurrentRow:
     bytes: int
     count: int
     algorithm: str
-    time_us: float  # the slowest group's time with every group running
+    time_us: float  # the slowest group's time with every group running (mean over hash seeds)
     busbw_gbps: float  # that group's busbw
     alone_time_us: float  # the slowest group's time with the others idle
     slowdown: float  # time_us / alone_time_us
     slowest: int  # index of the slowest group
     group_times_us: list[float] = field(default_factory=list)
     bottleneck: str = "-"  # the link class limiting the slowest group under sharing
+    requested_bytes: int = 0  # the size asked for; ``bytes`` is what nccl-tests runs for it
+    groups: int = 1  # how many groups ran at once
+    bound_busbw_gbps: float = 0.0  # the slowest group's lower bound alone (sharing only slows it)
+    efficiency: float = 0.0  # busbw_gbps / bound_busbw_gbps
+    worst_time_us: float = 0.0  # under hash routing the slowest seed's time, else time_us
+
+    def as_dict(self) -> dict:
+        """The row for CSV and JSON: every field but the per-group times."""
+        return {key: value for key, value in self.__dict__.items() if key != "group_times_us"}
 
 
 @dataclass
@@ -58,6 +72,16 @@ class ConcurrentEvaluation:
     by_algorithm: dict[str, list[ConcurrentRow]]
     skipped: dict[str, str]
     link_loads: dict[str, np.ndarray]  # per algorithm: bytes per directed edge per byte, summed over steps
+    dropped: list[int] = field(default_factory=list)  # requested sizes that align to 0 bytes
+
+    @property
+    def ranks(self) -> int:
+        """Ranks per group."""
+        return len(self.groups[0])
+
+    def alignment_note(self) -> str | None:
+        """One line saying which sizes were aligned or left out, or None when all ran as asked."""
+        return size_note(self.rows, self.dropped)
 
 
 def _flat(schedule: list) -> list[Step]:
@@ -147,6 +171,48 @@ def _shared(route: StepRoute, total: np.ndarray, bw_bps: np.ndarray, edge_cls, e
     )
 
 
+def _costed(name, schedules, routes, images, arrays, links, alpha_ns, chunking, fixed_us):
+    """Each group's plan on the shared loads of its links, and the loads summed over the groups.
+
+    ``routes[k]`` is None for a translate of an earlier group; it is filled in (moved along the
+    translation) where that group's costing cannot be reused.
+    """
+    bw_bps = links[0]
+    # every step's loads summed over the groups (directed edges x steps); a translate adds its
+    # original's loads moved, only on the few edges its original uses
+    own = [None if r is None else np.stack([route.link_loads for route in r], axis=1) for r in routes]
+    used = [None if loads is None else np.flatnonzero(loads.any(axis=1)) for loads in own]
+    by_edge = np.zeros_like(own[0])
+    for k, loads in enumerate(own):
+        if loads is None:
+            original, where = images[k]
+            by_edge[where[used[original]]] += own[original][used[original]]
+        else:
+            by_edge += loads
+    totals = np.ascontiguousarray(by_edge.T)  # steps x directed edges
+    # random projections tell whether the shared loads look the same from a translate as from its
+    # original in every step (equal loads give equal sums; unequal ones almost surely do not)
+    rng = np.random.default_rng(0)
+    probe = rng.random(len(by_edge))
+    seen = rng.random(len(totals)) @ totals  # a random mix of the steps
+    seen_from_original = seen @ probe
+    shared: list[Plan] = []
+    for k, schedule in enumerate(schedules):
+        if images[k] is not None:
+            original, where = images[k]
+            # the shared loads look the same from here as from the original: the same plan times
+            if np.isclose(seen[where] @ probe, seen_from_original, rtol=1e-9, atol=0.0):
+                shared.append(shared[original])
+                continue
+            routes[k] = [_moved(route, where) for route in routes[original]]
+        mine = [
+            _shared(route, total, bw_bps, arrays.edge_cls, arrays.edge)
+            for route, total in zip(routes[k], totals, strict=True)
+        ]
+        shared.append(_plan(name, schedule, mine, links, alpha_ns, chunking, fixed_us))
+    return shared, by_edge
+
+
 def evaluate_concurrent(
     topology: Topology,
     op_name: str,
@@ -157,6 +223,7 @@ def evaluate_concurrent(
     alpha_us: float | None = None,
     max_chunks: int | None = None,
     min_chunk_bytes: int | None = None,
+    traffic: np.ndarray | None = None,
 ) -> ConcurrentEvaluation:
     """Model ``op_name`` run by every group at once, for every size.
 
@@ -166,6 +233,11 @@ def evaluate_concurrent(
         Disjoint groups of equal size (chip names in rank order).
     algo : str
         An algorithm name or ``auto`` (per size, the one whose slowest group is fastest).
+    traffic : numpy.ndarray, optional
+        A skewed all-to-all's traffic matrix, the same for every group (by position in the group).
+
+    Under hash routing every seed routes every group; a size's time is the mean over the seeds of
+    the slowest group's time, and ``worst_time_us`` the slowest seed's.
     """
     op = get_op(op_name)
     if len(groups) < 1 or any(len(group) < 2 for group in groups):
@@ -177,19 +249,41 @@ def evaluate_concurrent(
         if seen & set(group):
             raise UsageError(f"groups must be disjoint: {sorted(seen & set(group))[0]} is in two of them")
         seen |= set(group)
+    p = len(groups[0])
+    check_traffic(op.name, traffic, p)
     element = dtype_size(dtype)
     alpha_ns = topology.spec.latency.step_ns if alpha_us is None else alpha_us * 1e3
     chunking = (max_chunks or MAX_CHUNKS, min_chunk_bytes or MIN_CHUNK_BYTES)
     fixed_us = topology.spec.latency.collective_ns / 1e3
-    p = len(groups[0])
-    aligned = [(size, *op.align(size, p, element)) for size in sizes]
-    aligned = [(size, nbytes, count) for size, nbytes, count in aligned if nbytes]
+    aligned, dropped = [], []
+    for size in sizes:
+        nbytes, count = op.align(size, p, element)
+        if nbytes:
+            aligned.append((size, nbytes, count))
+        else:
+            dropped.append(size)
     if not aligned:
         raise UsageError(
             f"every size is below the smallest {op.name} nccl-tests runs on {p} ranks of {dtype}"
         )
     images = _translations(topology, groups)  # per group: (its original's index, directed-edge map) or None
-    routers = [Router(topology, group) if images[k] is None else None for k, group in enumerate(groups)]
+    base = [Router(topology, group) if images[k] is None else None for k, group in enumerate(groups)]
+    # one list of routers per hash seed (one list in all unless routing is hashed)
+    seeded = [base] + [
+        [None if router is None else router.with_seed(seed) for router in base]
+        for seed in range(1, base[0].routing.realisations)
+    ]
+    arrays = base[0].arrays  # the first group is always routed
+    bw_bps = arrays.bw_gbps * 1e9
+    links = (bw_bps, [arrays.edge_cls[e] for e in arrays.edge])
+    bounds: dict[int, Bound] = {}  # the groups that turn out slowest, each one's bound alone
+
+    def bound_of(k: int) -> Bound:
+        if k not in bounds:
+            router = base[k] or base[images[k][0]]  # a translate is as far apart as its original
+            bounds[k] = lower_bound(topology, groups[k], op, alpha_ns, router.max_links, traffic)
+        return bounds[k]
+
     names = (
         [name for name, a in algorithms.REGISTRY.items() if op.name in a.ops]
         if algo == "auto"
@@ -198,14 +292,13 @@ def evaluate_concurrent(
     by_algorithm, skipped, link_loads = {}, {}, {}
     for name in names:
         try:
-            schedules, routes = [], []  # a translated group's routes are moved only when needed (None)
+            schedules = []
             for k, group in enumerate(groups):
                 if images[k] is None:
-                    schedules.append(algorithms.find(name).schedule(Context(topology, group), op.name))
-                    routes.append(routers[k].route_all(_flat(schedules[-1])))
+                    context = Context(topology, group, traffic)
+                    schedules.append(algorithms.find(name).schedule(context, op.name))
                 else:
                     schedules.append(schedules[images[k][0]])
-                    routes.append(None)
             if len({_shape(schedule) for schedule in schedules}) != 1:
                 raise NotApplicable("the groups' schedules differ in shape, so they cannot run in lockstep")
         except NotApplicable as reason:
@@ -215,66 +308,58 @@ def evaluate_concurrent(
                 ) from None
             skipped[name] = str(reason)
             continue
-        arrays = routers[0].arrays  # the first group is always routed
-        bw_bps = arrays.bw_gbps * 1e9
-        links = (bw_bps, [arrays.edge_cls[e] for e in arrays.edge])
-        # every step's loads summed over the groups (directed edges x steps: a translate scatters rows)
-        own = [None if r is None else np.stack([route.link_loads for route in r], axis=1) for r in routes]
-        by_edge = np.zeros_like(own[0])
-        for k, loads in enumerate(own):
-            if loads is None:
-                original, where = images[k]
-                by_edge[where] += own[original]
-            else:
-                by_edge += loads
-        totals = np.ascontiguousarray(by_edge.T)  # steps x directed edges
-        link_loads[name] = by_edge @ np.asarray([s.repeat for s in _flat(schedules[0])], dtype=float)
-        # a random projection tells whether the shared loads look the same from a translate as from
-        # its original (equal loads give equal sums; unequal ones almost surely do not)
-        probe = np.random.default_rng(0).random(len(by_edge))
-        seen_from_original = totals @ probe
-        shared: list[Plan] = []
-        for k, schedule in enumerate(schedules):
-            if images[k] is not None:
-                original, where = images[k]
-                # the shared loads look the same from here as from the original: the same plan times
-                moved_probe = np.empty_like(probe)
-                moved_probe[where] = probe
-                if np.allclose(totals @ moved_probe, seen_from_original, rtol=1e-9, atol=0.0):
-                    shared.append(shared[original])
-                    continue
-                routes[k] = [_moved(route, where) for route in routes[original]]
-            group_routes = routes[k]
-            mine = [
-                _shared(route, total, bw_bps, arrays.edge_cls, arrays.edge)
-                for route, total in zip(group_routes, totals, strict=True)
+        runs = []  # per seed: each group's routes and its plan on the shared loads
+        for routers in seeded:
+            # a translated group's routes are moved only when needed (None)
+            routes = [
+                None if router is None else router.route_all(_flat(schedule))
+                for router, schedule in zip(routers, schedules, strict=True)
             ]
-            shared.append(_plan(name, schedule, mine, links, alpha_ns, chunking, fixed_us))
+            shared, by_edge = _costed(
+                name, schedules, routes, images, arrays, links, alpha_ns, chunking, fixed_us
+            )
+            if not runs:
+                link_loads[name] = by_edge @ np.asarray([s.repeat for s in _flat(schedules[0])], dtype=float)
+            runs.append((routes, shared))
         alone: dict[int, Plan] = {}  # only the groups that turn out slowest need their time alone
         rows = []
-        for _, nbytes, count in aligned:
-            times = [plan.time_us(nbytes) for plan in shared]
-            slowest = int(np.argmax(times))
-            if routes[slowest] is None:
-                routes[slowest] = [_moved(route, images[slowest][1]) for route in routes[images[slowest][0]]]
+        for requested, nbytes, count in aligned:
+            times = np.array([[plan.time_us(nbytes) for plan in shared] for _, shared in runs])
+            group_times = times.mean(axis=0)
+            slowest = int(np.argmax(group_times))
             if slowest not in alone:
-                alone[slowest] = _plan(
-                    name, schedules[slowest], routes[slowest], links, alpha_ns, chunking, fixed_us
-                )
+                plans = []
+                for routes, _ in runs:
+                    if routes[slowest] is None:
+                        original, where = images[slowest]
+                        routes[slowest] = [_moved(route, where) for route in routes[original]]
+                    plans.append(
+                        _plan(name, schedules[slowest], routes[slowest], links, alpha_ns, chunking, fixed_us)
+                    )
+                alone[slowest] = replace(plans[0], others=plans[1:])
+            time_us = float(times.max(axis=1).mean())
             alone_us = alone[slowest].time_us(nbytes)
-            algbw = nbytes / (times[slowest] * 1e3)
+            factor = op.busbw_factor(p)
+            busbw = nbytes / (time_us * 1e3) * factor
+            bound_us = bound_of(slowest).time_us(nbytes)
+            bound_busbw = nbytes / (bound_us * 1e3) * factor if bound_us > 0 else 0.0
             rows.append(
                 ConcurrentRow(
                     bytes=nbytes,
                     count=count,
                     algorithm=name,
-                    time_us=times[slowest],
-                    busbw_gbps=algbw * op.busbw_factor(p),
+                    time_us=time_us,
+                    busbw_gbps=busbw,
                     alone_time_us=alone_us,
-                    slowdown=times[slowest] / alone_us,
+                    slowdown=time_us / alone_us,
                     slowest=slowest,
-                    group_times_us=times,
-                    bottleneck=shared[slowest].bottleneck,
+                    group_times_us=[float(t) for t in group_times],
+                    bottleneck=runs[0][1][slowest].bottleneck,
+                    requested_bytes=requested,
+                    groups=len(groups),
+                    bound_busbw_gbps=bound_busbw,
+                    efficiency=busbw / bound_busbw if bound_busbw > 0 else 0.0,
+                    worst_time_us=float(times.max()),
                 )
             )
         by_algorithm[name] = rows
@@ -283,4 +368,6 @@ def evaluate_concurrent(
     best = [
         min((rows[i] for rows in by_algorithm.values()), key=lambda r: r.time_us) for i in range(len(aligned))
     ]
-    return ConcurrentEvaluation(topology.name, op.name, groups, best, by_algorithm, skipped, link_loads)
+    return ConcurrentEvaluation(
+        topology.name, op.name, groups, best, by_algorithm, skipped, link_loads, dropped
+    )

@@ -18,6 +18,7 @@ from trnsim.collectives.bounds import Bound, lower_bound
 from trnsim.collectives.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, StepCost
 from trnsim.collectives.ops import Op, dtype_size, get_op
 from trnsim.collectives.routing import Router, routing_work
+from trnsim.collectives.traffic import check_traffic
 from trnsim.errors import NotApplicableError, UsageError
 from trnsim.routing.policy import Routing
 from trnsim.topology.graph import Topology
@@ -109,6 +110,23 @@ class Row:
         return dict(self.__dict__)
 
 
+def size_note(rows, dropped: list[int]) -> str | None:
+    """One line saying which sizes were aligned or left out, or None when all ran as asked."""
+    moved = [row for row in rows if row.bytes != row.requested_bytes]
+    if not moved and not dropped:
+        return None
+    parts = []
+    if moved:
+        parts.append(
+            f"{len(moved)} size{'s' if len(moved) != 1 else ''} rounded down as nccl-tests does "
+            f"(e.g. {moved[0].requested_bytes} -> {moved[0].bytes} B)"
+        )
+    if dropped:
+        shown = ", ".join(str(size) for size in dropped[:4]) + (", ..." if len(dropped) > 4 else "")
+        parts.append(f"left out {shown} B (0 bytes once aligned)")
+    return "sizes: " + "; ".join(parts)
+
+
 @dataclass
 class Evaluation:
     """All results of one ``trnsim collective`` run."""
@@ -126,21 +144,7 @@ class Evaluation:
 
     def alignment_note(self) -> str | None:
         """One line saying which sizes were aligned or left out, or None when all ran as asked."""
-        moved = [row for row in self.rows if row.bytes != row.requested_bytes]
-        if not moved and not self.dropped:
-            return None
-        parts = []
-        if moved:
-            parts.append(
-                f"{len(moved)} size{'s' if len(moved) != 1 else ''} rounded down as nccl-tests does "
-                f"(e.g. {moved[0].requested_bytes} -> {moved[0].bytes} B)"
-            )
-        if self.dropped:
-            shown = ", ".join(str(size) for size in self.dropped[:4]) + (
-                ", ..." if len(self.dropped) > 4 else ""
-            )
-            parts.append(f"left out {shown} B (0 bytes once aligned)")
-        return "sizes: " + "; ".join(parts)
+        return size_note(self.rows, self.dropped)
 
     @property
     def ranks(self) -> int:
@@ -216,7 +220,7 @@ def _row(
 
 
 def _raw_bound(
-    topology: Topology, group: list[str], op: Op, alpha_ns: float, max_links: int, bound: Bound
+    topology: Topology, group: list[str], op: Op, alpha_ns: float, max_links: int, bound: Bound, traffic=None
 ) -> Bound:
     """The bound at raw link rates: the effective one scaled when every link shares one efficiency."""
     share = topology.uniform_efficiency
@@ -226,7 +230,7 @@ def _raw_bound(
             seconds_per_byte=bound.seconds_per_byte * share,
             peak_seconds_per_byte=bound.peak_seconds_per_byte * share,
         )
-    return lower_bound(topology.at_raw_rates(), group, op, alpha_ns, max_links)
+    return lower_bound(topology.at_raw_rates(), group, op, alpha_ns, max_links, traffic)
 
 
 def evaluate(
@@ -239,6 +243,7 @@ def evaluate(
     alpha_us: float | None = None,
     max_chunks: int | None = None,
     min_chunk_bytes: int | None = None,
+    traffic: np.ndarray | None = None,
 ) -> Evaluation:
     """Model ``op_name`` on ``group`` of ``topology`` for every size.
 
@@ -252,8 +257,11 @@ def evaluate(
     max_chunks, min_chunk_bytes : int, optional
         Pipelining limits overriding :data:`trnsim.collectives.cost.MAX_CHUNKS` and
         :data:`~trnsim.collectives.cost.MIN_CHUNK_BYTES`.
+    traffic : numpy.ndarray, optional
+        A skewed all-to-all's ``p x p`` traffic matrix (:mod:`trnsim.collectives.traffic`).
     """
     op = get_op(op_name)
+    check_traffic(op.name, traffic, len(group))
     element = dtype_size(dtype)
     dtype = dtype.strip().lower()  # names are case-insensitive; rows and baselines carry one spelling
     from trnsim.units import check_finite
@@ -284,11 +292,11 @@ def evaluate(
             f"every size is below the smallest {op.name} nccl-tests runs on {len(group)} ranks of "
             f"{dtype} ({smallest} bytes): give larger sizes"
         )
-    ctx = Context(topology, group)
+    ctx = Context(topology, group, traffic)
     router = Router(topology, group)
     routers = [router] + [router.with_seed(seed) for seed in range(1, router.routing.realisations)]
-    bound = lower_bound(topology, group, op, alpha_ns, router.max_links)
-    raw_bound = _raw_bound(topology, group, op, alpha_ns, router.max_links, bound)
+    bound = lower_bound(topology, group, op, alpha_ns, router.max_links, traffic)
+    raw_bound = _raw_bound(topology, group, op, alpha_ns, router.max_links, bound, traffic)
 
     if algo in ("auto", "all"):
         names = [name for name, a in algorithms.REGISTRY.items() if op.name in a.ops]

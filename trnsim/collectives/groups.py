@@ -84,8 +84,11 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
     )
 
 
-def group_label(spec: str | None, ranks: int | None) -> str:
-    """How a run's group is named in titles, JSON, CSV and baselines (``all`` in one spelling)."""
+def group_label(spec: str | None, ranks: int | None, groups: str | None = None) -> str:
+    """How a run's group is named in titles, JSON, CSV and baselines (``all`` in one spelling);
+    many groups at once are ``groups SPEC``."""
+    if groups is not None:
+        return f"groups {groups.strip()}"
     if spec is not None and spec.strip().lower() != "all":
         return spec.strip()
     return f"first {ranks}" if ranks else "all"

@@ -10,7 +10,7 @@ is in stage ``i``, chunk ``j + 1`` is in stage ``i - 1``. It is costed round by 
 and drain, at the chunk count that is fastest for each size (see :mod:`trnsim.collectives.engine`).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -114,10 +114,12 @@ class Pipeline:
 
 @dataclass
 class Context:
-    """What an algorithm may look at: the topology and the group (chips in rank order)."""
+    """What an algorithm may look at: the topology, the group (chips in rank order) and, for a skewed
+    all-to-all, its traffic matrix (:mod:`trnsim.collectives.traffic`; None: uniform)."""
 
     topology: Topology
     group: list[str]
+    traffic: np.ndarray | None = field(default=None, compare=False)
 
     @property
     def p(self) -> int:
