@@ -132,3 +132,20 @@ def size_sweep(min_bytes: int, max_bytes: int, factor: float) -> list[int]:
         sizes.append(int(round(size)))
         size *= factor
     return sizes
+
+
+_COUNT_UNITS = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+
+
+def parse_count(text: str, option: str, maximum: float = 1e16) -> float:
+    """A count such as a model's parameters: ``7e10``, ``70B`` (billion), ``1.5T``, ``350M``, ``8k``."""
+    match = _SIZE_RE.match(str(text))
+    unit = match.group(2).lower() if match else None
+    if match is None or unit not in _COUNT_UNITS:
+        raise UsageError(
+            f"{option} {text!r}: expected a number with an optional k, M, B (billion) or T suffix, e.g. 70B"
+        )
+    value = float(match.group(1)) * _COUNT_UNITS[unit]
+    if not math.isfinite(value) or not 1 <= value <= maximum:
+        raise UsageError(f"{option} {text!r}: expected 1 to {maximum:g}")
+    return value

@@ -63,3 +63,56 @@ def test_layout_on_the_command_line(cli):
         ).code
         == 2
     )
+
+
+def test_a_model_shape_gives_each_dimension_its_size_and_calls():
+    from trnsim.collectives.layout import ModelShape
+
+    shape = ModelShape(hidden=4096, tokens=8192, topk=2, experts=64, params=7e9, layers=32, micro_batches=4)
+    degrees = {"tp": 4, "cp": 2, "ep": 8, "dp": 2, "pp": 2}
+    sizes = shape.sizes(degrees, 2)
+    assert sizes["tp"] == 8192 // 2 * 4096 * 2  # a context shard's activations
+    assert sizes["cp"] == 2 * 8192 * 4096 * 2 // 4  # keys and values of the whole sequence, heads over tp
+    assert sizes["ep"] == 8192 // (2 * 4) * 2 * 4096 * 2  # each rank's tokens to two experts
+    assert sizes["dp"] == int(7e9 * 2 / (4 * 2))  # gradients of the rank's share of the weights
+    calls = shape.calls(degrees)
+    assert calls == {"tp": 4 * 4 * 16, "cp": 2 * 4 * 16, "ep": 4 * 4 * 16, "dp": 1.0}
+    with pytest.raises(UsageError, match="must divide"):
+        shape.check({"ep": 5})
+    with pytest.raises(UsageError, match="must divide"):
+        shape.check({"pp": 3})
+
+
+def test_the_layout_time_weights_each_dimension_by_its_calls():
+    topo = topology("trn3-nl72x2-gen1")
+    sizes = {"ep": 1 << 26, "tp": 1 << 24}
+    once = evaluate_layout(topo, topo.chips, {"ep": 72, "tp": 2}, ("ep", "tp"), sizes)
+    weighted = evaluate_layout(topo, topo.chips, {"ep": 72, "tp": 2}, ("ep", "tp"), sizes, calls={"ep": 3})
+    ep, tp = (d.row.time_us for d in once.dimensions)
+    assert weighted.time_us == pytest.approx(3 * ep + tp)
+
+
+def test_hot_experts_slow_the_expert_all_to_all(cli):
+    import json
+
+    args = ("layout", "--sku", "nl72x2", "--ep", "72", "--tp", "2", "--order", "ep,tp", "--format", "json")
+    shape = ("--hidden", "4096", "--tokens", "4096", "--topk", "2", "--experts", "144", "--layers", "8")
+    even = cli(*args, *shape)
+    assert even.code == 0, even.err
+    hot = cli(*args, *shape, "--skew", "3:2")
+    assert hot.code == 0, hot.err
+    ep = [
+        next(d for d in json.loads(r.out)["layouts"][0]["dimensions"] if d["dimension"] == "ep")
+        for r in (even, hot)
+    ]
+    assert ep[0]["bytes"] == 4096 // 2 * 2 * 4096 * 4 and ep[0]["calls"] == 32
+    assert ep[1]["time_us"] > 1.5 * ep[0]["time_us"]
+    for bad in (
+        ("--hidden", "4096"),  # tokens missing
+        ("--params", "7B"),  # no shape
+        (*shape, "--experts", "100"),  # 72 does not divide 100
+        (*shape, "--params", "lots"),
+        (*shape, "--skew", "100"),  # beyond 72 ranks
+    ):
+        result = cli(*args, *bad)
+        assert result.code == 2 and "Traceback" not in result.err, bad

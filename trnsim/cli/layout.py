@@ -12,6 +12,7 @@ from trnsim.cli.options import (
     Ranks,
     RoutingOption,
     SetOption,
+    Skew,
     SkuOption,
     TopologyOption,
     edits,
@@ -49,6 +50,36 @@ def layout(
         list[str] | None,
         typer.Option("--size", help="A dimension's message size, NAME=BYTES (tp=16M); repeatable."),
     ] = None,
+    hidden: Annotated[
+        int | None,
+        typer.Option("--hidden", help="Model shape: hidden size (width); derives sizes not given.", min=1),
+    ] = None,
+    tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--tokens", help="Model shape: tokens per micro-batch of one replica (sequence x batch).", min=1
+        ),
+    ] = None,
+    topk: Annotated[int, typer.Option("--topk", help="Model shape: experts each token goes to.", min=1)] = 1,
+    experts: Annotated[
+        int | None,
+        typer.Option("--experts", help="Model shape: experts per layer (ep must divide it).", min=1),
+    ] = None,
+    params: Annotated[
+        str | None,
+        typer.Option("--params", help="Model shape: parameters of one replica (70B, 7e10) for the dp size."),
+    ] = None,
+    layers: Annotated[
+        int | None,
+        typer.Option(
+            "--layers", help="Model shape: layers; weights each dimension by its calls per step.", min=1
+        ),
+    ] = None,
+    micro_batches: Annotated[
+        int,
+        typer.Option("--micro-batches", help="Model shape: micro-batches per step (with --layers).", min=1),
+    ] = 1,
+    skew: Skew = None,
     compare_mappings: Annotated[
         bool, typer.Option("--compare-mappings", help="Evaluate every order of the dimensions and rank them.")
     ] = False,
@@ -60,21 +91,48 @@ def layout(
     The degrees multiply to the number of ranks (all by default, or --ranks/--group). Each
     dimension's groups run its collective concurrently, sharing links; a layout's time is the sum of
     its dimensions' (no overlap assumed). pp shapes the mapping but is not costed.
+
+    Sizes come from --size or from a model shape (--hidden and --tokens, plus --topk, --params):
+    tp T/cp*H*e, cp 2*T*H*e/tp, ep T/(cp*tp)*k*H*e, dp N*e/(tp*pp), with e the --dtype's bytes
+    (assumptions: Megatron-style accounting, sequence parallelism, keys and values as wide as the
+    model). With --layers, each dimension counts its calls per training step: tp and ep 4, cp 2 per
+    layer and micro-batch, dp once.
     """
     from trnsim.collectives.groups import select_group
-    from trnsim.collectives.layout import DIMENSIONS, compare_layouts, evaluate_layout
-    from trnsim.routing.policy import routing_of
-    from trnsim.units import parse_size
+    from trnsim.collectives.layout import DIMENSIONS, ModelShape, compare_layouts, evaluate_layout
+    from trnsim.collectives.ops import dtype_size
+    from trnsim.collectives.traffic import hot_destinations, parse_skew
+    from trnsim.units import parse_count, parse_size
 
+    degrees = {"tp": tp, "cp": cp, "ep": ep, "dp": dp, "pp": pp}
+    shape = None
+    if hidden is not None or tokens is not None:
+        if hidden is None or tokens is None:
+            raise UsageError("a model shape needs both --hidden and --tokens")
+        shape = ModelShape(
+            hidden,
+            tokens,
+            topk,
+            experts,
+            None if params is None else parse_count(params, "--params"),
+            layers,
+            micro_batches,
+        )
+        shape.check(degrees)
+    elif params is not None or layers is not None or experts is not None:
+        raise UsageError(
+            "--params, --layers and --experts describe a model shape: give --hidden and --tokens too"
+        )
+    traffic = None
+    if skew is not None:
+        if ep < 2:
+            raise UsageError("--skew skews the expert-parallel all-to-all: give --ep 2 or more")
+        traffic = hot_destinations(ep, *parse_skew(skew))
     topo = load(sku, topology, edits(overrides, routing, calibration))
     note_calibration_target(calibration, [topo.name])
-    if routing_of(topo.spec).policy == "hash":
-        raise UsageError(
-            "layout runs ecmp or single routing (hash's seeds are not averaged across groups yet)"
-        )
     members = select_group(topo, group, ranks)
-    degrees = {"tp": tp, "cp": cp, "ep": ep, "dp": dp, "pp": pp}
-    sizes = {}
+    sizes = shape.sizes(degrees, dtype_size(dtype)) if shape is not None else {}
+    calls = shape.calls(degrees) if shape is not None else {}
     for item in size or []:
         for part in item.split(","):
             name, sep, value = part.partition("=")
@@ -89,7 +147,10 @@ def layout(
                 raise UsageError(f"--size {part!r}: {exc}") from None
     active = [name for name in DIMENSIONS if degrees[name] > 1]
     if not active:
-        raise UsageError("give at least one degree above 1 (--tp, --cp, --ep, --dp or --pp)")
+        raise UsageError(
+            f"{sku or topology}: {len(members)} ranks to lay out; give degrees above 1 (--tp, --cp, --ep, --dp or "
+            f"--pp) whose product is {len(members)}"
+        )
     chosen = None
     if order is not None:
         chosen = tuple(part.strip().lower() for part in order.split(",") if part.strip())
@@ -98,13 +159,23 @@ def layout(
                 f"--order {order!r}: name each dimension of degree above 1 once ({', '.join(active)})"
             )
     if compare_mappings:
-        results = compare_layouts(topo, members, degrees, sizes, [chosen] if chosen else None, dtype)
+        orders = [chosen] if chosen else None
+        results = compare_layouts(topo, members, degrees, sizes, orders, dtype, calls, traffic)
     else:
-        results = [evaluate_layout(topo, members, degrees, chosen or tuple(active), sizes, dtype)]
+        order = chosen or tuple(active)
+        results = [evaluate_layout(topo, members, degrees, order, sizes, dtype, calls, traffic)]
     best = results[0].time_us
     title = (
         f"{topo.name}: {len(members)} ranks as "
         + " x ".join(f"{name}={degrees[name]}" for name in active)
+        + (f"; ep all-to-all skewed (--skew {skew})" if skew is not None else "")
+        + (
+            f"; sizes from the model shape, times per training step of {layers} layers"
+            if calls
+            else "; sizes from the model shape, one call each"
+            if shape is not None
+            else ""
+        )
         + (f"; with --set {', '.join(topo.overrides)}" if topo.overrides else "")
     )
     rows = []
@@ -122,6 +193,8 @@ def layout(
                     "op": dim.op or "point-to-point (not costed)",
                     "bytes": dim.size if dim.op else 0,
                     "time_us": row.time_us if row else 0.0,
+                    "calls": dim.calls,
+                    "dim_total_us": dim.total_us,
                     "busbw_gbps": row.busbw_gbps if row else 0.0,
                     "algorithm": row.algorithm if row else "-",
                     "slowdown": row.slowdown if row else 1.0,
@@ -133,6 +206,7 @@ def layout(
         "ranks": len(members),
         "degrees": degrees,
         "sizes": sizes,
+        "calls": calls,
         "layouts": [
             {
                 "order": list(r.order),
@@ -153,6 +227,10 @@ def layout(
         Column("op", "op", align="left"),
         Column("bytes", "size (B)"),
         Column("time_us", "time (us)", "{:.2f}"),
+    ]
+    if calls:
+        columns += [Column("calls", "calls", "{:g}"), Column("dim_total_us", "dim total (us)", "{:.1f}")]
+    columns += [
         Column("busbw_gbps", "busbw (GB/s)", "{:.2f}"),
         Column("slowdown", "shared vs alone", lambda v: f"{v:.3f}x"),
         Column("bottleneck", "bottleneck", align="left"),

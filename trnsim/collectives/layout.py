@@ -10,11 +10,32 @@ collective then runs on all of its groups at once (:mod:`trnsim.collectives.conc
 * ``pp`` exchanges activations point to point between neighbouring stages, which trnsim does not model
   as a collective: it shapes the mapping but adds no time.
 
-A layout's time is the sum of its dimensions' times (an assumption: no overlap between them).
+A layout's time is the sum of its dimensions' times (an assumption: no overlap between them),
+each weighted by how often the dimension's collective runs (once each unless a model shape says).
+
+Message sizes come from the user per dimension or from a model shape (:class:`ModelShape`: width
+``H``, tokens ``T`` per micro-batch of one model replica, experts per token ``k``, parameters
+``N``, ``L`` layers, element size ``e``). The formulas are the usual Megatron-style accounting,
+named here as assumptions (override any with an explicit size):
+
+* ``tp`` all-reduce of one layer's activations of its context shard: ``T/cp x H x e``;
+* ``cp`` all-gather of keys and values (as wide as the model, no grouped-query attention), heads
+  split over ``tp``: ``2 T H e / tp`` gathered;
+* ``ep`` all-to-all dispatch: each rank sends its tokens (split over ``cp`` and, with sequence
+  parallelism, ``tp``) to ``k`` experts: ``T / (cp tp) x k x H x e``;
+* ``dp`` all-reduce of the gradients a rank holds: ``N / (tp pp) x e`` (expert weights counted as
+  dense).
+
+Per training step with ``L`` layers (``L/pp`` on each rank) and ``m`` micro-batches: ``tp`` runs
+``4 m L/pp`` times (attention and MLP, forward and backward), ``cp`` ``2 m L/pp`` (forward gather,
+backward reduce-scatter, costed as a gather), ``ep`` ``4 m L/pp`` (dispatch and combine, forward
+and backward; every layer a mixture-of-experts layer) and ``dp`` once.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import permutations
+
+import numpy as np
 
 from trnsim.collectives.concurrent import ConcurrentRow, evaluate_concurrent
 from trnsim.errors import UsageError
@@ -22,6 +43,49 @@ from trnsim.topology.graph import Topology
 
 DIMENSIONS = ("tp", "cp", "ep", "dp", "pp")
 OPS = {"tp": "allreduce", "cp": "allgather", "ep": "alltoall", "dp": "allreduce"}
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """What a model's shape says about each dimension's message (see the module docstring)."""
+
+    hidden: int
+    tokens: int
+    topk: int = 1
+    experts: int | None = None
+    params: float | None = None
+    layers: int | None = None
+    micro_batches: int = 1
+
+    def sizes(self, degrees: dict[str, int], element: int) -> dict[str, int]:
+        """Bytes per call of each dimension's collective that the shape determines."""
+        tp, cp, pp = (degrees.get(name, 1) for name in ("tp", "cp", "pp"))
+        sizes = {
+            "tp": self.tokens / cp * self.hidden * element,
+            "cp": 2 * self.tokens * self.hidden * element / tp,
+            "ep": self.tokens / (cp * tp) * self.topk * self.hidden * element,
+        }
+        if self.params is not None:
+            sizes["dp"] = self.params * element / (tp * pp)
+        return {name: int(round(value)) for name, value in sizes.items()}
+
+    def calls(self, degrees: dict[str, int]) -> dict[str, float]:
+        """Calls of each dimension's collective per training step (1 each without ``layers``)."""
+        if self.layers is None:
+            return {}
+        per_rank = self.micro_batches * self.layers / degrees.get("pp", 1)
+        return {"tp": 4 * per_rank, "cp": 2 * per_rank, "ep": 4 * per_rank, "dp": 1.0}
+
+    def check(self, degrees: dict[str, int]) -> None:
+        """Refuse a shape the degrees cannot split."""
+        if self.experts is not None and degrees.get("ep", 1) > 1 and self.experts % degrees["ep"]:
+            raise UsageError(
+                f"--experts {self.experts}: the expert-parallel degree {degrees['ep']} must divide it"
+            )
+        if self.experts is not None and self.topk > self.experts:
+            raise UsageError(f"--topk {self.topk}: a token picks at most the {self.experts} experts")
+        if self.layers is not None and self.layers % degrees.get("pp", 1):
+            raise UsageError(f"--layers {self.layers}: the pipeline degree {degrees['pp']} must divide it")
 
 
 @dataclass
@@ -34,6 +98,11 @@ class DimensionResult:
     groups: list[list[str]]
     size: int
     row: ConcurrentRow | None
+    calls: float = 1.0  # how often the collective runs in what the layout's time covers
+
+    @property
+    def total_us(self) -> float:
+        return self.calls * self.row.time_us if self.row is not None else 0.0
 
 
 @dataclass
@@ -41,11 +110,11 @@ class LayoutResult:
     """A layout: its order (innermost first) and each dimension's result."""
 
     order: tuple[str, ...]
-    dimensions: list[DimensionResult]
+    dimensions: list[DimensionResult] = field(default_factory=list)
 
     @property
     def time_us(self) -> float:
-        return sum(d.row.time_us for d in self.dimensions if d.row is not None)
+        return sum(d.total_us for d in self.dimensions)
 
     @property
     def label(self) -> str:
@@ -84,8 +153,20 @@ def evaluate_layout(
     order: tuple[str, ...],
     sizes: dict[str, int],
     dtype: str = "float",
+    calls: dict[str, float] | None = None,
+    traffic: np.ndarray | None = None,
 ) -> LayoutResult:
-    """Run every dimension's collective on all of its groups at once, for one layout."""
+    """Run every dimension's collective on all of its groups at once, for one layout.
+
+    Parameters
+    ----------
+    sizes : dict
+        Bytes per call of each dimension's collective.
+    calls : dict, optional
+        Calls per dimension (1 where missing); the layout's time weights each dimension by them.
+    traffic : numpy.ndarray, optional
+        A skewed all-to-all for ``ep`` (:mod:`trnsim.collectives.traffic`), by position in each group.
+    """
     order = tuple(name for name in order if degrees.get(name, 1) > 1)
     unknown = [name for name in order if name not in DIMENSIONS]
     if unknown:
@@ -97,9 +178,16 @@ def evaluate_layout(
         row = None
         if op is not None:
             if name not in sizes:
-                raise UsageError(f"give the {name} message size (--size {name}=BYTES)")
-            row = evaluate_concurrent(topology, op, [sizes[name]], groups[name], dtype=dtype).rows[0]
-        results.append(DimensionResult(name, degrees[name], op, groups[name], sizes.get(name, 0), row))
+                raise UsageError(
+                    f"give the {name} message size (--size {name}=BYTES, or a model shape: --hidden and --tokens"
+                    + (", with --params for dp)" if name == "dp" else ")")
+                )
+            skew = traffic if name == "ep" else None
+            row = evaluate_concurrent(
+                topology, op, [sizes[name]], groups[name], dtype=dtype, traffic=skew
+            ).rows[0]
+        count = (calls or {}).get(name, 1.0)
+        results.append(DimensionResult(name, degrees[name], op, groups[name], sizes.get(name, 0), row, count))
     return LayoutResult(order, results)
 
 
@@ -110,9 +198,14 @@ def compare_layouts(
     sizes: dict[str, int],
     orders: list[tuple[str, ...]] | None = None,
     dtype: str = "float",
+    calls: dict[str, float] | None = None,
+    traffic: np.ndarray | None = None,
 ) -> list[LayoutResult]:
     """Every order of the dimensions (or the ones given), fastest first."""
     names = [name for name in DIMENSIONS if degrees.get(name, 1) > 1]
     candidates = orders or list(permutations(names))
-    results = [evaluate_layout(topology, members, degrees, order, sizes, dtype) for order in candidates]
+    results = [
+        evaluate_layout(topology, members, degrees, order, sizes, dtype, calls, traffic)
+        for order in candidates
+    ]
     return sorted(results, key=lambda r: r.time_us)
