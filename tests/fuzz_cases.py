@@ -318,7 +318,19 @@ def run_isolated(
 
 # nan, inf, infinity as words (NaN, -Infinity, inf%, 1.#INF...), not inside other words (info, finance)
 _NONFINITE = re.compile(r"(?<![A-Za-z])(nan|inf|infinity)(?![A-Za-z])", re.IGNORECASE)
-_COMMAND_WORDS = {"topo", "collective", "compare", "sweep", "plot", "list", "show", "hops", "path", "export"}
+_COMMAND_WORDS = {
+    "topo",
+    "collective",
+    "compare",
+    "sweep",
+    "plot",
+    "layout",
+    "list",
+    "show",
+    "hops",
+    "path",
+    "export",
+}
 
 
 @dataclass

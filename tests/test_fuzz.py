@@ -694,6 +694,11 @@ MANY_GROUPS = [
     "[b]:*",
     ";",
 ]
+SKEWS = ["2", "1.5:4", "1", "0.5", "1e9", "nan", "2:0", "2:999", "x", "", "[b]2"]
+DEGREES = ["1", "2", "4", "8", "16", "72", "0", "-1", "3", "99999999", "x"]
+LAYOUT_SIZES = ["tp=16M", "ep=64M,tp=1M", "dp=1G", "cp=0", "zz=1M", "tp=", "ep=nan", "tp=[b]1"]
+SHAPES = ["4096", "1", "0", "x", "100000000"]
+PARAMS = ["70B", "7e9", "1", "0", "lots", "1e30", "nan"]
 CALIBRATIONS = [
     "examples/measurements/calibrations/n5-allgather-32r.yaml",
     "examples/measurements/n5-allgather-32r.txt",
@@ -866,7 +871,9 @@ class OptionCase:
 def option_cases(draw):
     command = draw(
         st.sampled_from(
-            ["collective"] * 4 + ["compare"] * 2 + ["sweep", "topo show", "topo hops", "topo path", "plot"]
+            ["collective"] * 4
+            + ["compare"] * 2
+            + ["sweep", "topo show", "topo hops", "topo path", "plot", "layout"]
         )
     )
     sku = draw(pool(SKU_VALUES, 6))
@@ -894,6 +901,26 @@ def option_cases(draw):
             given.append(("--set", argv[-1]))
         argv += maybe("--format", FORMAT_VALUES)
         return OptionCase(argv, given)
+    if command == "layout":
+        argv = ["layout", "--sku", sku]
+        if draw(st.booleans()):  # a layout that fits any SKU, so that the later options are reached
+            argv += ["--group", "0-7", "--tp", "2", "--ep", "4", "--size", "ep=1M,tp=64K"]
+        for option in ("--tp", "--cp", "--ep", "--dp", "--pp"):
+            argv += maybe(option, DEGREES, p=draw(st.integers(0, 2)) == 0)
+        argv += maybe("--size", LAYOUT_SIZES, p=draw(st.integers(0, 2)) == 0) + maybe(
+            "--order", ["ep,tp", "tp,ep", "tp", "dp,tp,ep", ",", "x"]
+        )
+        for option in ("--hidden", "--tokens", "--topk", "--experts", "--layers", "--micro-batches"):
+            argv += maybe(option, SHAPES, p=draw(st.integers(0, 3)) == 0)
+        argv += maybe("--params", PARAMS, p=draw(st.integers(0, 2)) == 0)
+        argv += maybe("--skew", SKEWS, p=draw(st.booleans())) + maybe("--dtype", DTYPES)
+        argv += maybe("--routing", ROUTINGS, p=draw(st.booleans()))
+        if draw(st.integers(0, 2)) == 0:
+            argv += maybe("--group", GROUPS)
+        if draw(st.booleans()):
+            argv += ["--compare-mappings"]
+        argv += maybe("--format", FORMAT_VALUES)
+        return OptionCase(argv, given)
     op = draw(pool(OPS, 8))
     if command == "sweep":
         argv = ["sweep", "--sku", sku, "--op", op]
@@ -916,8 +943,10 @@ def option_cases(draw):
     argv += maybe("--routing", ROUTINGS)
     if draw(st.integers(0, 5)) == 0:
         argv += maybe("--calibration", [str(ROOT / c) for c in CALIBRATIONS])
-    if command == "collective" and draw(st.integers(0, 3)) == 0:
+    if command in ("collective", "compare", "sweep") and draw(st.integers(0, 3)) == 0:
         argv += maybe("--groups", MANY_GROUPS)
+    if command in ("collective", "compare") and draw(st.integers(0, 2)) == 0:
+        argv += maybe("--skew", SKEWS)
     if command == "collective" and draw(st.booleans()):
         argv += ["--explain"]
     for _ in range(draw(st.integers(0, 1))):
