@@ -1,6 +1,8 @@
 """Concurrent groups: closed forms (disjoint links cost nothing, shared links cost their share) and
 loads that add up to routing every group's flows in one step."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from conftest import topology
@@ -14,6 +16,7 @@ from trnsim.collectives.schedule import Context, Step
 from trnsim.errors import UsageError
 from trnsim.topology import load_topology
 
+ROOT = Path(__file__).resolve().parents[2]
 SIZES = [1 << 20, 1 << 30]
 HASH = ["routing.policy=hash", "routing.hash_seeds=4"]
 
@@ -164,3 +167,28 @@ def test_translated_groups_reuse_exactly_what_routing_each_would_give(sku, pick,
         np.testing.assert_allclose(
             np.sort(fast.link_loads[name]), np.sort(slow.link_loads[name]), rtol=1e-9, atol=1e-15
         )
+
+
+def test_four_stride_groups_on_one_z_ring_each_pay_for_all_four(tmp_path):
+    # a 2x2x16 torus: groups {z = k, k+4, k+8, k+12} of one z ring. Each group's ring step sends
+    # every member to the next, 4 links on, in one direction round the ring (4 < 16/2): each directed
+    # z link carries one flow of every group, so the bandwidth term is 4x the time alone
+    text = (ROOT / "examples" / "torus-16x16x16.yaml").read_text()
+    text = text.replace("name: x, size: 16", "name: x, size: 2").replace(
+        "name: y, size: 16", "name: y, size: 2"
+    )
+    path = tmp_path / "torus-2x2x16.yaml"
+    path.write_text(text.replace("name: torus-16x16x16", "name: torus-2x2x16"))
+    topo = load_topology(None, path)
+    column = sorted(
+        (c for c in topo.chips if topo.nodes[c]["coord"][:2] == (0, 0)), key=lambda c: topo.nodes[c]["coord"]
+    )
+    assert len(column) == 16
+    groups = [[column[z] for z in range(k, 16, 4)] for k in range(4)]
+    small, large = (evaluate_concurrent(topo, "allgather", [s], groups, algo="ring").rows[0] for s in SIZES)
+    slope_together = large.time_us - small.time_us
+    slope_alone = large.alone_time_us - small.alone_time_us
+    assert slope_together / slope_alone == pytest.approx(4.0, rel=1e-9)
+    # and the latency is shared by nobody: at the small size the extra time is 3 bandwidth terms alone
+    bandwidth_alone = SIZES[0] * slope_alone / (SIZES[1] - SIZES[0])
+    assert small.time_us - small.alone_time_us == pytest.approx(3 * bandwidth_alone, rel=1e-6)
