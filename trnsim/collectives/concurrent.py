@@ -224,6 +224,7 @@ def evaluate_concurrent(
     max_chunks: int | None = None,
     min_chunk_bytes: int | None = None,
     traffic: np.ndarray | None = None,
+    bounds: bool = True,
 ) -> ConcurrentEvaluation:
     """Model ``op_name`` run by every group at once, for every size.
 
@@ -235,6 +236,9 @@ def evaluate_concurrent(
         An algorithm name or ``auto`` (per size, the one whose slowest group is fastest).
     traffic : numpy.ndarray, optional
         A skewed all-to-all's traffic matrix, the same for every group (by position in the group).
+    bounds : bool
+        Compute the slowest group's lower bound (``bound_busbw_gbps`` and ``efficiency`` stay 0
+        without it: a caller that shows neither saves the optimum's work).
 
     Under hash routing every seed routes every group; a size's time is the mean over the seeds of
     the slowest group's time, and ``worst_time_us`` the slowest seed's.
@@ -276,13 +280,13 @@ def evaluate_concurrent(
     arrays = base[0].arrays  # the first group is always routed
     bw_bps = arrays.bw_gbps * 1e9
     links = (bw_bps, [arrays.edge_cls[e] for e in arrays.edge])
-    bounds: dict[int, Bound] = {}  # the groups that turn out slowest, each one's bound alone
+    found: dict[int, Bound] = {}  # the groups that turn out slowest, each one's bound alone
 
     def bound_of(k: int) -> Bound:
-        if k not in bounds:
+        if k not in found:
             router = base[k] or base[images[k][0]]  # a translate is as far apart as its original
-            bounds[k] = lower_bound(topology, groups[k], op, alpha_ns, router.max_links, traffic)
-        return bounds[k]
+            found[k] = lower_bound(topology, groups[k], op, alpha_ns, router.max_links, traffic)
+        return found[k]
 
     names = (
         [name for name, a in algorithms.REGISTRY.items() if op.name in a.ops]
@@ -341,7 +345,7 @@ def evaluate_concurrent(
             alone_us = alone[slowest].time_us(nbytes)
             factor = op.busbw_factor(p)
             busbw = nbytes / (time_us * 1e3) * factor
-            bound_us = bound_of(slowest).time_us(nbytes)
+            bound_us = bound_of(slowest).time_us(nbytes) if bounds else 0.0
             bound_busbw = nbytes / (bound_us * 1e3) * factor if bound_us > 0 else 0.0
             rows.append(
                 ConcurrentRow(

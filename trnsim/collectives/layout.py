@@ -184,7 +184,7 @@ def evaluate_layout(
                 )
             skew = traffic if name == "ep" else None
             row = evaluate_concurrent(
-                topology, op, [sizes[name]], groups[name], dtype=dtype, traffic=skew
+                topology, op, [sizes[name]], groups[name], dtype=dtype, traffic=skew, bounds=False
             ).rows[0]
         count = (calls or {}).get(name, 1.0)
         results.append(DimensionResult(name, degrees[name], op, groups[name], sizes.get(name, 0), row, count))
