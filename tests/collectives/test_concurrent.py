@@ -201,3 +201,15 @@ def test_four_stride_groups_on_one_z_ring_each_pay_for_all_four(tmp_path):
     # and the latency is shared by nobody: at the small size the extra time is 3 bandwidth terms alone
     bandwidth_alone = SIZES[0] * slope_alone / (SIZES[1] - SIZES[0])
     assert small.time_us - small.alone_time_us == pytest.approx(3 * bandwidth_alone, rel=1e-6)
+
+
+def test_explain_lists_every_group(cli):
+    args = ("collective", "allreduce", "--sku", "nl64", "--groups", "0,32;16,48;1,33", "--algo", "ring")
+    result = cli(*args, "--sizes", "1M,1G", "--explain", "--format", "csv")
+    assert result.code == 0, result.err
+    per_group = result.out.split("# each group")[1].strip().splitlines()[2:]
+    assert len(per_group) == 3 * 2
+    # the two groups on one z ring share it; the third is alone on its own ring
+    at_1g = [line.split(",") for line in per_group if ",1073741824," in line]
+    ratios = [float(fields[-1]) for fields in at_1g]
+    assert ratios[:2] == [1.0, 1.0] and ratios[2] == pytest.approx(0.5, rel=1e-3)

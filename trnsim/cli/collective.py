@@ -82,8 +82,8 @@ def run(
 
         if group is not None or ranks is not None:
             raise UsageError("give --groups, or --group/--ranks for one group, not both")
-        if explain or export_schedule is not None or algo == "all":
-            raise UsageError("--groups does not take --explain, --export-schedule or --algo all yet")
+        if export_schedule is not None or algo == "all":
+            raise UsageError("--groups does not take --export-schedule or --algo all yet")
         from trnsim.collectives.groups import select_groups
 
         chosen = select_groups(topo, groups)
@@ -103,6 +103,7 @@ def run(
             min_chunk,
             traffic,
             traffic_text,
+            explain,
         )
     chips = select_group(topo, group, ranks)
     traffic = traffic_matrix(skew, traffic_file, len(chips))
@@ -254,8 +255,10 @@ def _run_groups(
     min_chunk,
     traffic,
     traffic_text,
+    per_group: bool = False,
 ) -> None:
-    """``--groups``: every group runs the op at once; print the slowest group against its time alone."""
+    """``--groups``: every group runs the op at once; print the slowest group against its time alone
+    (and, with ``per_group``, every group's time at every size)."""
     from trnsim.collectives.concurrent import evaluate_concurrent
     from trnsim.routing.policy import routing_of
 
@@ -291,7 +294,7 @@ def _run_groups(
             "alone_time_us": r.alone_time_us,
             "slowdown": r.slowdown,
             "slowest_group": r.slowest,
-            "slowest_ranks": f"{topo.rank_of[chosen[r.slowest][0]]}..{topo.rank_of[chosen[r.slowest][-1]]}",
+            "slowest_ranks": _ranks_text([topo.rank_of[c] for c in chosen[r.slowest]]),
             "bound_busbw_gbps": r.bound_busbw_gbps,
             "efficiency": r.efficiency,
             "worst_time_us": r.worst_time_us,
@@ -333,7 +336,45 @@ def _run_groups(
         "# time and busbw: the slowest group with every group running; alone: the same group by itself; "
         "bound: that group's bound alone (sharing links can only slow it)"
     ]
-    emit(payload, [Table(header, columns, rows, footer)], fmt)
+    tables = [Table(header, columns, rows, footer)]
+    if per_group:
+        factor = OPS[op].busbw_factor(len(chosen[0]))
+        each = [
+            {
+                "group": k,
+                "ranks": _ranks_text([topo.rank_of[c] for c in chosen[k]]),
+                "bytes": r.bytes,
+                "time_us": t,
+                "busbw_gbps": r.bytes / (t * 1e3) * factor,
+                "vs_slowest": t / r.group_times_us[r.slowest],
+            }
+            for r in result.rows
+            for k, t in enumerate(r.group_times_us)
+        ]
+        tables.append(
+            Table(
+                f"each group with every group running ({len(chosen)} groups x {len(result.rows)} "
+                f"size{'s' if len(result.rows) != 1 else ''})",
+                [
+                    Column("group", "group"),
+                    Column("ranks", "ranks", align="left"),
+                    Column("bytes", "size (B)"),
+                    Column("time_us", "time (us)", "{:.2f}"),
+                    Column("busbw_gbps", "busbw (GB/s)", "{:.2f}"),
+                    Column("vs_slowest", "vs slowest", "{:.3f}"),
+                ],
+                each,
+            )
+        )
+    emit(payload, tables, fmt)
+
+
+def _ranks_text(ranks: list[int]) -> str:
+    """``0-3`` for a run of consecutive ranks, else ``0,16,32,48`` (shortened past 8 ranks)."""
+    if ranks == list(range(ranks[0], ranks[0] + len(ranks))):
+        return f"{ranks[0]}-{ranks[-1]}"
+    shown = ",".join(str(r) for r in ranks[:8])
+    return shown + (f",... ({len(ranks)} ranks)" if len(ranks) > 8 else "")
 
 
 def _busy_text(utilisation: dict[str, float]) -> str:

@@ -214,7 +214,7 @@ Explain = Annotated[
     typer.Option(
         "--explain",
         help="Add each row's pipeline chunk count and how busy each link class is (the mean busy share of "
-        "the links it uses) to the table; JSON always has them.",
+        "the links it uses) to the table; JSON always has them. With --groups: every group's time.",
     ),
 ]
 ExportSchedule = Annotated[
