@@ -95,14 +95,19 @@ def run_variants(
         topology = variant.load()
         options = dict(algo=algo, dtype=dtype, alpha_us=alpha_us, max_chunks=max_chunks)
         options.update(min_chunk_bytes=min_chunk_bytes)
-        if groups is not None:
-            chosen = select_groups(topology, groups)
-            traffic = traffic_matrix(skew, traffic_file, len(chosen[0]))
-            evaluation = evaluate_concurrent(topology, op, sizes, chosen, traffic=traffic, **options)
-        else:
-            chips = select_group(topology, group, ranks)
-            traffic = traffic_matrix(skew, traffic_file, len(chips))
-            evaluation = evaluate(topology, op, sizes, chips, traffic=traffic, **options)
+        try:
+            if groups is not None:
+                chosen = select_groups(topology, groups)
+                traffic = traffic_matrix(skew, traffic_file, len(chosen[0]))
+                evaluation = evaluate_concurrent(topology, op, sizes, chosen, traffic=traffic, **options)
+            else:
+                chips = select_group(topology, group, ranks)
+                traffic = traffic_matrix(skew, traffic_file, len(chips))
+                evaluation = evaluate(topology, op, sizes, chips, traffic=traffic, **options)
+        except TrnsimError as exc:
+            if len(variants) == 1:
+                raise
+            raise type(exc)(f"variant {variant.text or topology.name}: {exc}") from None
         # common --set edits stand for a change to the files under test (what a baseline gate is
         # for), so they are shown but are not part of the identity; a variant's own edits are
         label = label_of(topology, variant.overrides[len(common) :])

@@ -131,6 +131,8 @@ def test_hashed_groups_wait_for_the_unluckiest_group():
     assert len({round(t, 6) for t in result.group_times_us}) > 1
     assert result.time_us > max(result.group_times_us) * (1 + 1e-6)
     assert result.time_us <= result.worst_time_us
+    # "alone" waits for the unluckiest group too: what is left is sharing, and nothing is shared
+    assert result.slowdown == pytest.approx(1.0, rel=1e-12)
 
 
 def test_hashed_groups_that_share_links_slow_each_other():
@@ -209,7 +211,35 @@ def test_explain_lists_every_group(cli):
     assert result.code == 0, result.err
     per_group = result.out.split("# each group")[1].strip().splitlines()[2:]
     assert len(per_group) == 3 * 2
-    # the two groups on one z ring share it; the third is alone on its own ring
+    # the two groups on one z ring share it and set the run's time; the third has its ring to itself
     at_1g = [line.split(",") for line in per_group if ",1073741824," in line]
     ratios = [float(fields[-1]) for fields in at_1g]
     assert ratios[:2] == [1.0, 1.0] and ratios[2] == pytest.approx(0.5, rel=1e-3)
+
+
+def test_group_specs_that_cannot_run_in_lockstep_are_refused_by_name(cli):
+    for spec, message in (
+        ("blocks:3", "blocks of 3"),
+        ("stride:7", "7 strided groups"),
+        ("0-3;4-6", "3 and 4"),
+    ):
+        result = cli("collective", "allreduce", "--sku", "nl64", "--groups", spec, "--sizes", "1M")
+        assert result.code == 2 and message in result.err and spec in result.err
+
+
+def test_a_sweep_skips_the_systems_a_group_spec_does_not_fit(cli):
+    result = cli(
+        "sweep",
+        "--sku",
+        "nl16",
+        "--sku",
+        "nl72x2",
+        "--op",
+        "allreduce",
+        "--groups",
+        "rack:*",
+        "--sizes",
+        "1M",
+    )
+    assert result.code == 0, result.err
+    assert "skipped: trn2-nl16" in result.err and "trn3-nl72x2-gen1" in result.out

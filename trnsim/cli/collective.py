@@ -278,7 +278,8 @@ def _run_groups(
     applied = topo.overrides
     routing = routing_of(topo.spec)
     header = (
-        f"{topo.name} {op}: {len(chosen)} groups of {len(chosen[0])} ranks ({spec}) at once, alpha {alpha:g} "
+        f"{topo.name} {op}: {len(chosen)} group{'s' if len(chosen) != 1 else ''} of {len(chosen[0])} ranks "
+        f"({spec}) at once, alpha {alpha:g} "
         f"us/step, algorithm {algo}, routing {routing.label}"
         + (f"; {traffic_text} traffic" if traffic is not None else "")
         + (f"; with --set {', '.join(applied)}" if applied else "")
@@ -327,14 +328,16 @@ def _run_groups(
         Column("algorithm", "algorithm", align="left", short="algo"),
         Column("alone_time_us", "alone (us)", "{:.2f}"),
         Column("slowdown", "slowdown", lambda v: f"{v:.3f}x"),
-        Column("bound_busbw_gbps", "bound busbw", "{:.2f}", short="bound", drop_priority=5),
+        Column("bound_busbw_gbps", "bound alone", "{:.2f}", short="bound", drop_priority=5),
         Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}", drop_priority=6),
         Column("bottleneck", "bottleneck", align="left", drop_priority=7),
         Column("slowest_ranks", "slowest group", align="left", drop_priority=1),
     ]
     footer = [
-        "# time and busbw: the slowest group with every group running; alone: the same group by itself; "
-        "bound: that group's bound alone (sharing links can only slow it)"
+        "# time and busbw: the slowest group with every group running"
+        + ("" if routing.realisations == 1 else " (mean over the seeds of each seed's slowest)")
+        + "; alone: the same with every group on its own links; bound alone: the slowest group's bound "
+        "by itself (sharing links can only slow it)"
     ]
     tables = [Table(header, columns, rows, footer)]
     if per_group:
@@ -346,7 +349,7 @@ def _run_groups(
                 "bytes": r.bytes,
                 "time_us": t,
                 "busbw_gbps": r.bytes / (t * 1e3) * factor,
-                "vs_slowest": t / r.group_times_us[r.slowest],
+                "vs_run": t / r.time_us,
             }
             for r in result.rows
             for k, t in enumerate(r.group_times_us)
@@ -359,9 +362,11 @@ def _run_groups(
                     Column("group", "group"),
                     Column("ranks", "ranks", align="left"),
                     Column("bytes", "size (B)"),
-                    Column("time_us", "time (us)", "{:.2f}"),
+                    Column(
+                        "time_us", "time (us)" if routing.realisations == 1 else "mean time (us)", "{:.2f}"
+                    ),
                     Column("busbw_gbps", "busbw (GB/s)", "{:.2f}"),
-                    Column("vs_slowest", "vs slowest", "{:.3f}"),
+                    Column("vs_run", "vs the run", "{:.3f}"),
                 ],
                 each,
             )

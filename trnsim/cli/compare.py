@@ -14,7 +14,7 @@ from trnsim.cli.options import (
     Dtype,
     FormatOption,
     Group,
-    Groups,
+    GroupsOfVariants,
     MaxBytes,
     MaxChunks,
     MinBytes,
@@ -124,7 +124,7 @@ def _baselines(
             baseline.save(save_path, rows, variants, context)
         except OSError as exc:
             raise UsageError(f"cannot write baseline {save_path}: {exc.strerror}") from None
-        typer.echo(f"saved baseline {save_path} ({len(rows)} rows)", err=True)
+        typer.echo(f"saved baseline {save_path} ({len(rows)} row{'s' if len(rows) != 1 else ''})", err=True)
     if check_path is None:
         return
     threshold = parse_percent(max_regression)
@@ -208,7 +208,7 @@ def compare(
     sizes: Sizes = None,
     ranks: Ranks = None,
     group: Group = None,
-    groups: Groups = None,
+    groups: GroupsOfVariants = None,
     skew: Skew = None,
     traffic: TrafficFile = None,
     dtype: Dtype = "float",
@@ -382,7 +382,7 @@ def sweep(
     sizes: Sizes = None,
     ranks: Ranks = None,
     group: Group = None,
-    groups: Groups = None,
+    groups: GroupsOfVariants = None,
     dtype: Dtype = "float",
     alpha_us: AlphaUs = None,
     max_chunks: MaxChunks = None,

@@ -43,7 +43,9 @@ def layout(
     order: Annotated[
         str | None,
         typer.Option(
-            "--order", help="Dimensions innermost first, e.g. ep,tp (consecutive ranks form the first)."
+            "--order",
+            help="Dimensions innermost first, e.g. ep,tp (consecutive ranks form the first); default "
+            "tp,cp,ep,dp,pp.",
         ),
     ] = None,
     size: Annotated[
@@ -119,10 +121,13 @@ def layout(
             micro_batches,
         )
         shape.check(degrees)
-    elif params is not None or layers is not None or experts is not None:
+    elif params is not None or layers is not None or experts is not None or micro_batches != 1:
         raise UsageError(
-            "--params, --layers and --experts describe a model shape: give --hidden and --tokens too"
+            "--params, --layers, --experts and --micro-batches describe a model shape: give --hidden and "
+            "--tokens too"
         )
+    if micro_batches != 1 and layers is None:
+        raise UsageError("--micro-batches counts calls per training step: give --layers too")
     traffic = None
     if skew is not None:
         if ep < 2:
@@ -133,6 +138,7 @@ def layout(
     members = select_group(topo, group, ranks)
     sizes = shape.sizes(degrees, dtype_size(dtype)) if shape is not None else {}
     calls = shape.calls(degrees) if shape is not None else {}
+    explicit = []
     for item in size or []:
         for part in item.split(","):
             name, sep, value = part.partition("=")
@@ -145,12 +151,17 @@ def layout(
                 sizes[name] = parse_size(value)
             except UsageError as exc:
                 raise UsageError(f"--size {part!r}: {exc}") from None
+            explicit.append(name)
     active = [name for name in DIMENSIONS if degrees[name] > 1]
     if not active:
         raise UsageError(
             f"{sku or topology}: {len(members)} ranks to lay out; give degrees above 1 (--tp, --cp, --ep, --dp or "
             f"--pp) whose product is {len(members)}"
         )
+    for name in explicit:
+        if degrees[name] == 1 or name == "pp":
+            why = "has degree 1" if degrees[name] == 1 else "is point to point, not costed"
+            raise UsageError(f"--size {name}=...: {name} {why}, so it runs no collective to size")
     chosen = None
     if order is not None:
         chosen = tuple(part.strip().lower() for part in order.split(",") if part.strip())
@@ -191,13 +202,13 @@ def layout(
                     "degree": dim.degree,
                     "groups": len(dim.groups),
                     "op": dim.op or "point-to-point (not costed)",
-                    "bytes": dim.size if dim.op else 0,
-                    "time_us": row.time_us if row else 0.0,
-                    "calls": dim.calls,
-                    "dim_total_us": dim.total_us,
-                    "busbw_gbps": row.busbw_gbps if row else 0.0,
+                    "bytes": row.bytes if row else None,  # as nccl-tests runs it (aligned)
+                    "time_us": row.time_us if row else None,
+                    "calls": dim.calls if row else None,
+                    "dim_total_us": dim.total_us if row else None,
+                    "busbw_gbps": row.busbw_gbps if row else None,
                     "algorithm": row.algorithm if row else "-",
-                    "slowdown": row.slowdown if row else 1.0,
+                    "slowdown": row.slowdown if row else None,
                     "bottleneck": row.bottleneck if row else "-",
                 }
             )

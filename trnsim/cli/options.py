@@ -173,8 +173,17 @@ Groups = Annotated[
     typer.Option(
         "--groups",
         help="Many disjoint groups of one size running the op at once, sharing every link: KIND:* "
-        "(rack, server, node, tray, plane, slot), stride:N, blocks:K, or groups separated by ';' "
-        "(0-3;4-7). Prints the slowest group's time, its time alone and the slowdown.",
+        "(rack, server, node, tray, plane, slot), stride:N, blocks:K (consecutive blocks of K ranks), or "
+        "groups separated by ';' (0-3;4-7). Prints the slowest group's time, the same run with no link "
+        "shared, and the slowdown.",
+    ),
+]
+GroupsOfVariants = Annotated[
+    str | None,
+    typer.Option(
+        "--groups",
+        help="Run each variant's groups at once, sharing every link (KIND:*, stride:N, blocks:K or 0-3;4-7, "
+        "as on collective); the rows are the slowest group's, and the spec is part of a baseline row.",
     ),
 ]
 Dtype = Annotated[

@@ -13,7 +13,9 @@ the translation (an automorphism of the torus), so only one group per translatio
 scheduled and routed; a group whose shared loads are also invariant under its shift is costed once.
 
 Under hash routing each seed routes every group (flows collide across groups as within one); the
-time is the mean over the seeds of the slowest group's, and the worst seed's is kept.
+time is the mean over the seeds of the slowest group's, and the worst seed's is kept. The time
+"alone" is the same statistic with each group costed on its own loads, so the slowdown is what
+sharing links costs (not the wait for each seed's unluckiest group, which both include).
 
 Lockstep needs schedules of one shape (the same steps, repeats and pipeline stages): groups of one
 size on a symmetric system have them; an algorithm whose schedules differ between the groups does
@@ -38,15 +40,15 @@ from trnsim.topology.graph import Topology
 
 @dataclass
 class ConcurrentRow:
-    """One size: the slowest group under sharing, and what the same group takes alone."""
+    """One size: the run with every group sharing the links, and the same run with nothing shared."""
 
     bytes: int
     count: int
     algorithm: str
     time_us: float  # the slowest group's time with every group running (mean over hash seeds)
     busbw_gbps: float  # that group's busbw
-    alone_time_us: float  # the slowest group's time with the others idle
-    slowdown: float  # time_us / alone_time_us
+    alone_time_us: float  # the same with every group on its own links (each as if the others idled)
+    slowdown: float  # time_us / alone_time_us: what sharing links costs
     slowest: int  # index of the slowest group
     group_times_us: list[float] = field(default_factory=list)
     bottleneck: str = "-"  # the link class limiting the slowest group under sharing
@@ -169,6 +171,15 @@ def _shared(route: StepRoute, total: np.ndarray, bw_bps: np.ndarray, edge_cls, e
     return replace(
         route, seconds_per_byte=float(seconds[busiest]), bottleneck=edge_cls[edge[busiest]], link_loads=loads
     )
+
+
+def _times(plans: list[Plan], nbytes: int) -> list[float]:
+    """Each plan's time, costed once per distinct plan (translates share their original's)."""
+    known: dict[int, float] = {}
+    for plan in plans:
+        if id(plan) not in known:
+            known[id(plan)] = plan.time_us(nbytes)
+    return [known[id(plan)] for plan in plans]
 
 
 def _costed(name, schedules, routes, images, arrays, links, alpha_ns, chunking, fixed_us):
@@ -325,24 +336,24 @@ def evaluate_concurrent(
             if not runs:
                 link_loads[name] = by_edge @ np.asarray([s.repeat for s in _flat(schedules[0])], dtype=float)
             runs.append((routes, shared))
-        alone: dict[int, Plan] = {}  # only the groups that turn out slowest need their time alone
+        # each group by itself, seed by seed: a translate's plan alone is its original's
+        alone_runs = []
+        for routes, _ in runs:
+            plans: list[Plan] = []
+            for k, schedule in enumerate(schedules):
+                if routes[k] is None:
+                    plans.append(plans[images[k][0]])
+                else:
+                    plans.append(_plan(name, schedule, routes[k], links, alpha_ns, chunking, fixed_us))
+            alone_runs.append(plans)
         rows = []
         for requested, nbytes, count in aligned:
-            times = np.array([[plan.time_us(nbytes) for plan in shared] for _, shared in runs])
+            times = np.array([_times(shared, nbytes) for _, shared in runs])  # seeds x groups
             group_times = times.mean(axis=0)
             slowest = int(np.argmax(group_times))
-            if slowest not in alone:
-                plans = []
-                for routes, _ in runs:
-                    if routes[slowest] is None:
-                        original, where = images[slowest]
-                        routes[slowest] = [_moved(route, where) for route in routes[original]]
-                    plans.append(
-                        _plan(name, schedules[slowest], routes[slowest], links, alpha_ns, chunking, fixed_us)
-                    )
-                alone[slowest] = replace(plans[0], others=plans[1:])
             time_us = float(times.max(axis=1).mean())
-            alone_us = alone[slowest].time_us(nbytes)
+            # the same statistic with no link shared: the run waits for its slowest group either way
+            alone_us = float(np.array([_times(plans, nbytes) for plans in alone_runs]).max(axis=1).mean())
             factor = op.busbw_factor(p)
             busbw = nbytes / (time_us * 1e3) * factor
             bound_us = bound_of(slowest).time_us(nbytes) if bounds else 0.0

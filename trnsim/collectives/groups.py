@@ -180,6 +180,12 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
         if not _is_number(value) or not 1 <= int(value) <= n:
             raise UsageError(f"--groups {spec!r}: expected {key}:N with N from 1 to {n}")
         k = int(value)
+        if n % k:
+            what = f"{k} strided groups" if key == "stride" else f"blocks of {k}"
+            raise UsageError(
+                f"--groups {spec!r}: {n} {'ranks' if topology.spec.chip.ranks > 1 else 'chips'} do not split "
+                f"into {what} of one size; concurrent groups run in lockstep and must be of one size"
+            )
         if key == "stride":
             groups = [[topology.chips[r] for r in range(i, n, k)] for i in range(k)]
         else:
@@ -199,6 +205,12 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
         if seen & set(group):
             raise UsageError(f"--groups {spec!r}: {sorted(seen & set(group))[0]} is in two groups")
         seen |= set(group)
+    if len({len(group) for group in groups}) != 1:
+        sizes = sorted({len(group) for group in groups})
+        raise UsageError(
+            f"--groups {spec!r}: groups of {' and '.join(map(str, sizes))} {unit}s; concurrent groups run "
+            "in lockstep and must be of one size"
+        )
     return groups
 
 

@@ -183,9 +183,14 @@ def evaluate_layout(
                     + (", with --params for dp)" if name == "dp" else ")")
                 )
             skew = traffic if name == "ep" else None
-            row = evaluate_concurrent(
-                topology, op, [sizes[name]], groups[name], dtype=dtype, traffic=skew, bounds=False
-            ).rows[0]
+            try:
+                row = evaluate_concurrent(
+                    topology, op, [sizes[name]], groups[name], dtype=dtype, traffic=skew, bounds=False
+                ).rows[0]
+            except UsageError as exc:  # name the dimension: several run in one layout
+                raise UsageError(
+                    f"{name} ({op} of {sizes[name]} B on {len(groups[name])} groups): {exc}"
+                ) from None
         count = (calls or {}).get(name, 1.0)
         results.append(DimensionResult(name, degrees[name], op, groups[name], sizes.get(name, 0), row, count))
     return LayoutResult(order, results)

@@ -132,7 +132,9 @@ def describe(traffic: np.ndarray | None, skew: str | None, path: Path | None) ->
     if traffic is None:
         return "uniform"
     given = f"--skew {skew}" if skew is not None else f"--traffic {path}"
-    return f"skewed ({given}: max/mean received {imbalance(traffic):.2f})"
+    factor = imbalance(traffic)
+    kind = "skewed" if factor > 1 + 1e-9 else "evenly received"
+    return f"{kind} ({given}: max/mean received {factor:.2f})"
 
 
 def check_traffic(op_name: str, traffic: np.ndarray | None, p: int) -> None:
