@@ -48,3 +48,15 @@ def test_readme_tables_match_the_cli(cli, index):
     assert result.code == 0
     printed = "\n".join(line for line in result.out.splitlines() if not line.startswith("**")).strip()
     assert _block_after(README.read_text(encoding="utf-8"), anchor) == printed
+
+
+def test_readme_layout_table_matches_the_cli(cli):
+    command = "layout --sku nl72x2 --ep 72 --tp 2 --size ep=64M,tp=16M --compare-mappings"
+    text = README.read_text(encoding="utf-8")
+    anchor = text.index("`trnsim layout --sku nl72x2 --ep 72 --tp 2 --size")  # the README wraps the rest
+    start = text.index("\n| order", anchor) + 1
+    table = text[start : text.index("\n\n", start)].strip()
+    result = cli(*command.split(), "--format", "markdown")
+    assert result.code == 0, result.err
+    printed = [line for line in result.out.splitlines() if line.startswith("|")]
+    assert table.splitlines() == printed
