@@ -1,7 +1,8 @@
 """Topology variants: catalog SKUs, users' files and what-ifs of either, evaluated side by side.
 
 A variant is written ``NAME`` or ``NAME:set=KEY=VALUE[:set=KEY=VALUE...]`` (the same ``KEY=VALUE`` as
-``--set``), for example ``nl72x2:set=latency.switch_ns=50``.
+``--set``), for example ``nl72x2:set=latency.switch_ns=50``; ``NAME:fail=SPEC`` fails a component
+(the same as ``--fail SPEC``, or ``:set=fail=SPEC``).
 """
 
 import hashlib
@@ -28,8 +29,9 @@ class Variant:
 
     @staticmethod
     def parse(text: str, is_file: bool = False, common: tuple[str, ...] = ()) -> "Variant":
-        """Parse ``NAME[:set=K=V...]``; ``common`` edits (``--set``) apply to every variant first."""
-        base, *sets = text.split(":set=")
+        """Parse ``NAME[:set=K=V...][:fail=SPEC...]``; ``common`` edits (``--set``) apply to every
+        variant first."""
+        base, *sets = text.replace(":fail=", ":set=fail=").split(":set=")
         if not base.strip():
             raise UsageError(f"variant {text!r} names no SKU or file")
         edits = tuple(common) + tuple(sets)

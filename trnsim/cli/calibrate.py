@@ -6,6 +6,7 @@ from typing import Annotated
 import typer
 
 from trnsim.cli.options import (
+    FailOption,
     FormatOption,
     Group,
     RoutingOption,
@@ -31,6 +32,7 @@ def calibrate(
     topology: TopologyOption = None,
     overrides: SetOption = None,
     routing: RoutingOption = None,
+    fail: FailOption = None,
     group: Group = None,
     algo: Annotated[
         str,
@@ -83,7 +85,7 @@ def calibrate(
         measured,
         sku,
         topology,
-        edits(overrides, routing),
+        edits(overrides, routing, fail=fail),
         group,
         [name.strip() for name in fit_names.split(",") if name.strip()],
         algorithm=algo.strip().lower(),

@@ -9,6 +9,7 @@ from trnsim.cli.options import (
     Dtype,
     Explain,
     ExportSchedule,
+    FailOption,
     FormatOption,
     Group,
     Groups,
@@ -66,6 +67,7 @@ def run(
     groups: str | None = None,
     skew: str | None = None,
     traffic_file=None,
+    fail: list[str] | None = None,
 ) -> None:
     """Evaluate and print one collective."""
     from trnsim.collectives.engine import evaluate
@@ -73,7 +75,7 @@ def run(
     from trnsim.collectives.traffic import describe, traffic_matrix
 
     algo = algo.strip().lower()  # one spelling in the header and JSON
-    overrides = edits(overrides, routing, calibration)
+    overrides = edits(overrides, routing, calibration, fail)
     topo = load(sku, topology, overrides)
     note_calibration_target(calibration, [topo.name])
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
@@ -409,6 +411,7 @@ def _register(op: str) -> None:
         min_chunk: MinChunk = None,
         routing: RoutingOption = None,
         calibration: CalibrationOption = None,
+        fail: FailOption = None,
         groups: Groups = None,
         skew: Skew = None,
         traffic: TrafficFile = None,
@@ -437,6 +440,7 @@ def _register(op: str) -> None:
             groups,
             skew,
             traffic,
+            fail,
         )
 
     command.__doc__ = f"Model {op}: {OPS[op].description}."

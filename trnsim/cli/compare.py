@@ -12,6 +12,7 @@ from trnsim.cli.options import (
     AlphaUs,
     CalibrationOption,
     Dtype,
+    FailOption,
     FormatOption,
     Group,
     GroupsOfVariants,
@@ -68,14 +69,14 @@ _VALUE_FMT = {"busbw": "{:.2f}", "time": "{:.2f}", "efficiency": lambda v: f"{10
 _VALUE_HEAD = {"busbw": "busbw (GB/s)", "time": "time (us)", "efficiency": "eff %"}
 
 
-def _variants(skus, files, overrides, routings=None, calibration=None):
+def _variants(skus, files, overrides, routings=None, calibration=None, fail=None):
     """The variants to run, and the edits common to all; each --routing multiplies the variants."""
     from dataclasses import replace
 
     from trnsim.routing.policy import routing_overrides
     from trnsim.variants import Variant
 
-    common = tuple(edits(overrides, None, calibration))
+    common = tuple(edits(overrides, None, calibration, fail))
     variants = [Variant.parse(text, common=common) for text in skus or []]
     variants += [Variant.parse(str(path), is_file=True, common=common) for path in files or []]
     if not variants:
@@ -201,6 +202,7 @@ def compare(
     overrides: SetOption = None,
     routing: RoutingsOption = None,
     calibration: CalibrationOption = None,
+    fail: FailOption = None,
     algo: AlgoOne = "auto",
     minbytes: MinBytes = None,
     maxbytes: MaxBytes = None,
@@ -233,7 +235,7 @@ def compare(
     _prepare(algo, max_regression, baseline, save_baseline, "compare", groups, group, ranks)
     if (skew is not None or traffic is not None) and op != "alltoall":
         raise UsageError(f"--skew and --traffic are for alltoall; {op} sends the same to every rank")
-    variants, common = _variants(sku, topology, overrides, routing, calibration)
+    variants, common = _variants(sku, topology, overrides, routing, calibration, fail)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(
         variants,
@@ -376,6 +378,7 @@ def sweep(
     overrides: SetOption = None,
     routing: RoutingsOption = None,
     calibration: CalibrationOption = None,
+    fail: FailOption = None,
     minbytes: MinBytes = None,
     maxbytes: MaxBytes = None,
     stepfactor: StepFactor = None,
@@ -411,10 +414,10 @@ def sweep(
         # the whole catalog, plus any other --sku and --topology named alongside `all`
         files = [str(path) for path in catalog_files()] + [str(path) for path in topology or []]
         variants, common = _variants(
-            [s for s in skus if s.lower() != "all"], files, overrides, routing, calibration
+            [s for s in skus if s.lower() != "all"], files, overrides, routing, calibration, fail
         )
     else:
-        variants, common = _variants(skus, topology, overrides, routing, calibration)
+        variants, common = _variants(skus, topology, overrides, routing, calibration, fail)
     ops = [get_op(name).name for name in (op or list(OPS))]
     from trnsim.collectives.algorithms import REGISTRY
 
@@ -555,6 +558,7 @@ def plot(
     overrides: SetOption = None,
     routing: RoutingsOption = None,
     calibration: CalibrationOption = None,
+    fail: FailOption = None,
     algo: AlgoOne = "auto",
     minbytes: MinBytes = None,
     maxbytes: MaxBytes = None,
@@ -591,7 +595,7 @@ def plot(
     algo = algo.strip().lower()  # one spelling in titles, JSON and baselines
     _prepare(algo, "5%", None, None, "plot")
     writable(output, "-o")
-    variants, common = _variants(sku, topology, overrides, routing, calibration)
+    variants, common = _variants(sku, topology, overrides, routing, calibration, fail)
     runs = []
     for path in measured or []:
         from trnsim.calibration.readers import read_measurement

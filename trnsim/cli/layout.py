@@ -7,6 +7,7 @@ import typer
 from trnsim.cli.options import (
     CalibrationOption,
     Dtype,
+    FailOption,
     FormatOption,
     Group,
     Ranks,
@@ -31,6 +32,7 @@ def layout(
     overrides: SetOption = None,
     routing: RoutingOption = None,
     calibration: CalibrationOption = None,
+    fail: FailOption = None,
     ranks: Ranks = None,
     group: Group = None,
     tp: Annotated[int, typer.Option("--tp", help="Tensor-parallel degree (all-reduce).", min=1)] = 1,
@@ -133,7 +135,7 @@ def layout(
         if ep < 2:
             raise UsageError("--skew skews the expert-parallel all-to-all: give --ep 2 or more")
         traffic = hot_destinations(ep, *parse_skew(skew))
-    topo = load(sku, topology, edits(overrides, routing, calibration))
+    topo = load(sku, topology, edits(overrides, routing, calibration, fail))
     note_calibration_target(calibration, [topo.name])
     members = select_group(topo, group, ranks)
     sizes = shape.sizes(degrees, dtype_size(dtype)) if shape is not None else {}

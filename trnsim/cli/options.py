@@ -50,9 +50,13 @@ CalibrationOption = Annotated[
 
 
 def edits(
-    overrides: list[str] | None, routing: str | None = None, calibration: Path | None = None
+    overrides: list[str] | None,
+    routing: str | None = None,
+    calibration: Path | None = None,
+    fail: list[str] | None = None,
 ) -> list[str]:
-    """Every what-if edit of a run, in the order they apply: calibration, --set, --routing."""
+    """Every what-if edit of a run, in the order they apply: calibration, --set, --routing, --fail
+    (as ``fail=SPEC``, which the loader applies to the built system)."""
     result = []
     if calibration is not None:
         from trnsim.calibration.files import calibration_edits
@@ -70,6 +74,7 @@ def edits(
         from trnsim.routing.policy import routing_overrides
 
         result += routing_overrides(routing)
+    result += [f"fail={spec}" for spec in fail or ()]
     return result
 
 
@@ -149,6 +154,15 @@ Group = Annotated[
         "--group",
         help="The chips taking part: all; rack:K; server:K or node:K; tray:K; plane:NAME (a switch "
         "plane's chips); slot:NAME; a rank range 0-31; or a list 0,2,5-7 of ranks or chip names.",
+    ),
+]
+FailOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--fail",
+        help="Fail a component, repeatable: chip:REF, link:A,B or link:CLASS:K, lanes:CHIP:N[:CLASS], "
+        "switch:NAME, plane:NAME[:RACK], switch-tray:K[:RACK] (assumed: switch K of every plane), "
+        "cable:CHIP. Spare lanes are used first; traffic re-routes; a split fabric is refused.",
     ),
 ]
 Skew = Annotated[

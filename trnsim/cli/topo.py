@@ -8,6 +8,7 @@ import typer
 
 from trnsim.cli.options import (
     CalibrationOption,
+    FailOption,
     FormatOption,
     RoutingOption,
     SetOption,
@@ -149,12 +150,13 @@ def show(
     overrides: SetOption = None,
     routing: RoutingOption = None,
     calibration: CalibrationOption = None,
+    fail: FailOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Chips, switches by role, links by class, per-chip bandwidth, diameter, hop histogram and cuts."""
     from trnsim.topology import metrics
 
-    topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration))
+    topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration, fail))
     summary = _summary(topo)
     classes = metrics.link_classes(topo)
     roles = metrics.switch_roles(topo)
@@ -282,6 +284,7 @@ def hops(
     overrides: SetOption = None,
     routing: RoutingOption = None,
     calibration: CalibrationOption = None,
+    fail: FailOption = None,
     source: Annotated[str | None, typer.Option("--from", help="Rank or chip name to measure from.")] = None,
     matrix: Annotated[bool, typer.Option("--matrix", help="Print the all-pairs matrix.")] = False,
     metric: Annotated[
@@ -292,7 +295,7 @@ def hops(
     """Hop and link counts from one chip (--from) or for all pairs (histogram, or --matrix)."""
     from trnsim.routing import hops
 
-    topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration))
+    topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration, fail))
     if source is not None and matrix:
         raise UsageError("give --from RANK (one chip's distances) or --matrix (all pairs), not both")
     if source is not None:
@@ -372,6 +375,7 @@ def path(
     overrides: SetOption = None,
     routing: RoutingOption = None,
     calibration: CalibrationOption = None,
+    fail: FailOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """One shortest path between two chips with its links, and how many equal paths exist (under
@@ -391,7 +395,7 @@ def path(
         )
     sku = sku_option if named else ends.pop(0)
     src, dst = ends
-    topo = _load(sku, topology, edits(overrides, routing, calibration))
+    topo = _load(sku, topology, edits(overrides, routing, calibration, fail))
     a, b = topo.resolve_chip(src), topo.resolve_chip(dst)
     nodes, count = shortest_path(topo, a, b)
     if not count:
@@ -469,6 +473,7 @@ def export(
     overrides: SetOption = None,
     routing: RoutingOption = None,
     calibration: CalibrationOption = None,
+    fail: FailOption = None,
     fmt: Annotated[
         ExportFormat,
         typer.Option(
@@ -485,7 +490,7 @@ def export(
     from trnsim.topology.export import to_text
 
     writable(output)
-    topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration))
+    topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration, fail))
     text = to_text(topo, fmt.value)
     if output is None:
         typer.echo(text, nl=not text.endswith("\n"))

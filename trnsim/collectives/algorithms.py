@@ -156,6 +156,8 @@ def _torus_lines(ctx: Context):
         raise NotApplicable("runs over the whole torus: use --group all")
     axes = topology.spec.torus.axes
     sizes = [axis.size for axis in axes]
+    if topology.n_chips != int(np.prod(sizes)):
+        raise NotApplicable("needs every chip of the torus (its rings follow the axes by rank arithmetic)")
     strides = [int(np.prod(sizes[i + 1 :])) for i in range(len(sizes))]
     # fastest axes first: a reduce-scatter moves the most data in its first phase
     order = sorted((i for i, s in enumerate(sizes) if s > 1), key=lambda i: -axes[i].lanes)

@@ -95,7 +95,13 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
     """
 
     spec = topology.spec
-    if chips is None and spec.kind == "torus" and spec.chip.ranks == 1 and spec.routing.relay:
+    if (
+        chips is None
+        and spec.kind == "torus"
+        and spec.chip.ranks == 1
+        and spec.routing.relay
+        and not topology.faults
+    ):
         ordered = np.array([1], dtype=np.int64)
         for axis in topology.spec.torus.axes:
             ordered = np.convolve(ordered, _ring_distance_counts(axis.size, axis.wrap))

@@ -61,10 +61,12 @@ class TorusSymmetry:
 
 
 def torus_symmetry(topology: Topology) -> TorusSymmetry | None:
-    """The symmetry of a torus whose every axis wraps, or ``None`` (switched fabrics, meshes)."""
+    """The symmetry of a torus whose every axis wraps, or ``None`` (switched fabrics, meshes, and a
+    torus with failed components)."""
     spec = topology.spec
     if (
         spec.kind != "torus"
+        or topology.faults
         or spec.chip.ranks > 1
         or not all(axis.wrap or axis.size <= 2 for axis in spec.torus.axes)
     ):

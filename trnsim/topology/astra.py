@@ -36,6 +36,11 @@ def to_astra_sim(topology: Topology) -> str:
             f"{topology.name} cannot be expressed in ASTRA-sim: its chips host {spec.chip.ranks} ranks each "
             "(export with --set chip.ranks=1 for one NPU per chip)"
         )
+    if topology.faults:
+        raise UsageError(
+            f"{topology.name} with failed components ({', '.join(topology.faults)}) cannot be expressed in "
+            "ASTRA-sim's regular dimensions"
+        )
     link_ns = spec.latency.link_ns
     notes = []
     dims: list[tuple[str, int, float, float, str]] = []  # kind, npus, bandwidth GB/s, latency ns, what

@@ -94,7 +94,7 @@ def expand_ranks(topology: Topology) -> Topology:
     cuts.update({f"chip-{chip}": frozenset([chip, *names]) for chip, names in members.items()})
     chips = [name for names in members.values() for name in names]
     expanded = Topology(spec=spec, nodes=nodes, links=links, chips=chips, cuts=cuts)
-    expanded.path, expanded.overrides = topology.path, topology.overrides
+    expanded.path, expanded.overrides, expanded.faults = topology.path, topology.overrides, topology.faults
     return expanded
 
 

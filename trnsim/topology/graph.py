@@ -29,6 +29,7 @@ class Topology:
     path: Path | None = None
     cuts: dict[str, frozenset[str]] = field(default_factory=dict)
     overrides: tuple[str, ...] = ()
+    faults: tuple[str, ...] = ()  # failed components (trnsim.topology.faults): no symmetry shortcut holds
 
     @property
     def where(self) -> str:
@@ -67,8 +68,9 @@ class Topology:
             ends: {**data, "bw_gbps": data.get("raw_bw_gbps", data["bw_gbps"])}
             for ends, data in self.links.items()
         }
-        raw = Topology(self.spec, self.nodes, links, self.chips, self.path, self.cuts, self.overrides)
-        return raw
+        from dataclasses import replace
+
+        return replace(self, links=links)
 
     @cached_property
     def uniform_efficiency(self) -> float | None:

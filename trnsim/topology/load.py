@@ -20,17 +20,27 @@ def load_topology(
     topology : Path, optional
         A user's topology file in the catalog schema.
     overrides : list of str
-        ``KEY=VALUE`` what-if edits (see :mod:`trnsim.overrides`).
+        ``KEY=VALUE`` what-if edits (see :mod:`trnsim.overrides`); ``fail=KIND:WHAT`` fails a
+        component (:mod:`trnsim.topology.faults`) once the healthy system is built and checked.
     """
     from trnsim.catalog import load_spec
     from trnsim.topology.builders import build, check_size, expand_ranks
+    from trnsim.topology.faults import apply_faults
     from trnsim.topology.hardware import check_connected, check_efficiency, check_hardware
 
-    loaded = load_spec(sku, topology, overrides)
+    edits = [text for text in overrides if not _is_fault(text)]
+    faults = [text.split("=", 1)[1] for text in overrides if _is_fault(text)]
+    loaded = load_spec(sku, topology, edits)
     check_size(loaded.spec, loaded.where)
     built = build(loaded.spec)
     built.path, built.overrides = loaded.path, tuple(overrides)
     check_hardware(built)
     check_efficiency(built)
     check_connected(built)
-    return expand_ranks(built)
+    return expand_ranks(apply_faults(built, faults))
+
+
+def _is_fault(text: str) -> bool:
+    from trnsim.topology.faults import FAIL_KEY
+
+    return text.split("=", 1)[0].strip().lower() == FAIL_KEY

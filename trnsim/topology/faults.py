@@ -1,0 +1,290 @@
+"""Failed components: the topology rebuilt without them, spare lanes used first.
+
+A fault is written ``KIND:WHAT`` (``--fail``, repeatable, or ``--set fail=KIND:WHAT``):
+
+============================  =====================================================================
+``chip:REF``                  a chip (its rank in the healthy system, or its name) and its links
+``link:A,B``                  the link bundle between two devices (names; ranks for chips)
+``link:CLASS:K``              the K-th link of a class, in the file's order (``link:xrack:3``)
+``lanes:CHIP:N[:CLASS]``      N lanes of the chip's links of one class (default: the class that has
+                              spare lanes, else every class of the chip)
+``switch:NAME``               a switch and its links
+``plane:NAME[:RACK]``         every switch of a switch plane (in one rack, or all)
+``switch-tray:K[:RACK]``      switch K of every plane (in one rack, or all)
+``cable:CHIP``                the chip's cross-rack cable (its link to the paired rack)
+============================  =====================================================================
+
+References are resolved on the healthy system, all faults first, then removed together: ranks in
+later faults never shift. The surviving chips are renumbered in their old order (names are stable).
+
+Spare lanes: where a chip wires more lanes of a class than it activates (Trainium3 wires 80
+backplane lanes and runs 64), the difference is a pool of spares against backplane, cable and
+switch-tray faults (FACTS.md 'Trainium3 chip'). After a fault the chip's surviving lanes of that
+class run ``min(active before, wired after)`` lanes, spread evenly (as the builder spreads them):
+losing 16 of 80 lanes costs nothing, the 17th costs 1/64 of the class's bandwidth. Failed lanes
+(``lanes:``) come off the class's links in proportion to their lanes, as the spare pool is not tied
+to a port (an assumption: which lanes are spares is not published); a failed switch, switch tray or
+cable takes its whole port, and the chip's other ports of the class absorb it from the spares.
+
+Assumption: a switch tray holds switch K of every plane of its rack (NL72x2 Gen1 has 10 switch trays
+and 4 planes of 10 switches per rack; which switches share a tray is not published).
+"""
+
+from dataclasses import dataclass, replace
+
+from trnsim.errors import UsageError
+from trnsim.topology.graph import Topology
+
+FAIL_KEY = "fail"  # --fail SPEC travels with the --set edits as fail=SPEC
+KINDS = ("chip", "link", "lanes", "switch", "plane", "switch-tray", "cable")
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One failed component, as the user wrote it and as devices and links of the healthy system."""
+
+    text: str
+    nodes: frozenset[str] = frozenset()  # devices removed with their links
+    links: frozenset[tuple[str, str]] = frozenset()  # link bundles removed
+    lanes: tuple[tuple[str, str, int], ...] = ()  # (chip, class, failed lanes)
+
+
+def _chip(topology: Topology, ref: str, fault: str) -> str:
+    try:
+        return topology.resolve_chip(ref)
+    except UsageError as exc:
+        raise UsageError(f"--fail {fault!r}: {exc}") from None
+
+
+def _device(topology: Topology, ref: str, fault: str) -> str:
+    ref = ref.strip()
+    if ref in topology.nodes:
+        return ref
+    return _chip(topology, ref, fault)
+
+
+def _link_key(topology: Topology, u: str, v: str, fault: str) -> tuple[str, str]:
+    for key in ((u, v), (v, u)):
+        if key in topology.links:
+            return key
+    raise UsageError(f"--fail {fault!r}: no link joins {u} and {v}")
+
+
+def parse_fault(topology: Topology, text: str) -> Fault:
+    """Resolve one ``KIND:WHAT`` on ``topology`` (the healthy system)."""
+    fault = text.strip()
+    kind, _, what = fault.partition(":")
+    kind, what = kind.strip().lower(), what.strip()
+    if kind not in KINDS or not what:
+        raise UsageError(
+            f"--fail {text!r}: expected KIND:WHAT with KIND one of {', '.join(KINDS)} (e.g. chip:5, "
+            "link:r0.n0.A,r0.A.sw0, lanes:5:17, switch:r0.A.sw3, switch-tray:0, cable:5)"
+        )
+    nodes = topology.nodes
+    if kind == "chip":
+        return Fault(fault, nodes=frozenset({_chip(topology, what, fault)}))
+    if kind == "switch":
+        if nodes.get(what, {}).get("kind") != "switch":
+            raise UsageError(f"--fail {text!r}: {what!r} is not a switch of {topology.name}")
+        return Fault(fault, nodes=frozenset({what}))
+    if kind == "link":
+        if "," in what:
+            u, _, v = what.partition(",")
+            a, b = _device(topology, u, fault), _device(topology, v, fault)
+            return Fault(fault, links=frozenset({_link_key(topology, a, b, fault)}))
+        cls, _, index = what.rpartition(":")
+        of_class = [ends for ends, data in topology.links.items() if data["cls"] == cls]
+        if not cls or not index.isascii() or not index.isdigit() or not of_class:
+            classes = sorted({data["cls"] for data in topology.links.values()})
+            raise UsageError(
+                f"--fail {text!r}: expected link:A,B (two devices) or link:CLASS:K with CLASS one of "
+                f"{', '.join(classes)}"
+            )
+        if int(index) >= len(of_class):
+            raise UsageError(
+                f"--fail {text!r}: {topology.name} has {len(of_class)} {cls} links (0..{len(of_class) - 1})"
+            )
+        return Fault(fault, links=frozenset({of_class[int(index)]}))
+    if kind == "cable":
+        chip = _chip(topology, what, fault)
+        rack = nodes[chip].get("rack")
+        across = [
+            ends
+            for ends, data in topology.links.items()
+            if chip in ends
+            and rack is not None
+            and nodes[ends[0] if ends[1] == chip else ends[1]].get("rack") not in (rack, None)
+        ]
+        if not across:
+            raise UsageError(f"--fail {text!r}: {chip} has no cross-rack cable")
+        return Fault(fault, links=frozenset(across))
+    if kind == "lanes":
+        parts = what.split(":")
+        if len(parts) not in (2, 3) or not parts[1].isascii() or not parts[1].isdigit() or int(parts[1]) < 1:
+            raise UsageError(f"--fail {text!r}: expected lanes:CHIP:N[:CLASS] with N a whole number >= 1")
+        chip = _chip(topology, parts[0], fault)
+        classes = _chip_classes(topology, chip)
+        if len(parts) == 3:
+            cls = parts[2].strip()
+            if cls not in classes:
+                raise UsageError(
+                    f"--fail {text!r}: {chip} has no {cls!r} links (it has {', '.join(classes)})"
+                )
+            chosen = [cls]
+        else:
+            spare = [cls for cls, (wired, active) in classes.items() if active < wired - 1e-9]
+            chosen = spare or list(classes)
+        count = int(parts[1])
+        wired = sum(classes[cls][0] for cls in chosen)
+        if count > wired:
+            raise UsageError(f"--fail {text!r}: {chip} wires {wired:g} lanes of {', '.join(chosen)}")
+        # the failed lanes come off the chosen classes in turn
+        lanes, left = [], count
+        for cls in chosen:
+            take = min(left, int(classes[cls][0]))
+            if take:
+                lanes.append((chip, cls, take))
+            left -= take
+        return Fault(fault, lanes=tuple(lanes))
+    # plane and switch-tray: switches by their plane, index and rack
+    name, _, rack_text = what.partition(":")
+    rack = None
+    if rack_text:
+        if not rack_text.isascii() or not rack_text.isdigit():
+            raise UsageError(f"--fail {text!r}: expected {kind}:{'NAME' if kind == 'plane' else 'K'}[:RACK]")
+        rack = int(rack_text)
+    planes = [n for n, d in nodes.items() if d["kind"] == "switch" and d.get("role") == "plane"]
+    if not planes:
+        raise UsageError(f"--fail {text!r}: {topology.name} has no switch planes")
+    if kind == "plane":
+        chosen = {n for n in planes if str(nodes[n]["plane"]) == name and rack in (None, nodes[n]["rack"])}
+    else:
+        chosen = {n for n in planes if n.rsplit(".sw", 1)[-1] == name and rack in (None, nodes[n]["rack"])}
+    if not chosen:
+        raise UsageError(f"--fail {text!r}: {topology.name} has no such {kind}")
+    return Fault(fault, nodes=frozenset(chosen))
+
+
+def _chip_classes(topology: Topology, chip: str) -> dict[str, tuple[float, float]]:
+    """Wired and active lanes of each link class at ``chip``."""
+    out: dict[str, list[float]] = {}
+    for data in topology.incident[chip]:
+        wired_active = out.setdefault(data["cls"], [0.0, 0.0])
+        wired_active[0] += data["lanes"]
+        wired_active[1] += data["active_lanes"]
+    return {cls: (w, a) for cls, (w, a) in out.items()}
+
+
+def apply_faults(topology: Topology, texts: list[str]) -> Topology:
+    """``topology`` without the failed components (see the module docstring).
+
+    Raises
+    ------
+    UsageError
+        For a fault that names nothing, or failures that split the chips (naming the parts).
+    """
+    if not texts:
+        return topology
+    faults = [parse_fault(topology, text) for text in texts]
+    dead_nodes = frozenset().union(*(f.nodes for f in faults))
+    dead_links = frozenset().union(*(f.links for f in faults))
+    failed_lanes: dict[tuple[str, str], int] = {}
+    for fault in faults:
+        for chip, cls, count in fault.lanes:
+            failed_lanes[(chip, cls)] = failed_lanes.get((chip, cls), 0) + count
+    before = {chip: _chip_classes(topology, chip) for chip in topology.chips if chip not in dead_nodes}
+    links = {
+        ends: dict(data)
+        for ends, data in topology.links.items()
+        if ends not in dead_links and not (dead_nodes & set(ends))
+    }
+    at: dict[str, list[tuple[str, str]]] = {}
+    for ends in links:
+        for end in ends:
+            at.setdefault(end, []).append(ends)
+    for (chip, cls), count in failed_lanes.items():
+        if chip in dead_nodes:
+            continue
+        # the spare pool absorbs failed lanes wherever they are: they come off the class's links in
+        # proportion to their lanes, so no port is lost (a failed switch or cable loses its port)
+        mine = [e for e in at.get(chip, []) if links[e]["cls"] == cls]
+        wired = sum(links[e]["lanes"] for e in mine)
+        for ends in mine:
+            links[ends]["lanes"] -= count * links[ends]["lanes"] / wired
+            if links[ends]["lanes"] <= 1e-9:
+                del links[ends]
+    # spares first: each chip's surviving lanes of a class run min(active before, wired now)
+    at = {}
+    for ends in links:
+        for end in ends:
+            at.setdefault(end, []).append(ends)
+    after = {chip: _classes_of(links, at.get(chip, [])) for chip in before}
+
+    def share(end: str, cls: str) -> float:
+        """The share of its wired lanes of ``cls`` a device runs (1 for a switch)."""
+        if end not in before:
+            return 1.0
+        active_before = before[end][cls][1]
+        wired_now = after[end][cls][0]
+        return min(active_before, wired_now) / wired_now if wired_now else 0.0
+
+    changed = {
+        (chip, cls)
+        for chip in before
+        for cls, (wired, _) in after[chip].items()
+        if wired != before[chip][cls][0]
+    }
+    for (u, v), data in links.items():
+        cls = data["cls"]
+        if (u, cls) in changed or (v, cls) in changed:
+            active = data["lanes"] * min(share(u, cls), share(v, cls))  # a link runs at its weaker end
+            scale = active / data["active_lanes"] if data["active_lanes"] else 0.0
+            data["bw_gbps"] *= scale
+            data["raw_bw_gbps"] = data.get("raw_bw_gbps", data["bw_gbps"]) * scale
+            data["active_lanes"] = active
+    nodes = {name: data for name, data in topology.nodes.items() if name not in dead_nodes}
+    chips = [chip for chip in topology.chips if chip not in dead_nodes]
+    if len(chips) < 2:
+        raise UsageError(f"{topology.where}: the failures ({', '.join(texts)}) leave fewer than two chips")
+    cuts = {name: side & nodes.keys() for name, side in topology.cuts.items()}
+    cuts = {name: side for name, side in cuts.items() if side and len(side) < len(nodes)}
+    failed = replace(  # a new object: no cached property of the healthy system survives
+        topology, nodes=nodes, links=links, chips=chips, cuts=cuts, faults=topology.faults + tuple(texts)
+    )
+    _check_parts(failed, texts)
+    return failed
+
+
+def _classes_of(links: dict, ends_list: list) -> dict[str, tuple[float, float]]:
+    out: dict[str, list[float]] = {}
+    for ends in ends_list:
+        data = links[ends]
+        wired_active = out.setdefault(data["cls"], [0.0, 0.0])
+        wired_active[0] += data["lanes"]
+        wired_active[1] += data["active_lanes"]
+    return {cls: (w, a) for cls, (w, a) in out.items()}
+
+
+def _check_parts(topology: Topology, texts: list[str]) -> None:
+    """Refuse failures that split the chips, naming each part's size and a chip in it."""
+    parent = {node: node for node in topology.nodes}
+
+    def root(node: str) -> str:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for u, v in topology.links:
+        parent[root(u)] = root(v)
+    parts: dict[str, list[str]] = {}
+    for chip in topology.chips:
+        parts.setdefault(root(chip), []).append(chip)
+    if len(parts) > 1:
+        shown = "; ".join(
+            f"{len(members)} chips ({members[0]}{', ...' if len(members) > 1 else ''})"
+            for members in sorted(parts.values(), key=len, reverse=True)[:4]
+        )
+        raise UsageError(
+            f"{topology.where}: the failures ({', '.join(texts)}) split the chips into {len(parts)} parts: {shown}"
+        )
