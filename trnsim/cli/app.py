@@ -126,6 +126,12 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(EXIT_USAGE)
         # the argument parser's own errors (unknown option, bad value): one line, with a pointer to --help
         command = context.command_path if context is not None else "trnsim"
-        _fail(f"{exc.format_message()} (see: {command} --help)", EXIT_USAGE if exc.exit_code else 0, debug)
+        message = exc.format_message()
+        option = getattr(exc, "option_name", None)
+        if type(exc).__name__ == "NoSuchOption" and option:
+            # the parser names the first letters of a cluster (-x of -xyz): name the word as given
+            given = next((arg for arg in args if arg.startswith(option) and arg != option), None)
+            message += f" (in {given!r})" if given else ""
+        _fail(f"{message} (see: {command} --help)", EXIT_USAGE if exc.exit_code else 0, debug)
     # typer returns the code of an explicit Exit (e.g. `topo validate` with a bad file; --help is 0)
     sys.exit(code if type(code) is int else 0)

@@ -17,8 +17,8 @@ import numpy as np
 
 from trnsim.topology.graph import Topology
 
-# the ring decomposition's local search recomputes cycles per move: fine to ~1,000 chips, slow beyond
-RING_SEARCH_LIMIT = 1024
+# the ring decomposition's local search recomputes cycles per move: about 3 s at 512 chips, 20 s at 1,024
+RING_SEARCH_LIMIT = 512
 
 
 class NotApplicable(Exception):
