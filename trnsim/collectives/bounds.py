@@ -151,7 +151,13 @@ def traffic_bounds(topology: Topology, group: list[str], traffic) -> list[tuple[
 
 
 def lower_bound(
-    topology: Topology, group: list[str], op: Op, alpha_ns: float, max_links: int, traffic=None
+    topology: Topology,
+    group: list[str],
+    op: Op,
+    alpha_ns: float,
+    max_links: int,
+    traffic=None,
+    with_optimum: bool = True,
 ) -> Bound:
     """The lower bound for ``op`` on ``group``.
 
@@ -161,6 +167,9 @@ def lower_bound(
         The fewest links between the group's farthest two members.
     traffic : numpy.ndarray, optional
         A skewed all-to-all's traffic matrix (None: the uniform one).
+    with_optimum : bool
+        Include the exact optimum (False: injection and natural cuts only, a valid bound that is
+        cheap; for callers that do not show it, such as a sweep of failures).
     """
     from trnsim.collectives.optimum import optimum
 
@@ -169,14 +178,14 @@ def lower_bound(
         peak, exact = candidates[0][0], False
     else:
         candidates = natural_bounds(topology, group, op)
-        peak, exact = candidates[0][0], True
-        if len(group) > 1:
+        peak, exact = candidates[0][0], with_optimum
+        if len(group) > 1 and with_optimum:
             best = optimum(topology, group, op.name)
             candidates.append((best.seconds_per_byte, best.limited_by))
             exact = best.exact
     top = max(value for value, _ in candidates)
     limited_by = next(name for value, name in candidates if value >= top * (1 - TIE))
-    if not exact and op.name == "allreduce" and len(group) > 1:
+    if not exact and with_optimum and op.name == "allreduce" and len(group) > 1:
         # a reduce-scatter then an all-gather, each at its exact optimum, achieves twice the all-gather
         # optimum (the two mirror each other): a bound that high is the optimum
         gather = optimum(topology, group, "allgather")

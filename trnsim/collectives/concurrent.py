@@ -310,7 +310,7 @@ def evaluate_concurrent(
             schedules = []
             for k, group in enumerate(groups):
                 if images[k] is None:
-                    context = Context(topology, group, traffic)
+                    context = Context(topology.planner, group, traffic)
                     schedules.append(algorithms.find(name).schedule(context, op.name))
                 else:
                     schedules.append(schedules[images[k][0]])

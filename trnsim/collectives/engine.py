@@ -220,7 +220,14 @@ def _row(
 
 
 def _raw_bound(
-    topology: Topology, group: list[str], op: Op, alpha_ns: float, max_links: int, bound: Bound, traffic=None
+    topology: Topology,
+    group: list[str],
+    op: Op,
+    alpha_ns: float,
+    max_links: int,
+    bound: Bound,
+    traffic=None,
+    exact_bounds: bool = True,
 ) -> Bound:
     """The bound at raw link rates: the effective one scaled when every link shares one efficiency."""
     share = topology.uniform_efficiency
@@ -230,7 +237,7 @@ def _raw_bound(
             seconds_per_byte=bound.seconds_per_byte * share,
             peak_seconds_per_byte=bound.peak_seconds_per_byte * share,
         )
-    return lower_bound(topology.at_raw_rates(), group, op, alpha_ns, max_links, traffic)
+    return lower_bound(topology.at_raw_rates(), group, op, alpha_ns, max_links, traffic, exact_bounds)
 
 
 def evaluate(
@@ -244,6 +251,7 @@ def evaluate(
     max_chunks: int | None = None,
     min_chunk_bytes: int | None = None,
     traffic: np.ndarray | None = None,
+    exact_bounds: bool = True,
 ) -> Evaluation:
     """Model ``op_name`` on ``group`` of ``topology`` for every size.
 
@@ -259,6 +267,8 @@ def evaluate(
         :data:`~trnsim.collectives.cost.MIN_CHUNK_BYTES`.
     traffic : numpy.ndarray, optional
         A skewed all-to-all's ``p x p`` traffic matrix (:mod:`trnsim.collectives.traffic`).
+    exact_bounds : bool
+        Compute the exact optimum for the bound (False: injection and natural cuts only, cheaper).
     """
     op = get_op(op_name)
     check_traffic(op.name, traffic, len(group))
@@ -292,11 +302,11 @@ def evaluate(
             f"every size is below the smallest {op.name} nccl-tests runs on {len(group)} ranks of "
             f"{dtype} ({smallest} bytes): give larger sizes"
         )
-    ctx = Context(topology, group, traffic)
+    ctx = Context(topology.planner, group, traffic)  # planned on the healthy system
     router = Router(topology, group)
     routers = [router] + [router.with_seed(seed) for seed in range(1, router.routing.realisations)]
-    bound = lower_bound(topology, group, op, alpha_ns, router.max_links, traffic)
-    raw_bound = _raw_bound(topology, group, op, alpha_ns, router.max_links, bound, traffic)
+    bound = lower_bound(topology, group, op, alpha_ns, router.max_links, traffic, exact_bounds)
+    raw_bound = _raw_bound(topology, group, op, alpha_ns, router.max_links, bound, traffic, exact_bounds)
 
     if algo in ("auto", "all"):
         names = [name for name, a in algorithms.REGISTRY.items() if op.name in a.ops]

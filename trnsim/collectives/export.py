@@ -83,7 +83,7 @@ def schedule_document(topology: Topology, group: list[str], op: str, plan: Plan,
 
 def _multidim_structure(topology: Topology, group: list[str], op: str) -> dict:
     try:
-        chosen = multidim.plan(Context(topology, group), op)
+        chosen = multidim.plan(Context(topology.planner, group), op)
     except NotApplicable:
         return {}
     dims = chosen.dims

@@ -183,7 +183,15 @@ class Router:
                 pinned.setdefault(step.links, []).append(step)
                 del pending[key]
         for group in pinned.values():
-            for step, route in zip(group, self._pinned_routes(group), strict=True):
+            try:
+                routed = self._pinned_routes(group)
+            except NotApplicable:
+                if not self.topology.faults:
+                    raise
+                # a failure took links the plan keeps to: the hardware re-routes on any shortest path
+                pending.update((_key(step), step) for step in group)
+                continue
+            for step, route in zip(group, routed, strict=True):
                 self._cache[_key(step)] = route
         if self.routing.policy != "ecmp":
             walked = list(pending.values())

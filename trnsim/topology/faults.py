@@ -175,8 +175,14 @@ def _chip_classes(topology: Topology, chip: str) -> dict[str, tuple[float, float
     return {cls: (w, a) for cls, (w, a) in out.items()}
 
 
-def apply_faults(topology: Topology, texts: list[str]) -> Topology:
+def apply_faults(topology: Topology, texts: list[str], keep_largest: bool = False) -> Topology:
     """``topology`` without the failed components (see the module docstring).
+
+    Parameters
+    ----------
+    keep_largest : bool
+        When the failures split the chips, keep the part with the most chips (the rest is lost)
+        instead of refusing.
 
     Raises
     ------
@@ -251,8 +257,26 @@ def apply_faults(topology: Topology, texts: list[str]) -> Topology:
     failed = replace(  # a new object: no cached property of the healthy system survives
         topology, nodes=nodes, links=links, chips=chips, cuts=cuts, faults=topology.faults + tuple(texts)
     )
-    _check_parts(failed, texts)
-    return failed
+    parts = _parts(failed)
+    if len(parts) == 1:
+        return failed
+    if not keep_largest:
+        shown = "; ".join(
+            f"{len(chips)} chips ({chips[0]}{', ...' if len(chips) > 1 else ''})" for chips, _ in parts[:4]
+        )
+        raise UsageError(
+            f"{topology.where}: the failures ({', '.join(texts)}) split the chips into {len(parts)} parts: {shown}"
+        )
+    keep = parts[0][1]
+    return replace(
+        failed,
+        nodes={n: d for n, d in nodes.items() if n in keep},
+        links={ends: d for ends, d in links.items() if ends[0] in keep},
+        chips=[chip for chip in chips if chip in keep],
+        cuts={
+            name: side & keep for name, side in cuts.items() if side & keep and len(side & keep) < len(keep)
+        },
+    )
 
 
 def _classes_of(links: dict, ends_list: list) -> dict[str, tuple[float, float]]:
@@ -265,8 +289,8 @@ def _classes_of(links: dict, ends_list: list) -> dict[str, tuple[float, float]]:
     return {cls: (w, a) for cls, (w, a) in out.items()}
 
 
-def _check_parts(topology: Topology, texts: list[str]) -> None:
-    """Refuse failures that split the chips, naming each part's size and a chip in it."""
+def _parts(topology: Topology) -> list[tuple[list[str], set[str]]]:
+    """The connected parts that hold chips, most chips first: (their chips, all their devices)."""
     parent = {node: node for node in topology.nodes}
 
     def root(node: str) -> str:
@@ -277,14 +301,76 @@ def _check_parts(topology: Topology, texts: list[str]) -> None:
 
     for u, v in topology.links:
         parent[root(u)] = root(v)
-    parts: dict[str, list[str]] = {}
+    devices: dict[str, set[str]] = {}
+    for node in topology.nodes:
+        devices.setdefault(root(node), set()).add(node)
+    chips: dict[str, list[str]] = {}
     for chip in topology.chips:
-        parts.setdefault(root(chip), []).append(chip)
-    if len(parts) > 1:
-        shown = "; ".join(
-            f"{len(members)} chips ({members[0]}{', ...' if len(members) > 1 else ''})"
-            for members in sorted(parts.values(), key=len, reverse=True)[:4]
+        chips.setdefault(root(chip), []).append(chip)
+    return sorted(((chips[r], devices[r]) for r in chips), key=lambda part: -len(part[0]))
+
+
+@dataclass(frozen=True)
+class Component:
+    """A part that can fail alone: its class, its ``--fail`` text, and what it takes away."""
+
+    kind: str  # "chip", "link backplane", "switch plane", "switch tray", "plane", "lanes beyond spares", ...
+    spec: str
+    nodes: tuple[str, ...] = ()
+    links: tuple[tuple[str, str], ...] = ()
+    lanes: tuple[tuple[str, str], ...] = ()  # (chip, class) whose lanes fail
+    rate: str | None = None  # its failure-rate class (trnsim.reliability.RATES), None: not a part
+
+
+OPTICAL_MEDIA = {"optics"}  # everything else between devices is copper (pcb, backplane, aec, copper)
+
+
+def components(topology: Topology) -> list[Component]:
+    """Every part of ``topology`` that can fail alone, by class (``trnsim faults`` fails each).
+
+    Chips are physical chips (a chip that hosts several ranks fails with all of them); links are
+    bundles between devices (not the on-chip rank links); switch trays and planes exist where the
+    fabric has switch planes; "lanes beyond spares" fails one lane more than a chip's spares.
+    """
+    from trnsim.topology.builders import RANK_CLASS
+
+    nodes = topology.nodes
+    physical = (
+        [n for n, d in nodes.items() if d.get("role") == "chip"]
+        if topology.spec.chip.ranks > 1
+        else topology.chips
+    )
+    out = [Component("chip", f"chip:{chip}", nodes=(chip,), rate="chip") for chip in physical]
+    for ends, data in topology.links.items():
+        if data["cls"] == RANK_CLASS:
+            continue
+        rate = "optical link" if data.get("medium") in OPTICAL_MEDIA else "copper link"
+        out.append(Component(f"link {data['cls']}", f"link:{ends[0]},{ends[1]}", links=(ends,), rate=rate))
+    planes: dict[tuple[int, str], list[str]] = {}
+    trays: dict[tuple[int, str], list[str]] = {}
+    for name, data in nodes.items():
+        if data["kind"] != "switch" or data.get("role") == "chip":
+            continue
+        out.append(
+            Component(
+                f"switch {data.get('role') or 'switch'}", f"switch:{name}", nodes=(name,), rate="switch"
+            )
         )
-        raise UsageError(
-            f"{topology.where}: the failures ({', '.join(texts)}) split the chips into {len(parts)} parts: {shown}"
+        if data.get("role") == "plane":
+            planes.setdefault((data["rack"], str(data["plane"])), []).append(name)
+            trays.setdefault((data["rack"], name.rsplit(".sw", 1)[-1]), []).append(name)
+    for (rack, index), members in sorted(trays.items()):
+        out.append(
+            Component("switch tray", f"switch-tray:{index}:{rack}", nodes=tuple(members), rate="switch tray")
         )
+    for (rack, plane), members in sorted(planes.items()):
+        out.append(Component("plane", f"plane:{plane}:{rack}", nodes=tuple(members)))
+    for chip in physical:
+        for cls, (wired, active) in _chip_classes(topology, chip).items():
+            spare = wired - active
+            if spare >= 1 - 1e-9 and cls != RANK_CLASS:
+                count = int(round(spare)) + 1
+                out.append(
+                    Component("lanes beyond spares", f"lanes:{chip}:{count}:{cls}", lanes=((chip, cls),))
+                )
+    return out

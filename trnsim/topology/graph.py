@@ -30,6 +30,14 @@ class Topology:
     cuts: dict[str, frozenset[str]] = field(default_factory=dict)
     overrides: tuple[str, ...] = ()
     faults: tuple[str, ...] = ()  # failed components (trnsim.topology.faults): no symmetry shortcut holds
+    # the same system before its failures: what a collective library plans its schedules on
+    healthy: "Topology | None" = field(default=None, repr=False, compare=False)
+
+    @property
+    def planner(self) -> "Topology":
+        """The system schedules are planned on: the healthy one (a failure re-routes the flows, it
+        does not change the library's plan), or this one when nothing failed."""
+        return self.healthy if self.healthy is not None else self
 
     @property
     def where(self) -> str:

@@ -6,7 +6,10 @@ from trnsim.topology.graph import Topology
 
 
 def load_topology(
-    sku: str | None = None, topology: Path | None = None, overrides: list[str] = ()
+    sku: str | None = None,
+    topology: Path | None = None,
+    overrides: list[str] = (),
+    keep_largest: bool = False,
 ) -> Topology:
     """Load, validate, build and hardware-check a SKU (or a user's YAML file).
 
@@ -22,6 +25,8 @@ def load_topology(
     overrides : list of str
         ``KEY=VALUE`` what-if edits (see :mod:`trnsim.overrides`); ``fail=KIND:WHAT`` fails a
         component (:mod:`trnsim.topology.faults`) once the healthy system is built and checked.
+    keep_largest : bool
+        When failures split the chips, keep the largest part instead of refusing.
     """
     from trnsim.catalog import load_spec
     from trnsim.topology.builders import build, check_size, expand_ranks
@@ -37,7 +42,11 @@ def load_topology(
     check_hardware(built)
     check_efficiency(built)
     check_connected(built)
-    return expand_ranks(apply_faults(built, faults))
+    if not faults:
+        return expand_ranks(built)
+    degraded = expand_ranks(apply_faults(built, faults, keep_largest))
+    degraded.healthy = expand_ranks(built)
+    return degraded
 
 
 def _is_fault(text: str) -> bool:

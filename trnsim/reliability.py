@@ -1,0 +1,407 @@
+"""Faults as numbers: every single failure's cost, chips lost, failure rates, and stragglers.
+
+:func:`single_failures` fails each part of a system alone (:func:`trnsim.topology.faults.components`)
+and runs the collectives on what is left. Parts that look alike are evaluated once: colour refinement
+(1-dimensional Weisfeiler-Leman) runs on the system with the part marked as failed, and two parts
+whose refined colour histograms agree are taken as equivalent (an assumption: it holds for the
+symmetric fabrics of the catalog, where it merges the parts an automorphism maps onto each other;
+``exhaustive=True`` evaluates every part). Each class then reports the worst, median and mean loss
+of busbw over its parts, weighted by how many parts each evaluation stands for.
+
+Chips lost to a failure follow a blast-radius policy:
+
+* ``cuboid``: a torus job needs the whole wrapped torus, so one failed chip takes every chip of the
+  domain out of service (the seeds: 64 on NL64, 256 on the 4x4x16 concept); links are routed round;
+* ``chip``: only the failed chip (with its ranks);
+* ``node``: the failed chip's node (server or tray);
+* ``rack``: the failed chip's rack (the whole system on a torus).
+
+A failure that splits the fabric loses the chips outside the largest part. The survivors run every
+collective; busbw loss is ``1 - busbw after / busbw before`` at each size.
+
+Reliability: each part's failure rate is its class's (:data:`RATES`, mean time to failure in hours,
+each a sourced figure or a named assumption), and a failed part stays down for ``mttr_h`` hours (an
+assumption). Failures per year, the expected chips out of service and the capacity-weighted
+availability follow; :func:`straggler` turns the per-domain state into the expected slowdown of a
+job that spans many domains and runs at the pace of its slowest.
+"""
+
+import statistics
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from trnsim.errors import UsageError
+from trnsim.topology.faults import Component, components
+from trnsim.topology.graph import Topology
+
+HOURS_PER_YEAR = 8766.0
+# mean time to failure (hours) per part class, with where the figure comes from
+RATES: dict[str, tuple[float, str]] = {
+    "chip": (
+        83_000.0,
+        "a peer's measurement, as an assumption for Trainium: Meta's Llama 3 405B run (Dubey et al. 2024) "
+        "saw 256 GPU-related interruptions (faulty GPU 148, HBM3 72, SRAM 19, GPU system processor 17) in "
+        "54 days on 16,384 H100s, one per 83,000 GPU-hours",
+    ),
+    "switch": (2_000_000.0, "assumption: no published figure for a Scorpio X or P switch chip"),
+    "switch tray": (
+        1_000_000.0,
+        "assumption: a switch tray's board, power and fans, apart from its switches",
+    ),
+    "copper link": (1e8, "FACTS.md (seed 000): copper link MTTF about 100 M hours"),
+    "optical link": (
+        5e6,
+        "FACTS.md (seed 000): 1-10 M hours for optics; the middle of the range is an assumption",
+    ),
+}
+MTTR_H = 24.0  # assumption: hours from a failure to the part back in service
+POLICIES = ("cuboid", "chip", "node", "rack")
+
+
+@dataclass
+class Outcome:
+    """One evaluated failure: what it stands for, chips lost and busbw after it, per op and size."""
+
+    component: Component
+    weight: int  # how many parts of its class it stands for
+    lost: list[str]  # chips out of service (under the policy)
+    busbw_gbps: dict[tuple[str, int], float] = field(default_factory=dict)  # (op, bytes) -> after
+    note: str = ""
+
+
+@dataclass
+class ClassResult:
+    """Every single failure of one class of parts."""
+
+    kind: str
+    count: int  # parts in the class
+    outcomes: list[Outcome]
+
+    def losses(self, healthy: float, key: tuple[str, int]) -> list[tuple[float, int, Outcome]]:
+        """(busbw loss, weight, outcome) for each evaluated failure."""
+        return [(1 - o.busbw_gbps[key] / healthy if healthy else 0.0, o.weight, o) for o in self.outcomes]
+
+    @property
+    def lost_mean(self) -> float:
+        return sum(len(o.lost) * o.weight for o in self.outcomes) / self.count
+
+    @property
+    def lost_max(self) -> int:
+        return max(len(o.lost) for o in self.outcomes)
+
+
+@dataclass
+class FaultReport:
+    """A system's single-failure sweep."""
+
+    sku: str
+    chips: int
+    policy: str
+    healthy: dict[tuple[str, int], float]  # (op, bytes) -> busbw before
+    classes: list[ClassResult]
+    evaluated: int  # distinct failures run
+
+
+def default_policy(topology: Topology) -> str:
+    return "cuboid" if topology.spec.kind == "torus" else "chip"
+
+
+def _refined_histogram(src, dst, order, starts, edge_colour, node_colour) -> bytes:
+    """Colour refinement to a fixed point; the histogram of the final colours, as bytes.
+
+    Colours are hashed with random 64-bit keys drawn afresh each round from one seed, so equal
+    structures get equal hashes in every call (sums wrap modulo 2**64: order does not matter).
+    """
+    rng = np.random.default_rng(20261123)
+    colours = node_colour
+    count = len(np.unique(colours))
+    for _ in range(len(colours)):
+        node_keys = rng.integers(1, 2**63, size=int(colours.max()) + 1, dtype=np.uint64)
+        edge_keys = rng.integers(
+            1, 2**63, size=(int(edge_colour.max()) + 1, int(colours.max()) + 1), dtype=np.uint64
+        )
+        incoming = edge_keys[edge_colour, colours[src]][order]
+        hashes = node_keys[colours].copy()
+        hashes += np.add.reduceat(incoming, starts) if len(incoming) else 0
+        unique, colours = np.unique(hashes, return_inverse=True)
+        if len(unique) == count:
+            break
+        count = len(unique)
+    return unique.tobytes() + np.bincount(colours).astype(np.int64).tobytes()
+
+
+def equivalence_classes(topology: Topology, parts: list[Component]) -> list[tuple[Component, int]]:
+    """Each distinct part with how many parts it stands for (see the module docstring)."""
+    from trnsim.routing.shortest import graph_arrays
+
+    arrays = graph_arrays(topology)
+    index = arrays.index
+    kinds = {}
+    node_colour = np.array(
+        [
+            kinds.setdefault((topology.nodes[n]["kind"], topology.nodes[n].get("role")), len(kinds))
+            for n in arrays.nodes
+        ],
+        dtype=np.int64,
+    )
+    link_kinds: dict = {}
+    undirected = np.array(
+        [
+            link_kinds.setdefault((cls, round(float(bw), 6)), len(link_kinds))
+            for cls, bw in zip(arrays.edge_cls, _edge_bw(arrays), strict=True)
+        ],
+        dtype=np.int64,
+    )
+    edge_of = {ends: k for k, ends in enumerate(arrays.edge_ends)}
+    order = np.argsort(arrays.dst, kind="stable")
+    heads = arrays.dst[order]
+    starts = np.flatnonzero(np.r_[True, heads[1:] != heads[:-1]])
+    if len(starts) != arrays.n_nodes:  # a device without links: no refinement shortcut
+        return [(part, 1) for part in parts]
+    failed_node, failed_edge, degraded_edge = (
+        node_colour.max() + 1,
+        undirected.max() + 1,
+        undirected.max() + 2,
+    )
+    groups: dict[bytes, list] = {}
+    for part in parts:
+        nodes = node_colour.copy()
+        edges = undirected.copy()
+        for name in part.nodes:
+            nodes[index[name]] = failed_node
+        for ends in part.links:
+            edges[edge_of[ends] if ends in edge_of else edge_of[(ends[1], ends[0])]] = failed_edge
+        for chip, cls in part.lanes:
+            at = index[chip]
+            touched = (arrays.src == at) & np.array([arrays.edge_cls[e] == cls for e in arrays.edge])
+            edges[arrays.edge[touched]] = degraded_edge
+        key = (
+            part.kind.encode()
+            + b"|"
+            + _refined_histogram(arrays.src, arrays.dst, order, starts, edges[arrays.edge], nodes)
+        )
+        entry = groups.setdefault(key, [part, 0])
+        entry[1] += 1
+    return [(part, count) for part, count in groups.values()]
+
+
+def _edge_bw(arrays) -> np.ndarray:
+    """Bandwidth of each undirected edge (from its first directed copy)."""
+    bw = np.zeros(len(arrays.edge_ends))
+    bw[arrays.edge] = arrays.bw_gbps
+    return bw
+
+
+def _lost_with(topology: Topology, part: Component, policy: str) -> list[str]:
+    """Chips (rank endpoints) a failed chip takes out of service under ``policy``."""
+    if not part.nodes or part.kind != "chip":
+        return []
+    nodes = topology.nodes
+    chip = part.nodes[0]
+    ranks = [c for c in topology.chips if nodes[c].get("chip", c) == chip]
+    if policy == "chip" or (policy == "cuboid" and topology.spec.kind != "torus"):
+        return ranks
+    if policy == "cuboid" or (policy == "rack" and topology.spec.kind == "torus"):
+        return list(topology.chips)
+    data = nodes[ranks[0]]
+    if policy == "node":
+        key = ("rack", "node") if topology.spec.kind == "switched" else ("server",)
+    else:
+        key = ("rack",)
+    return [c for c in topology.chips if all(nodes[c].get(k) == data.get(k) for k in key)]
+
+
+def single_failures(
+    load,
+    topology: Topology,
+    ops: list[str],
+    sizes: list[int],
+    policy: str | None = None,
+    kinds: list[str] | None = None,
+    exhaustive: bool = False,
+) -> FaultReport:
+    """Fail every part of ``topology`` alone and run ``ops`` at ``sizes`` on the survivors.
+
+    Parameters
+    ----------
+    load : callable
+        ``load(faults)`` builds the system with ``fail=`` edits (the caller's SKU or file and edits).
+    kinds : list of str, optional
+        Only these classes of parts (default: all).
+    """
+    from trnsim.collectives.engine import evaluate
+    from trnsim.errors import TrnsimError
+
+    policy = policy or default_policy(topology)
+    if policy not in POLICIES:
+        raise UsageError(f"--policy {policy!r}: expected one of {', '.join(POLICIES)}")
+    parts = components(topology)
+    if kinds:
+        known = sorted({part.kind for part in parts})
+        unknown = [kind for kind in kinds if kind not in known]
+        if unknown:
+            raise UsageError(f"--kind {unknown[0]!r}: {topology.name} has {', '.join(known)}")
+        parts = [part for part in parts if part.kind in kinds]
+    healthy = {}
+    for op in ops:
+        for row in evaluate(topology, op, sizes, topology.chips, exact_bounds=False).rows:
+            healthy[(op, row.requested_bytes)] = row.busbw_gbps
+    by_kind: dict[str, list[Component]] = {}
+    for part in parts:
+        by_kind.setdefault(part.kind, []).append(part)
+    classes, evaluated = [], 0
+    for kind, members in by_kind.items():
+        chosen = [(part, 1) for part in members] if exhaustive else equivalence_classes(topology, members)
+        outcomes = []
+        for part, weight in chosen:
+            lost = _lost_with(topology, part, policy)
+            outcome = Outcome(part, weight, lost)
+            outcomes.append(outcome)
+            if len(lost) >= topology.n_chips - 1:
+                outcome.note = "the domain is out of service"
+                outcome.busbw_gbps = dict.fromkeys(healthy, 0.0)
+                continue
+            physical = {topology.nodes[c].get("chip", c) for c in lost}
+            faults = [part.spec] + [f"chip:{chip}" for chip in sorted(physical) if chip not in part.nodes]
+            try:
+                degraded = load(faults, keep_largest=True)
+            except TrnsimError as exc:
+                outcome.note = str(exc)
+                outcome.busbw_gbps = dict.fromkeys(healthy, 0.0)
+                continue
+            cut_off = [c for c in topology.chips if c not in degraded.rank_of and c not in lost]
+            if cut_off:
+                outcome.lost = lost + cut_off
+                outcome.note = f"splits the fabric: {len(cut_off)} chips cut off"
+            evaluated += 1
+            for op in ops:
+                result = evaluate(degraded, op, sizes, degraded.chips, exact_bounds=False)
+                for row in result.rows:
+                    outcome.busbw_gbps[(op, row.requested_bytes)] = row.busbw_gbps
+            for key in healthy:  # a size that aligns to nothing on the survivors moves nothing
+                outcome.busbw_gbps.setdefault(key, 0.0)
+        classes.append(ClassResult(kind, len(members), outcomes))
+    return FaultReport(topology.name, topology.n_chips, policy, healthy, classes, evaluated)
+
+
+def loss_summary(report: FaultReport, key: tuple[str, int]) -> list[dict]:
+    """Per class: worst, weighted median and mean busbw loss at one (op, size), chips lost."""
+    rows = []
+    healthy = report.healthy[key]
+    for result in report.classes:
+        losses = result.losses(healthy, key)
+        expanded = sorted(loss for loss, weight, _ in losses for _ in range(weight))
+        worst = max(losses, key=lambda item: item[0])
+        rows.append(
+            {
+                "kind": result.kind,
+                "parts": result.count,
+                "distinct": len(result.outcomes),
+                "chips_lost_max": result.lost_max,
+                "chips_lost_mean": result.lost_mean,
+                "busbw_before_gbps": healthy,
+                "worst_loss": worst[0],
+                "median_loss": statistics.median(expanded),
+                "mean_loss": sum(expanded) / len(expanded),
+                "worst_part": worst[2].component.spec,
+                "note": worst[2].note,
+            }
+        )
+    return rows
+
+
+@dataclass
+class Reliability:
+    """Failure rates summed over a system's parts."""
+
+    failures_per_year: float
+    chips_out: float  # expected chips out of service at a random moment
+    availability: float  # capacity-weighted: 1 - chips_out / chips
+    by_class: list[dict]
+    p_degraded: float  # probability that some part is down at a random moment
+    p_down: float  # probability that the domain is out of service (a failure lost all its chips)
+
+
+def reliability(report: FaultReport, rates: dict[str, float], mttr_h: float) -> Reliability:
+    """Expected failures, chips out of service and availability from per-class rates."""
+    rows, total_rate, chips_out, p_any, p_down = [], 0.0, 0.0, 0.0, 0.0
+    for result in report.classes:
+        rate_class = result.outcomes[0].component.rate
+        if rate_class is None:  # not a part that fails by itself (a plane, lanes)
+            continue
+        mttf = rates[rate_class]
+        per_year = result.count * HOURS_PER_YEAR / mttf
+        down = result.count * mttr_h / mttf  # expected parts of the class down at once
+        out = sum(len(o.lost) * o.weight for o in result.outcomes) * mttr_h / mttf
+        lost_all = sum(o.weight for o in result.outcomes if len(o.lost) >= report.chips - 1) * mttr_h / mttf
+        total_rate += per_year
+        chips_out += out
+        p_any += down
+        p_down += lost_all
+        rows.append(
+            {
+                "kind": result.kind,
+                "rate_class": rate_class,
+                "parts": result.count,
+                "mttf_h": mttf,
+                "failures_per_year": per_year,
+                "chips_out": out,
+            }
+        )
+    return Reliability(
+        total_rate, chips_out, 1 - chips_out / report.chips, rows, min(p_any, 1.0), min(p_down, 1.0)
+    )
+
+
+def straggler(
+    report: FaultReport, rates: dict[str, float], mttr_h: float, key: tuple[str, int], domains: int
+):
+    """A job over ``domains`` domains runs at its slowest domain's pace: the expected slowdown.
+
+    Each domain is, independently and at a random moment, healthy or has one part of a class down
+    (probability count x MTTR / MTTF, failures assumed rare enough not to overlap). A degraded domain
+    slows the collective by ``busbw before / busbw after``; a domain that loses all its chips is out
+    of service (the job needs a spare), counted apart.
+
+    Returns
+    -------
+    dict
+        ``p_all_healthy``, ``p_some_down`` and ``expected_slowdown`` (given no domain is down).
+    """
+    healthy = report.healthy[key]
+    states = []  # (probability, slowdown) for one domain
+    p_down = 0.0
+    for result in report.classes:
+        rate_class = result.outcomes[0].component.rate
+        if rate_class is None:
+            continue
+        mttf = rates[rate_class]
+        for outcome in result.outcomes:
+            p = outcome.weight * mttr_h / mttf
+            after = outcome.busbw_gbps[key]
+            if len(outcome.lost) >= report.chips - 1 or after <= 0:
+                p_down += p
+            else:
+                states.append((p, healthy / after))
+    p_up = max(1.0 - p_down, 1e-300)
+    p_healthy = max(1.0 - p_down - sum(p for p, _ in states), 0.0)
+    # the distribution of one domain's slowdown given it is up; the job's is its maximum over domains
+    values = sorted({1.0, *(s for _, s in states)})
+    mass = {1.0: p_healthy / p_up}
+    for p, s in states:
+        mass[s] = mass.get(s, 0.0) + p / p_up
+    cdf = np.cumsum([mass.get(v, 0.0) for v in values])
+    cdf = np.minimum(cdf / cdf[-1], 1.0)
+    at_most = cdf**domains
+    expected = float(
+        values[0] * at_most[0] + sum(v * (at_most[i] - at_most[i - 1]) for i, v in enumerate(values) if i)
+    )
+    return {
+        "domains": domains,
+        "p_all_healthy": (p_healthy / p_up) ** domains * (1 - p_down) ** domains,
+        "p_some_down": 1 - (1 - p_down) ** domains,
+        "expected_slowdown": expected,
+        "p_domain_degraded": 1 - p_healthy - p_down,
+        "p_domain_down": p_down,
+    }
