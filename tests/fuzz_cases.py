@@ -325,6 +325,7 @@ _COMMAND_WORDS = {
     "sweep",
     "plot",
     "layout",
+    "faults",
     "list",
     "show",
     "hops",

@@ -694,6 +694,27 @@ MANY_GROUPS = [
     "[b]:*",
     ";",
 ]
+FAILS = [
+    "chip:0",
+    "chip:5",
+    "chip:999",
+    "link:0,1",
+    "link:0,9",
+    "link:xrack:0",
+    "link:x:3",
+    "lanes:0:17",
+    "lanes:0:16:backplane",
+    "lanes:0:99999",
+    "switch:r0.A.sw0",
+    "switch-tray:0",
+    "switch-tray:0:0",
+    "plane:A:1",
+    "cable:3",
+    "bogus:1",
+    "chip:",
+    "[b]chip:0",
+    "",
+]
 SKEWS = ["2", "1.5:4", "1", "0.5", "1e9", "nan", "2:0", "2:999", "x", "", "[b]2"]
 DEGREES = ["1", "2", "4", "8", "16", "72", "0", "-1", "3", "99999999", "x"]
 LAYOUT_SIZES = ["tp=16M", "ep=64M,tp=1M", "dp=1G", "cp=0", "zz=1M", "tp=", "ep=nan", "tp=[b]1"]
@@ -873,7 +894,7 @@ def option_cases(draw):
         st.sampled_from(
             ["collective"] * 4
             + ["compare"] * 2
-            + ["sweep", "topo show", "topo hops", "topo path", "plot", "layout"]
+            + ["sweep", "topo show", "topo hops", "topo path", "plot", "layout", "faults"]
         )
     )
     sku = draw(pool(SKU_VALUES, 6))
@@ -899,6 +920,23 @@ def option_cases(draw):
         for _ in range(draw(st.integers(0, 2))):
             argv += ["--set", draw(set_assignments())]
             given.append(("--set", argv[-1]))
+        argv += maybe("--format", FORMAT_VALUES)
+        return OptionCase(argv, given)
+    if command == "faults":
+        argv = ["faults", sku]
+        if draw(st.booleans()):
+            argv += ["--kind", draw(pool(["chip", "link xrack", "switch tray", "link x", "nope"]))]
+        argv += maybe("--op", OPS, p=draw(st.booleans())) + maybe(
+            "--sizes", SIZE_TOKENS, p=draw(st.booleans())
+        )
+        argv += maybe("--policy", ["cuboid", "chip", "node", "rack", "x"], p=draw(st.booleans()))
+        argv += maybe(
+            "--mttf", ["chip=1e5", "switch=0", "x=1", "chip=nan", "copper link=1e9"], p=draw(st.booleans())
+        )
+        argv += maybe("--domains", ["1", "100", "0", "x"], p=draw(st.booleans()))
+        argv += maybe("--fail", FAILS, p=draw(st.integers(0, 3)) == 0)
+        if draw(st.integers(0, 3)) == 0:
+            argv += ["--random", draw(pool(["1", "2", "0", "99999"])), "--samples", "2"]
         argv += maybe("--format", FORMAT_VALUES)
         return OptionCase(argv, given)
     if command == "layout":
@@ -941,6 +979,8 @@ def option_cases(draw):
     argv += maybe("--dtype", DTYPES) + maybe("--alpha-us", ALPHAS) + maybe("--algo", ALGOS)
     argv += maybe("--max-chunks", CHUNK_COUNTS) + maybe("--min-chunk", SIZE_TOKENS)
     argv += maybe("--routing", ROUTINGS)
+    if draw(st.integers(0, 3)) == 0:
+        argv += maybe("--fail", FAILS)
     if draw(st.integers(0, 5)) == 0:
         argv += maybe("--calibration", [str(ROOT / c) for c in CALIBRATIONS])
     if command in ("collective", "compare", "sweep") and draw(st.integers(0, 3)) == 0:

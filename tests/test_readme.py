@@ -60,3 +60,15 @@ def test_readme_layout_table_matches_the_cli(cli):
     assert result.code == 0, result.err
     printed = [line for line in result.out.splitlines() if line.startswith("|")]
     assert table.splitlines() == printed
+
+
+def test_readme_faults_table_matches_the_cli(cli):
+    command = "faults nl64 trn2-nl256-concept nl32x2 nl72x2 --op allreduce --domains 100"
+    text = README.read_text(encoding="utf-8")
+    anchor = text.index("`trnsim faults nl64 trn2-nl256-concept nl32x2 nl72x2")
+    start = text.index("\n| system", anchor) + 1
+    table = text[start : text.index("\n\n", start)].strip()
+    result = cli(*command.split(), "--format", "markdown")
+    assert result.code == 0, result.err
+    printed = result.out.split("**side by side**")[1]
+    assert table.splitlines() == [line for line in printed.splitlines() if line.startswith("|")]

@@ -360,9 +360,9 @@ def straggler(
     """A job over ``domains`` domains runs at its slowest domain's pace: the expected slowdown.
 
     Each domain is, independently and at a random moment, healthy or has one part of a class down
-    (probability count x MTTR / MTTF, failures assumed rare enough not to overlap). A degraded domain
-    slows the collective by ``busbw before / busbw after``; a domain that loses all its chips is out
-    of service (the job needs a spare), counted apart.
+    (probability count x MTTR / MTTF, failures assumed rare enough not to overlap). A failure that
+    loses chips leaves the job without its shape: it needs a spare domain (counted apart); one that
+    loses none slows its domain's collective by ``busbw before / busbw after``.
 
     Returns
     -------
@@ -380,7 +380,7 @@ def straggler(
         for outcome in result.outcomes:
             p = outcome.weight * mttr_h / mttf
             after = outcome.busbw_gbps[key]
-            if len(outcome.lost) >= report.chips - 1 or after <= 0:
+            if outcome.lost or after <= 0:  # the job cannot keep its shape: it needs a spare
                 p_down += p
             else:
                 states.append((p, healthy / after))
@@ -405,3 +405,63 @@ def straggler(
         "p_domain_degraded": 1 - p_healthy - p_down,
         "p_domain_down": p_down,
     }
+
+
+def random_failures(
+    load,
+    topology: Topology,
+    ops: list[str],
+    sizes: list[int],
+    count: int,
+    samples: int,
+    seed: int,
+    rates: dict[str, float],
+    policy: str | None = None,
+    kinds: list[str] | None = None,
+) -> list[Outcome]:
+    """``samples`` draws of ``count`` parts failed together (Monte Carlo), each part drawn with
+    probability proportional to its failure rate; the survivors run ``ops`` at ``sizes``.
+
+    Returns one :class:`Outcome` per sample (``component`` is the first part drawn; ``note`` lists
+    them all).
+    """
+    from trnsim.collectives.engine import evaluate
+    from trnsim.errors import TrnsimError
+
+    policy = policy or default_policy(topology)
+    if policy not in POLICIES:
+        raise UsageError(f"--policy {policy!r}: expected one of {', '.join(POLICIES)}")
+    parts = [
+        part for part in components(topology) if part.rate is not None and (not kinds or part.kind in kinds)
+    ]
+    if not 1 <= count <= len(parts):
+        raise UsageError(f"--random {count}: {topology.name} has {len(parts)} parts that fail by themselves")
+    weights = np.array([1.0 / rates[part.rate] for part in parts])
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(samples):
+        drawn = [
+            parts[i] for i in rng.choice(len(parts), size=count, replace=False, p=weights / weights.sum())
+        ]
+        lost = sorted({chip for part in drawn for chip in _lost_with(topology, part, policy)})
+        outcome = Outcome(drawn[0], 1, lost, note="; ".join(part.spec for part in drawn))
+        out.append(outcome)
+        keys = [(op, size) for op in ops for size in sizes]
+        if len(lost) >= topology.n_chips - 1:
+            outcome.busbw_gbps = dict.fromkeys(keys, 0.0)
+            continue
+        physical = {topology.nodes[c].get("chip", c) for c in lost}
+        failures = [part.spec for part in drawn]
+        failures += [f"chip:{chip}" for chip in sorted(physical) if not any(chip in p.nodes for p in drawn)]
+        try:
+            degraded = load(failures, keep_largest=True)
+        except TrnsimError:
+            outcome.busbw_gbps = dict.fromkeys(keys, 0.0)
+            continue
+        outcome.lost = lost + [c for c in topology.chips if c not in degraded.rank_of and c not in lost]
+        for op in ops:
+            for row in evaluate(degraded, op, sizes, degraded.chips, exact_bounds=False).rows:
+                outcome.busbw_gbps[(op, row.requested_bytes)] = row.busbw_gbps
+        for key in keys:
+            outcome.busbw_gbps.setdefault(key, 0.0)
+    return out

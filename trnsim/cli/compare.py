@@ -644,7 +644,9 @@ def register(app: typer.Typer) -> None:
     app.command("sweep")(sweep)
     app.command("plot")(plot)
     from trnsim.cli.calibrate import calibrate
+    from trnsim.cli.faults import faults
     from trnsim.cli.layout import layout
 
     app.command("calibrate")(calibrate)
     app.command("layout")(layout)
+    app.command("faults")(faults)

@@ -1,0 +1,165 @@
+"""Single failures, blast radius, failure rates and stragglers (trnsim.reliability)."""
+
+import json
+
+import pytest
+
+from trnsim.collectives.engine import evaluate
+from trnsim.reliability import (
+    RATES,
+    ClassResult,
+    FaultReport,
+    Outcome,
+    equivalence_classes,
+    loss_summary,
+    random_failures,
+    reliability,
+    single_failures,
+    straggler,
+)
+from trnsim.topology import load_topology
+from trnsim.topology.faults import Component, components
+
+GIB = 1 << 30
+DEFAULT_RATES = {name: value for name, (value, _) in RATES.items()}
+
+
+def loader(sku, overrides=()):
+    def load(faults, keep_largest=False):
+        extra = [f"fail={text}" for text in faults]
+        return load_topology(sku, overrides=list(overrides) + extra, keep_largest=keep_largest)
+
+    return load
+
+
+def sweep(sku, ops=("allreduce",), sizes=(GIB,), overrides=(), **options):
+    topology = load_topology(sku, overrides=list(overrides))
+    return single_failures(loader(sku, overrides), topology, list(ops), list(sizes), **options)
+
+
+def by_kind(report):
+    return {result.kind: result for result in report.classes}
+
+
+@pytest.mark.parametrize(("sku", "lost"), [("trn2-nl64", 64), ("trn2-nl256-concept", 256)])
+def test_one_failed_chip_takes_the_whole_torus_under_cuboid(sku, lost):
+    report = sweep(sku, kinds=["chip"])
+    chip = by_kind(report)["chip"]
+    assert chip.lost_max == lost and len(chip.outcomes) == 1  # every chip of a torus alike
+    assert chip.outcomes[0].busbw_gbps[("allreduce", GIB)] == 0.0
+
+
+def test_a_failed_torus_link_loses_no_chip_and_costs_what_the_collective_measures():
+    report = sweep("trn2-nl64", kinds=["link z"])
+    link = by_kind(report)["link z"]
+    assert link.lost_max == 0 and link.count == 64
+    outcome = link.outcomes[0]
+    # the sweep's figure is a plain run of the collective on the system without that link
+    degraded = load_topology("trn2-nl64", overrides=[f"fail={outcome.component.spec}"])
+    alone = evaluate(degraded, "allreduce", [GIB], degraded.chips).rows[0].busbw_gbps
+    assert outcome.busbw_gbps[("allreduce", GIB)] == pytest.approx(alone, rel=1e-12)
+    assert 0 < alone < report.healthy[("allreduce", GIB)]
+
+
+@pytest.mark.parametrize(("policy", "lost"), [("chip", 1), ("node", 4), ("rack", 72)])
+def test_the_blast_radius_of_a_chip_on_a_switched_fabric(policy, lost):
+    report = sweep("trn3-nl72x2-gen1", kinds=["chip"], policy=policy)
+    assert by_kind(report)["chip"].lost_max == lost
+
+
+def test_spares_hide_switch_and_tray_failures_from_all_reduce_but_not_the_lane_after_them():
+    report = sweep("trn3-nl72x2-gen1", kinds=["switch plane", "switch tray", "lanes beyond spares"])
+    rows = {row["kind"]: row for row in loss_summary(report, ("allreduce", GIB))}
+    assert rows["switch plane"]["worst_loss"] == pytest.approx(0.0, abs=1e-12)
+    assert rows["switch tray"]["worst_loss"] == pytest.approx(0.0, abs=1e-12)
+    assert rows["lanes beyond spares"]["worst_loss"] > 0.001
+
+
+@pytest.mark.parametrize("overrides", [(), ("torus.axes.x.wrap=false",)])
+def test_parts_that_look_alike_give_what_failing_each_one_gives(overrides):
+    # brute force: every link of a 4x4 torus (and of a torus with one axis unwrapped, where links
+    # are not all alike) failed in turn gives the same worst and mean as one per equivalence class
+    fast = sweep("trn2-nl16", ops=("allreduce", "alltoall"), overrides=overrides, kinds=["link x", "link y"])
+    every = sweep(
+        "trn2-nl16",
+        ops=("allreduce", "alltoall"),
+        overrides=overrides,
+        kinds=["link x", "link y"],
+        exhaustive=True,
+    )
+    for key in fast.healthy:
+        for a, b in zip(loss_summary(fast, key), loss_summary(every, key), strict=True):
+            assert a["worst_loss"] == pytest.approx(b["worst_loss"], abs=1e-9)
+            assert a["mean_loss"] == pytest.approx(b["mean_loss"], abs=1e-9)
+    assert fast.evaluated < every.evaluated
+
+
+def test_equivalence_classes_count_every_part_once():
+    topology = load_topology("trn3-nl72x2-gen1")
+    parts = components(topology)
+    classes = equivalence_classes(topology, parts)
+    assert sum(count for _, count in classes) == len(parts)
+    assert len(classes) == len({part.kind for part in parts})  # the catalog's fabric is that symmetric
+
+
+def synthetic(outcomes_by_kind, chips=10):
+    classes = [
+        ClassResult(kind, sum(o.weight for o in outcomes), outcomes) for kind, outcomes in outcomes_by_kind
+    ]
+    return FaultReport("x", chips, "chip", {("allreduce", 1): 100.0}, classes, 0)
+
+
+def test_failure_rates_add_up():
+    chip = Component("chip", "chip:0", rate="chip")
+    link = Component("link a", "link:0,1", rate="copper link")
+    report = synthetic(
+        [
+            ("chip", [Outcome(chip, 10, ["c"], {("allreduce", 1): 50.0})]),
+            ("link a", [Outcome(link, 40, [], {("allreduce", 1): 80.0})]),
+        ]
+    )
+    rates = {"chip": 1000.0, "copper link": 4000.0}
+    result = reliability(report, rates, mttr_h=10.0)
+    assert result.failures_per_year == pytest.approx(10 * 8766 / 1000 + 40 * 8766 / 4000)
+    assert result.chips_out == pytest.approx(10 * 10 / 1000)  # each failed chip out for 10 h
+    assert result.availability == pytest.approx(1 - 0.1 / 10)
+
+
+def test_a_job_over_many_domains_waits_for_its_slowest():
+    link = Component("link a", "link:0,1", rate="copper link")
+    report = synthetic([("link a", [Outcome(link, 5, [], {("allreduce", 1): 50.0})])])
+    rates = {"copper link": 1000.0}
+    p = 5 * 10.0 / 1000  # one domain has a link down
+    for domains in (1, 10, 100):
+        result = straggler(report, rates, 10.0, ("allreduce", 1), domains)
+        # slowdown 2 (busbw halves) unless every domain is healthy
+        assert result["expected_slowdown"] == pytest.approx(1 + (1 - (1 - p) ** domains))
+        assert result["p_some_down"] == 0.0
+
+
+def test_random_failures_are_reproducible_and_drawn_by_rate():
+    topology = load_topology("trn3-nl32x2-gen1")
+    load = loader("trn3-nl32x2-gen1")
+    one = random_failures(load, topology, ["allreduce"], [GIB], 2, 4, 7, DEFAULT_RATES)
+    two = random_failures(load, topology, ["allreduce"], [GIB], 2, 4, 7, DEFAULT_RATES)
+    assert [o.note for o in one] == [o.note for o in two]
+    assert all(len(o.note.split("; ")) == 2 for o in one)
+    # chips fail a thousand times as often as copper links: they dominate the draws
+    assert sum(o.note.count("chip:") for o in one) >= 6
+
+
+def test_faults_on_the_command_line(cli):
+    result = cli("faults", "nl64", "nl72x2", "--op", "allreduce", "--domains", "10", "--format", "json")
+    assert result.code == 0, result.err
+    systems = {s["system"]: s for s in json.loads(result.out)["systems"]}
+    nl64 = {row["kind"]: row for row in systems["trn2-nl64"]["classes"]}
+    assert nl64["chip"]["chips_lost_max"] == 64 and nl64["link z"]["chips_lost_max"] == 0
+    assert (
+        systems["trn2-nl64"]["reliability"]["availability"]
+        < systems["trn3-nl72x2-gen1"]["reliability"]["availability"]
+    )
+    assert systems["trn3-nl72x2-gen1"]["straggler"]["expected_slowdown"] >= 1.0
+    for bad in (("--policy", "x"), ("--mttf", "chip"), ("--mttf", "chip=-1"), ("--kind", "nope")):
+        failed = cli("faults", "nl16", *bad)
+        assert failed.code == 2 and "Traceback" not in failed.err
+    assert cli("faults").code == 2

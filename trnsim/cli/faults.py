@@ -1,0 +1,311 @@
+"""``trnsim faults``: every single failure of a system, its blast radius, failure rates, stragglers."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from trnsim.cli.options import (
+    CalibrationOption,
+    FailOption,
+    FormatOption,
+    RoutingOption,
+    SetOption,
+    Sizes,
+    edits,
+    note_calibration_target,
+)
+from trnsim.cli.render import Column, Format, Table, emit
+from trnsim.errors import UsageError
+
+
+def faults(
+    skus: Annotated[
+        list[str] | None, typer.Argument(help="SKUs (or what-ifs NAME:set=K=V) to sweep, side by side.")
+    ] = None,
+    topology: Annotated[
+        list[Path] | None, typer.Option("--topology", help="A topology YAML file to sweep; repeatable.")
+    ] = None,
+    op: Annotated[
+        list[str] | None, typer.Option("--op", help="Collectives to run (default allreduce and alltoall).")
+    ] = None,
+    sizes: Sizes = None,
+    policy: Annotated[
+        str | None,
+        typer.Option(
+            "--policy",
+            help="Blast radius of a failed chip: cuboid (a torus job needs the whole torus: every chip "
+            "lost; the default on tori), chip (the default on switched fabrics), node or rack.",
+        ),
+    ] = None,
+    kind: Annotated[
+        list[str] | None,
+        typer.Option("--kind", help="Only these classes of parts (chip, 'link xrack', 'switch tray', ...)."),
+    ] = None,
+    exhaustive: Annotated[
+        bool,
+        typer.Option(
+            "--exhaustive",
+            help="Evaluate every part, not one per class of parts that look alike (colour refinement).",
+        ),
+    ] = False,
+    mttf: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mttf",
+            help="A failure-rate class's mean time to failure, CLASS=HOURS (chip, switch, 'switch tray', "
+            "'copper link', 'optical link'); repeatable. Defaults: see the README (several are assumptions).",
+        ),
+    ] = None,
+    mttr_h: Annotated[
+        float,
+        typer.Option(
+            "--mttr", help="Hours a failed part stays out of service (an assumption: 24).", min=0.01, max=1e6
+        ),
+    ] = 24.0,  # trnsim.reliability.MTTR_H
+    domains: Annotated[
+        int | None,
+        typer.Option(
+            "--domains",
+            help="A job over this many domains runs at its slowest one's pace: its expected slowdown.",
+            min=1,
+            max=10_000_000,
+        ),
+    ] = None,
+    random: Annotated[
+        int | None,
+        typer.Option(
+            "--random",
+            help="Also fail this many parts at once, drawn by failure rate (Monte Carlo; see --samples, --seed).",
+            min=1,
+            max=1000,
+        ),
+    ] = None,
+    samples: Annotated[
+        int, typer.Option("--samples", help="Monte Carlo draws for --random.", min=1, max=10_000)
+    ] = 20,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed for --random.", min=0)] = 0,
+    overrides: SetOption = None,
+    routing: RoutingOption = None,
+    calibration: CalibrationOption = None,
+    fail: FailOption = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Fail every part of a system alone and run collectives on what is left: busbw lost, chips lost
+    (blast radius), failures per year, availability, and the straggler effect over many domains."""
+    from trnsim.collectives.ops import get_op
+    from trnsim.reliability import (
+        RATES,
+        loss_summary,
+        random_failures,
+        reliability,
+        single_failures,
+        straggler,
+    )
+    from trnsim.units import check_finite
+    from trnsim.variants import Variant
+
+    common = edits(overrides, routing, calibration, fail)
+    variants = [Variant.parse(text, common=tuple(common)) for text in skus or []]
+    variants += [Variant.parse(str(path), is_file=True, common=tuple(common)) for path in topology or []]
+    if not variants:
+        raise UsageError("name a system: trnsim faults SKU [SKU...] or --topology FILE")
+    ops = [get_op(name).name for name in (op or ["allreduce", "alltoall"])]
+    from trnsim.cli.options import resolve_sizes
+
+    size_list = resolve_sizes(None, None, None, sizes or "1G")
+    rates = {name: value for name, (value, _) in RATES.items()}
+    for item in mttf or []:
+        name, sep, value = item.partition("=")
+        name = name.strip().lower()
+        if not sep or name not in rates:
+            raise UsageError(f"--mttf {item!r}: expected CLASS=HOURS with CLASS one of {', '.join(RATES)}")
+        try:
+            rates[name] = float(value)
+        except ValueError:
+            raise UsageError(f"--mttf {item!r}: {value!r} is not a number of hours") from None
+        check_finite(f"--mttf {name}", rates[name], minimum=1.0, maximum=1e15)
+    tables, payload, summary = [], {"systems": []}, []
+    for variant in variants:
+        healthy = variant.load()
+
+        def load(failures, keep_largest=False, variant=variant):
+            from trnsim.topology import load_topology
+
+            extra = [f"fail={text}" for text in failures]
+            return load_topology(variant.sku, variant.file, list(variant.overrides) + extra, keep_largest)
+
+        report = single_failures(load, healthy, ops, size_list, policy, kind, exhaustive)
+        note_calibration_target(calibration, [healthy.name])
+        keys = sorted(report.healthy, key=lambda key: (ops.index(key[0]), key[1]))
+        rows = []
+        for key in keys:
+            for row in loss_summary(report, key):
+                rows.append({"op": key[0], "bytes": key[1], **row})
+        label = healthy.name + (f" [{', '.join(variant.overrides)}]" if variant.overrides else "")
+        unit = "ranks" if healthy.spec.chip.ranks > 1 else "chips"  # a chip's ranks are lost with it
+        tables.append(
+            Table(
+                f"{label}: every single failure ({sum(c.count for c in report.classes)} parts, "
+                f"{report.evaluated} distinct evaluated); blast radius {report.policy}; loss of busbw "
+                "against the healthy system",
+                [
+                    Column("kind", "part", align="left"),
+                    Column("parts", "parts"),
+                    Column("distinct", "distinct"),
+                    Column("chips_lost_max", f"{unit} lost"),
+                    Column("op", "op", align="left"),
+                    Column("bytes", "size (B)", drop_priority=3),
+                    Column("busbw_before_gbps", "busbw before", "{:.1f}", drop_priority=2),
+                    Column("worst_loss", "worst %", lambda v: f"{100 * v:.1f}"),
+                    Column("median_loss", "median %", lambda v: f"{100 * v:.1f}", drop_priority=4),
+                    Column("mean_loss", "mean %", lambda v: f"{100 * v:.1f}"),
+                    Column("worst_part", "worst part", align="left", drop_priority=1),
+                ],
+                rows,
+                [
+                    f"# {unit} lost: by the worst part of the class under the blast-radius policy; a failure "
+                    f"that loses {unit} is measured on the survivors as one group"
+                ],
+            )
+        )
+        if random is not None:
+            draws = random_failures(load, healthy, ops, size_list, random, samples, seed, rates, policy, kind)
+            mc_rows = []
+            for key in keys:
+                before = report.healthy[key]
+                losses = sorted(1 - d.busbw_gbps[key] / before if before else 0.0 for d in draws)
+                worst = max(draws, key=lambda d: 1 - d.busbw_gbps[key] / before if before else 0.0)
+                mc_rows.append(
+                    {
+                        "op": key[0],
+                        "bytes": key[1],
+                        "samples": len(draws),
+                        "mean_loss": sum(losses) / len(losses),
+                        "median_loss": losses[len(losses) // 2],
+                        "worst_loss": losses[-1],
+                        "chips_lost_mean": sum(len(d.lost) for d in draws) / len(draws),
+                        "p_chips_lost": sum(1 for d in draws if d.lost) / len(draws),
+                        "worst_draw": worst.note,
+                    }
+                )
+            tables.append(
+                Table(
+                    f"{label}: {random} parts failed at once, {samples} draws by failure rate (seed {seed})",
+                    [
+                        Column("op", "op", align="left"),
+                        Column("bytes", "size (B)"),
+                        Column("samples", "draws"),
+                        Column("mean_loss", "mean %", lambda v: f"{100 * v:.1f}"),
+                        Column("median_loss", "median %", lambda v: f"{100 * v:.1f}"),
+                        Column("worst_loss", "worst %", lambda v: f"{100 * v:.1f}"),
+                        Column("chips_lost_mean", "chips lost (mean)", "{:.2f}"),
+                        Column("p_chips_lost", "P(chips lost)", lambda v: f"{100 * v:.0f}%"),
+                        Column("worst_draw", "worst draw", align="left", drop_priority=1),
+                    ],
+                    mc_rows,
+                )
+            )
+        else:
+            mc_rows = None
+        rel = reliability(report, rates, mttr_h)
+        rel_rows = [
+            {**row, "failures_per_year": row["failures_per_year"], "chips_out": row["chips_out"]}
+            for row in rel.by_class
+        ]
+        tables.append(
+            Table(
+                f"{label}: failure rates (MTTR {mttr_h:g} h)",
+                [
+                    Column("kind", "part", align="left"),
+                    Column("rate_class", "rate class", align="left"),
+                    Column("parts", "parts"),
+                    Column("mttf_h", "MTTF (h)", "{:,.0f}"),
+                    Column("failures_per_year", "failures/yr", "{:.3f}"),
+                    Column("chips_out", "chips out (mean)", "{:.4f}"),
+                ],
+                rel_rows,
+                [
+                    f"# {rel.failures_per_year:.2f} failures a year; {rel.chips_out:.3f} of {report.chips} chips out "
+                    f"of service on average: availability {100 * rel.availability:.3f}% of the capacity"
+                ],
+            )
+        )
+        key = (ops[0], max(size for name, size in keys if name == ops[0]))  # the first op's largest size
+        stragglers = straggler(report, rates, mttr_h, key, domains) if domains else None
+        physical = {c.kind for c in report.classes if c.outcomes[0].component.rate is not None}
+        worst = max(  # the worst single part that fails by itself and loses no chip
+            (
+                r
+                for r in rows
+                if (r["op"], r["bytes"]) == key and r["chips_lost_max"] == 0 and r["kind"] in physical
+            ),
+            key=lambda r: r["worst_loss"],
+            default=None,
+        )
+        summary.append(
+            {
+                "system": label,
+                "chips": report.chips,
+                "policy": report.policy,
+                "failures_per_year": rel.failures_per_year,
+                "chips_out": rel.chips_out,
+                "availability": rel.availability,
+                "worst_loss": worst["worst_loss"] if worst else 0.0,
+                "worst_part": worst["worst_part"] if worst else "-",
+                **(
+                    {
+                        "domains": domains,
+                        "p_some_down": stragglers["p_some_down"],
+                        "expected_slowdown": stragglers["expected_slowdown"],
+                    }
+                    if stragglers
+                    else {}
+                ),
+            }
+        )
+        payload["systems"].append(
+            {
+                "system": label,
+                "chips": report.chips,
+                "policy": report.policy,
+                "evaluated": report.evaluated,
+                "healthy_busbw_gbps": [
+                    {"op": k[0], "bytes": k[1], "busbw_gbps": v} for k, v in report.healthy.items()
+                ],
+                "classes": rows,
+                "reliability": {
+                    "failures_per_year": rel.failures_per_year,
+                    "chips_out": rel.chips_out,
+                    "availability": rel.availability,
+                    "p_degraded": rel.p_degraded,
+                    "p_down": rel.p_down,
+                    "by_class": rel_rows,
+                },
+                "straggler": stragglers,
+                "random": mc_rows,
+            }
+        )
+    payload.update(rates_mttf_h=rates, mttr_h=mttr_h, ops=ops, sizes=size_list, seed=seed if random else None)
+    columns = [
+        Column("system", "system", align="left"),
+        Column("chips", "chips"),
+        Column("policy", "blast radius", align="left"),
+        Column("failures_per_year", "failures/yr", "{:.2f}"),
+        Column("chips_out", "chips out", "{:.3f}"),
+        Column("availability", "availability %", lambda v: f"{100 * v:.3f}"),
+        Column("worst_loss", f"worst part's loss % ({key[0]})", lambda v: f"{100 * v:.1f}"),
+        Column("worst_part", "worst part", align="left", drop_priority=1),
+    ]
+    footer = []
+    if domains:
+        columns += [
+            Column("p_some_down", f"P(a domain of {domains} needs a spare)", lambda v: f"{100 * v:.2f}%"),
+            Column("expected_slowdown", "expected slowdown", "{:.4f}x"),
+        ]
+        footer.append(
+            f"# a job over {domains} domains runs at its slowest: a failure that loses chips needs a spare "
+            "domain; one that loses none slows its domain"
+        )
+    tables.append(Table("side by side", columns, summary, footer))
+    emit(payload, tables, fmt)
