@@ -9,6 +9,7 @@ then the exact bandwidth bounds (trnsim.collectives.optimum) per op, each in a f
     python benchmarks/bench.py            # everything (the networkx reference on 4,096 chips takes minutes)
     python benchmarks/bench.py --quick    # skip the networkx reference on the 16x16x16 torus
     python benchmarks/bench.py --bounds   # the exact bounds alone
+    python benchmarks/bench.py --faults   # the single-failure sweep alone
 
 Times are wall-clock seconds on this machine; nothing here asserts a time.
 """
@@ -200,6 +201,32 @@ def _bounds() -> None:
             )
 
 
+def _faults() -> None:
+    """The single-failure sweep: one evaluation per class of alike parts against failing every part."""
+    python = sys.executable
+    print("\nsingle-failure sweep (trnsim faults), whole process:")
+    cases = [
+        ("trn2-nl16", ["--op", "allreduce"]),
+        ("trn2-nl64", ["--op", "allreduce"]),
+    ]
+    for sku, extra in cases:
+        times = {}
+        for label, flags in (("classes", []), ("every part", ["--exhaustive"])):
+            start = time.perf_counter()
+            subprocess.run(
+                [python, "-m", "trnsim", "faults", sku, *extra, *flags], stdout=subprocess.DEVNULL, check=True
+            )
+            times[label] = time.perf_counter() - start
+        ratio = times["every part"] / times["classes"]
+        print(
+            f"  {sku:18} one per class {times['classes']:6.2f} s   every part {times['every part']:7.2f} s"
+            f"   = {ratio:.1f}x"
+        )
+    start = time.perf_counter()
+    subprocess.run([python, "-m", "trnsim", "faults", "nl72x2"], stdout=subprocess.DEVNULL, check=True)
+    print(f"  trn3-nl72x2-gen1   every part of 3,348, one per class: {time.perf_counter() - start:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -207,6 +234,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="skip the networkx reference on 4,096 chips")
     parser.add_argument("--runs", type=int, default=15, help="runs for the whole-process timing")
     parser.add_argument("--bounds", action="store_true", help="time the exact bandwidth bounds alone")
+    parser.add_argument("--faults", action="store_true", help="time the single-failure sweep alone")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--child-bounds", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -215,6 +243,9 @@ def main() -> None:
         return
     if args.bounds:
         _bounds()
+        return
+    if args.faults:
+        _faults()
         return
     if args.child:
         name, which = args.child
@@ -236,6 +267,7 @@ def main() -> None:
         print(f"{'':18} {ours['chips']:,} chips, trnsim peak memory {ours['peak_rss_mb']:.0f} MB")
     _process_times(args.runs)
     _bounds()
+    _faults()
 
 
 if __name__ == "__main__":
