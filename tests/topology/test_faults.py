@@ -145,3 +145,64 @@ def test_fail_on_the_command_line(cli):
     assert cli("topo", "show", "nl64", "--fail", "chip:0").code == 0
     bad = cli("collective", "allreduce", "--sku", "nl64", "--fail", "chip:64")
     assert bad.code == 2 and "--fail 'chip:64'" in bad.err
+
+
+def test_faults_compose_with_groups_sweep_routing_and_baselines(cli, tmp_path):
+    # all 36 trays at once, after a switch tray failed: the spares keep every tray whole
+    args = (
+        "collective",
+        "allreduce",
+        "--sku",
+        "nl72x2",
+        "--groups",
+        "tray:*",
+        "--sizes",
+        "1G",
+        "--format",
+        "json",
+    )
+    healthy = json.loads(cli(*args).out)["rows"][0]["time_us"]
+    tray = cli(*args, "--fail", "switch-tray:0")
+    assert tray.code == 0, tray.err
+    assert json.loads(tray.out)["rows"][0]["time_us"] == pytest.approx(healthy, rel=1e-12)
+    # a failed chip leaves a tray of three: groups of unequal size are refused by name
+    three = cli(*args, "--fail", "chip:0")
+    assert three.code == 2 and "3 and 4" in three.err
+    swept = cli(
+        "sweep",
+        "--sku",
+        "nl64",
+        "--sku",
+        "nl64:fail=link:0,1",
+        "--op",
+        "allreduce",
+        "--sizes",
+        "1G",
+        "--format",
+        "json",
+    )
+    assert swept.code == 0, swept.err
+    rows = {row["variant"]: row["busbw_gbps"] for row in json.loads(swept.out)["rows"]}
+    assert rows["trn2-nl64 [fail=link:0,1]"] < rows["trn2-nl64"]
+    single = cli(
+        "collective",
+        "alltoall",
+        "--sku",
+        "nl32x2",
+        "--fail",
+        "cable:0",
+        "--routing",
+        "single",
+        "--sizes",
+        "1G",
+    )
+    assert single.code == 0, single.err
+    saved = tmp_path / "b.json"
+    variants = ("--sku", "nl64", "--sku", "nl64:fail=link:0,1", "--sizes", "1G")
+    assert cli("compare", "allreduce", *variants, "--save-baseline", str(saved)).code == 0
+    assert cli("compare", "allreduce", *variants, "--baseline", str(saved)).code == 0
+    # the same failure elsewhere is a different variant: its rows do not match the baseline's
+    moved = cli(
+        "compare", "allreduce", "--sku", "nl64:fail=link:2,3", "--sizes", "1G", "--baseline", str(saved)
+    )
+    assert moved.code == 2 and "no row of this run matches" in moved.err
