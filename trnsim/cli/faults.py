@@ -57,6 +57,14 @@ def faults(
             "'copper link', 'optical link'); repeatable. Defaults: see the README (several are assumptions).",
         ),
     ] = None,
+    fit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fit",
+            help="A failure-rate class's rate in FIT (failures per 10^9 hours), CLASS=FIT; the same as "
+            "--mttf CLASS=1e9/FIT.",
+        ),
+    ] = None,
     mttr_h: Annotated[
         float,
         typer.Option(
@@ -115,16 +123,19 @@ def faults(
 
     size_list = resolve_sizes(None, None, None, sizes or "1G")
     rates = {name: value for name, (value, _) in RATES.items()}
-    for item in mttf or []:
+    given = [("--mttf", item) for item in mttf or []] + [("--fit", item) for item in fit or []]
+    for option, item in given:
         name, sep, value = item.partition("=")
         name = name.strip().lower()
+        unit = "HOURS" if option == "--mttf" else "FIT"
         if not sep or name not in rates:
-            raise UsageError(f"--mttf {item!r}: expected CLASS=HOURS with CLASS one of {', '.join(RATES)}")
+            raise UsageError(f"{option} {item!r}: expected CLASS={unit} with CLASS one of {', '.join(RATES)}")
         try:
-            rates[name] = float(value)
+            number = float(value)
         except ValueError:
-            raise UsageError(f"--mttf {item!r}: {value!r} is not a number of hours") from None
-        check_finite(f"--mttf {name}", rates[name], minimum=1.0, maximum=1e15)
+            raise UsageError(f"{option} {item!r}: {value!r} is not a number") from None
+        check_finite(f"{option} {name}", number, minimum=1e-6 if option == "--fit" else 1.0, maximum=1e15)
+        rates[name] = number if option == "--mttf" else 1e9 / number
     tables, payload, summary = [], {"systems": []}, []
     for variant in variants:
         healthy = variant.load()
