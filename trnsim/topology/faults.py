@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 
 from trnsim.errors import UsageError
 from trnsim.topology.graph import Topology
+from trnsim.topology.hardware import connected_parts
 
 FAIL_KEY = "fail"  # --fail SPEC travels with the --set edits as fail=SPEC
 KINDS = ("chip", "link", "lanes", "switch", "plane", "switch-tray", "cable")
@@ -257,7 +258,7 @@ def apply_faults(topology: Topology, texts: list[str], keep_largest: bool = Fals
     failed = replace(  # a new object: no cached property of the healthy system survives
         topology, nodes=nodes, links=links, chips=chips, cuts=cuts, faults=topology.faults + tuple(texts)
     )
-    parts = _parts(failed)
+    parts = connected_parts(failed)
     if len(parts) == 1:
         return failed
     if not keep_largest:
@@ -287,27 +288,6 @@ def _classes_of(links: dict, ends_list: list) -> dict[str, tuple[float, float]]:
         wired_active[0] += data["lanes"]
         wired_active[1] += data["active_lanes"]
     return {cls: (w, a) for cls, (w, a) in out.items()}
-
-
-def _parts(topology: Topology) -> list[tuple[list[str], set[str]]]:
-    """The connected parts that hold chips, most chips first: (their chips, all their devices)."""
-    parent = {node: node for node in topology.nodes}
-
-    def root(node: str) -> str:
-        while parent[node] != node:
-            parent[node] = parent[parent[node]]
-            node = parent[node]
-        return node
-
-    for u, v in topology.links:
-        parent[root(u)] = root(v)
-    devices: dict[str, set[str]] = {}
-    for node in topology.nodes:
-        devices.setdefault(root(node), set()).add(node)
-    chips: dict[str, list[str]] = {}
-    for chip in topology.chips:
-        chips.setdefault(root(chip), []).append(chip)
-    return sorted(((chips[r], devices[r]) for r in chips), key=lambda part: -len(part[0]))
 
 
 @dataclass(frozen=True)

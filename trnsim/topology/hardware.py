@@ -65,14 +65,8 @@ def check_hardware(topology: Topology) -> None:
             )
 
 
-def check_connected(topology: Topology) -> None:
-    """Refuse a fabric in which some chips cannot reach each other (no path, no collective).
-
-    Raises
-    ------
-    HardwareError
-        Naming two chips that are not connected.
-    """
+def connected_parts(topology: Topology) -> list[tuple[list[str], set[str]]]:
+    """The connected parts that hold chips, most chips first: (their chips, all their devices)."""
     parent = {node: node for node in topology.nodes}
 
     def root(node: str) -> str:
@@ -83,14 +77,31 @@ def check_connected(topology: Topology) -> None:
 
     for u, v in topology.links:
         parent[root(u)] = root(v)
-    first = root(topology.chips[0])
-    for chip in topology.chips[1:]:
-        if root(chip) != first:
-            where = topology.where
-            raise HardwareError(
-                f"{where}: the links leave chips unreachable: {topology.chips[0]} has no path to {chip} "
-                "(check the switch planes, node-local and cross-rack sections)"
-            )
+    devices: dict[str, set[str]] = {}
+    for node in topology.nodes:
+        devices.setdefault(root(node), set()).add(node)
+    chips: dict[str, list[str]] = {}
+    for chip in topology.chips:
+        chips.setdefault(root(chip), []).append(chip)
+    return sorted(((chips[r], devices[r]) for r in chips), key=lambda part: -len(part[0]))
+
+
+def check_connected(topology: Topology) -> None:
+    """Refuse a fabric in which some chips cannot reach each other (no path, no collective).
+
+    Raises
+    ------
+    HardwareError
+        Naming two chips that are not connected.
+    """
+    parts = connected_parts(topology)
+    if len(parts) > 1:
+        first = topology.chips[0]
+        other = next(chips[0] for chips, _ in parts if first not in chips)
+        raise HardwareError(
+            f"{topology.where}: the links leave chips unreachable: {first} has no path to {other} "
+            "(check the switch planes, node-local and cross-rack sections)"
+        )
 
 
 def _unwired_backplane_lanes(topology: Topology) -> dict[str, int]:
