@@ -144,6 +144,12 @@ def _check_references(spec: Spec, path: Path) -> None:
             fail("torus.axes", f"axis names must be unique, got {names}")
         if spec.torus.server_axis is not None and spec.torus.server_axis not in names:
             fail("torus.server_axis", f"expected one of the axis names {names}")
+        for axis in spec.torus.axes:
+            for other in axis.twist:
+                if other not in names or other == axis.name:
+                    fail(f"torus.axes.{axis.name}.twist", f"expected other axes of {names}, got {other!r}")
+            if axis.twist and not axis.wrap:
+                fail(f"torus.axes.{axis.name}.twist", "a twist moves along the wrap link: the axis must wrap")
         plane = spec.torus.hypercube_plane
         if plane is not None:
             sizes = {axis.name: axis.size for axis in spec.torus.axes}

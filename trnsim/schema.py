@@ -51,6 +51,9 @@ class Axis(Section, kw_only=True):
     lanes: PositiveInt
     medium: Medium = "backplane"
     wrap: bool = True
+    # a twisted torus: crossing this axis's wrap link also moves the named axes by these offsets
+    # (Camarero et al.; TPU v4's 4x4x8 and 4x8x8 slices, Jouppi et al. ISCA 2023)
+    twist: dict[str, Annotated[int, msgspec.Meta(ge=0, le=1 << 20)]] = msgspec.field(default_factory=dict)
     source: str = ""
 
 

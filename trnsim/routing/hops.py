@@ -101,6 +101,7 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
         and spec.chip.ranks == 1
         and spec.routing.relay
         and not topology.faults
+        and not any(axis.twist for axis in spec.torus.axes)  # a twisted torus is no product of rings
     ):
         ordered = np.array([1], dtype=np.int64)
         for axis in topology.spec.torus.axes:

@@ -69,6 +69,7 @@ def torus_symmetry(topology: Topology) -> TorusSymmetry | None:
         or topology.faults
         or spec.chip.ranks > 1
         or not all(axis.wrap or axis.size <= 2 for axis in spec.torus.axes)
+        or any(axis.twist for axis in spec.torus.axes)  # a twisted torus is no product of rings
     ):
         return None
     return TorusSymmetry(tuple(axis.size for axis in spec.torus.axes))

@@ -50,6 +50,8 @@ def to_astra_sim(topology: Topology) -> str:
                 continue
             if not axis.wrap:
                 raise UsageError(f"{topology.name}: axis {axis.name} does not wrap; ASTRA-sim's Ring does")
+            if axis.twist:
+                raise UsageError(f"{topology.name}: axis {axis.name} is twisted; ASTRA-sim's Ring is not")
             bw = axis.lanes * spec.chip.lane_gbps * spec.efficiency.of(axis.name)
             if axis.size == 2:
                 bw *= 2  # a ring of two keeps both links between the pair

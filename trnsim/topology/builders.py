@@ -199,7 +199,7 @@ def torus(spec: Spec) -> Topology:
     coords = list(itertools.product(*(range(axis.size) for axis in axes)))
     names = [".".join(f"{axis.name}{c}" for axis, c in zip(axes, coord, strict=True)) for coord in coords]
     index_of_axis = {axis.name: i for i, axis in enumerate(axes)}
-    is_cube = all(axis.size in (1, 2, 4) for axis in axes)
+    is_cube = all(axis.size in (1, 2, 4) for axis in axes) and not any(axis.twist for axis in axes)
     plane = spec.torus.hypercube_plane
     server_axis = spec.torus.server_axis
 
@@ -225,6 +225,13 @@ def torus(spec: Spec) -> Topology:
             if axis.size == 1 or (c + 1 == axis.size and not axis.wrap):
                 continue
             neighbour = rank + ((c + 1) % axis.size - c) * strides[i]
+            if axis.twist and c + 1 == axis.size:  # a twisted wrap link lands shifted on other axes
+                landing = list(coord)
+                landing[i] = 0
+                for other, offset in axis.twist.items():
+                    j = index_of_axis[other]
+                    landing[j] = (landing[j] + offset) % axes[j].size
+                neighbour = sum(x * stride for x, stride in zip(landing, strides, strict=True))
             medium = axis.medium
             if plane is not None and axis.name == plane[1] and (_GRAY4[c] ^ _GRAY4[(c + 1) % 4]) == 1:
                 medium = "pcb"  # bit 0 of the plane's cube address: the two chips of one tray
