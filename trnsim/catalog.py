@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 
 from trnsim.errors import ConfigError, UsageError
-from trnsim.overrides import apply_overrides
+from trnsim.overrides import apply_overrides, edits_text
 from trnsim.schema import Spec
 from trnsim.yamlio import SafeLoader, load_yaml, read_text
 
@@ -70,7 +70,7 @@ class LoadedSpec:
     @property
     def where(self) -> str:
         """The file, and any ``--set`` edits applied to it, for messages."""
-        return str(self.path) + (f" with --set {', '.join(self.overrides)}" if self.overrides else "")
+        return str(self.path) + (f" with {edits_text(self.overrides)}" if self.overrides else "")
 
 
 def read_document(path: Path) -> dict:

@@ -206,3 +206,11 @@ def apply_overrides(document: dict, assignments: list[str]) -> dict:
             else:
                 raise UsageError(f"--set {key}: {'.'.join(parts[:depth])} is a value, not a section")
     return edited
+
+
+def edits_text(edits) -> str:
+    """How a run's edits read in a header: ``--set K=V, K=V --fail SPEC`` (failures as given)."""
+    sets = [text for text in edits if text.split("=", 1)[0].strip().lower() != "fail"]
+    fails = [text.split("=", 1)[1] for text in edits if text.split("=", 1)[0].strip().lower() == "fail"]
+    parts = ([f"--set {', '.join(sets)}"] if sets else []) + [f"--fail {spec}" for spec in fails]
+    return " ".join(parts)

@@ -5,8 +5,11 @@ and runs the collectives on what is left. Parts that look alike are evaluated on
 (1-dimensional Weisfeiler-Leman) runs on the system with the part marked as failed, and two parts
 whose refined colour histograms agree are taken as equivalent (an assumption: it holds for the
 symmetric fabrics of the catalog, where it merges the parts an automorphism maps onto each other;
-``exhaustive=True`` evaluates every part). Each class then reports the worst, median and mean loss
-of busbw over its parts, weighted by how many parts each evaluation stands for.
+``exhaustive=True`` evaluates every part). A failed chip is different: it changes the group, and the
+survivors' schedules follow rank order, which no symmetry of the graph keeps, so up to
+:data:`CHIP_SAMPLES` chips spread over the ranks are evaluated per class. Each class then reports
+the worst, median and mean loss of busbw over its parts, weighted by how many parts each evaluation
+stands for.
 
 Chips lost to a failure follow a blast-radius policy:
 
@@ -26,7 +29,6 @@ availability follow; :func:`straggler` turns the per-domain state into the expec
 job that spans many domains and runs at the pace of its slowest.
 """
 
-import statistics
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,6 +59,7 @@ RATES: dict[str, tuple[float, str]] = {
 }
 MTTR_H = 24.0  # assumption: hours from a failure to the part back in service
 POLICIES = ("cuboid", "chip", "node", "rack")
+CHIP_SAMPLES = 6  # failed chips evaluated per class of alike chips (see single_failures)
 
 
 @dataclass
@@ -64,7 +67,7 @@ class Outcome:
     """One evaluated failure: what it stands for, chips lost and busbw after it, per op and size."""
 
     component: Component
-    weight: int  # how many parts of its class it stands for
+    weight: float  # how many parts of its class it stands for
     lost: list[str]  # chips out of service (under the policy)
     busbw_gbps: dict[tuple[str, int], float] = field(default_factory=dict)  # (op, bytes) -> after
     note: str = ""
@@ -131,8 +134,8 @@ def _refined_histogram(src, dst, order, starts, edge_colour, node_colour) -> byt
     return unique.tobytes() + np.bincount(colours).astype(np.int64).tobytes()
 
 
-def equivalence_classes(topology: Topology, parts: list[Component]) -> list[tuple[Component, int]]:
-    """Each distinct part with how many parts it stands for (see the module docstring)."""
+def equivalence_classes(topology: Topology, parts: list[Component]) -> list[list[Component]]:
+    """The parts grouped into classes that look alike (see the module docstring), in order."""
     from trnsim.routing.shortest import graph_arrays
 
     arrays = graph_arrays(topology)
@@ -158,7 +161,7 @@ def equivalence_classes(topology: Topology, parts: list[Component]) -> list[tupl
     heads = arrays.dst[order]
     starts = np.flatnonzero(np.r_[True, heads[1:] != heads[:-1]])
     if len(starts) != arrays.n_nodes:  # a device without links: no refinement shortcut
-        return [(part, 1) for part in parts]
+        return [[part] for part in parts]
     failed_node, failed_edge, degraded_edge = (
         node_colour.max() + 1,
         undirected.max() + 1,
@@ -181,9 +184,8 @@ def equivalence_classes(topology: Topology, parts: list[Component]) -> list[tupl
             + b"|"
             + _refined_histogram(arrays.src, arrays.dst, order, starts, edges[arrays.edge], nodes)
         )
-        entry = groups.setdefault(key, [part, 0])
-        entry[1] += 1
-    return [(part, count) for part, count in groups.values()]
+        groups.setdefault(key, []).append(part)
+    return list(groups.values())
 
 
 def _edge_bw(arrays) -> np.ndarray:
@@ -193,6 +195,17 @@ def _edge_bw(arrays) -> np.ndarray:
     return bw
 
 
+def _check_policy(topology: Topology, policy: str | None) -> str:
+    policy = policy or default_policy(topology)
+    if policy not in POLICIES:
+        raise UsageError(f"--policy {policy!r}: expected one of {', '.join(POLICIES)}")
+    if policy == "cuboid" and topology.spec.kind != "torus":
+        raise UsageError(
+            f"--policy cuboid is for tori (a job needs the whole torus); {topology.name} is switched"
+        )
+    return policy
+
+
 def _lost_with(topology: Topology, part: Component, policy: str) -> list[str]:
     """Chips (rank endpoints) a failed chip takes out of service under ``policy``."""
     if not part.nodes or part.kind != "chip":
@@ -200,7 +213,7 @@ def _lost_with(topology: Topology, part: Component, policy: str) -> list[str]:
     nodes = topology.nodes
     chip = part.nodes[0]
     ranks = [c for c in topology.chips if nodes[c].get("chip", c) == chip]
-    if policy == "chip" or (policy == "cuboid" and topology.spec.kind != "torus"):
+    if policy == "chip":
         return ranks
     if policy == "cuboid" or (policy == "rack" and topology.spec.kind == "torus"):
         return list(topology.chips)
@@ -233,9 +246,7 @@ def single_failures(
     from trnsim.collectives.engine import evaluate
     from trnsim.errors import TrnsimError
 
-    policy = policy or default_policy(topology)
-    if policy not in POLICIES:
-        raise UsageError(f"--policy {policy!r}: expected one of {', '.join(POLICIES)}")
+    policy = _check_policy(topology, policy)
     parts = components(topology)
     if kinds:
         known = sorted({part.kind for part in parts})
@@ -252,7 +263,19 @@ def single_failures(
         by_kind.setdefault(part.kind, []).append(part)
     classes, evaluated = [], 0
     for kind, members in by_kind.items():
-        chosen = [(part, 1) for part in members] if exhaustive else equivalence_classes(topology, members)
+        if exhaustive:
+            chosen = [(part, 1.0) for part in members]
+        else:
+            chosen = []
+            for alike in equivalence_classes(topology, members):
+                # a failed chip changes the group, and the survivors' schedules follow rank order,
+                # which no symmetry of the graph keeps: sample chips spread over the ranks
+                picks = (
+                    alike[:: max(1, len(alike) // CHIP_SAMPLES)][:CHIP_SAMPLES]
+                    if kind == "chip"
+                    else alike[:1]
+                )
+                chosen += [(part, len(alike) / len(picks)) for part in picks]
         outcomes = []
         for part, weight in chosen:
             lost = _lost_with(topology, part, policy)
@@ -274,6 +297,11 @@ def single_failures(
             if cut_off:
                 outcome.lost = lost + cut_off
                 outcome.note = f"splits the fabric: {len(cut_off)} chips cut off"
+                if policy == "cuboid":  # a torus job needs every chip: the domain is out of service
+                    outcome.lost = list(topology.chips)
+                    outcome.note = "cuts a chip off: the domain is out of service"
+                    outcome.busbw_gbps = dict.fromkeys(healthy, 0.0)
+                    continue
             evaluated += 1
             for op in ops:
                 result = evaluate(degraded, op, sizes, degraded.chips, exact_bounds=False)
@@ -291,7 +319,10 @@ def loss_summary(report: FaultReport, key: tuple[str, int]) -> list[dict]:
     healthy = report.healthy[key]
     for result in report.classes:
         losses = result.losses(healthy, key)
-        expanded = sorted(loss for loss, weight, _ in losses for _ in range(weight))
+        ordered = sorted((loss, weight) for loss, weight, _ in losses)
+        total = sum(weight for _, weight in ordered)
+        cumulative = np.cumsum([weight for _, weight in ordered])
+        median = ordered[int(np.searchsorted(cumulative, total / 2))][0]
         worst = max(losses, key=lambda item: item[0])
         rows.append(
             {
@@ -302,8 +333,8 @@ def loss_summary(report: FaultReport, key: tuple[str, int]) -> list[dict]:
                 "chips_lost_mean": result.lost_mean,
                 "busbw_before_gbps": healthy,
                 "worst_loss": worst[0],
-                "median_loss": statistics.median(expanded),
-                "mean_loss": sum(expanded) / len(expanded),
+                "median_loss": median,
+                "mean_loss": sum(loss * weight for loss, weight in ordered) / total,
                 "worst_part": worst[2].component.spec,
                 "note": worst[2].note,
             }
@@ -323,22 +354,35 @@ class Reliability:
     p_down: float  # probability that the domain is out of service (a failure lost all its chips)
 
 
+def _unavailability(mttf_h: float, mttr_h: float) -> float:
+    """The share of the time a part is down: MTTR / (MTTF + MTTR) (alternating failure and repair)."""
+    return mttr_h / (mttf_h + mttr_h)
+
+
 def reliability(report: FaultReport, rates: dict[str, float], mttr_h: float) -> Reliability:
-    """Expected failures, chips out of service and availability from per-class rates."""
-    rows, total_rate, chips_out, p_any, p_down = [], 0.0, 0.0, 0.0, 0.0
+    """Expected failures, chips out of service and availability from per-class rates.
+
+    Parts fail independently, each down a share ``MTTR / (MTTF + MTTR)`` of the time. A chip is out
+    while any failure that loses it is active; the parts of a class are taken to cover the chips
+    evenly (each chip is lost by ``count x chips lost / chips`` of them, exact on the catalog's
+    symmetric systems), so the chips out never exceed the chips.
+    """
+    rows, total_rate, log_up, log_healthy, log_domain = [], 0.0, 0.0, 0.0, 0.0
+    n = report.chips
     for result in report.classes:
         rate_class = result.outcomes[0].component.rate
         if rate_class is None:  # not a part that fails by itself (a plane, lanes)
             continue
         mttf = rates[rate_class]
+        u = _unavailability(mttf, mttr_h)
+        log_keep = np.log1p(-u) if u < 1 else -np.inf
         per_year = result.count * HOURS_PER_YEAR / mttf
-        down = result.count * mttr_h / mttf  # expected parts of the class down at once
-        out = sum(len(o.lost) * o.weight for o in result.outcomes) * mttr_h / mttf
-        lost_all = sum(o.weight for o in result.outcomes if len(o.lost) >= report.chips - 1) * mttr_h / mttf
+        covering = sum(len(o.lost) * o.weight for o in result.outcomes) / n  # failures losing a given chip
+        chip_down = 1 - np.exp(covering * log_keep) if covering else 0.0
+        log_up += covering * log_keep
+        log_healthy += result.count * log_keep
+        log_domain += sum(o.weight for o in result.outcomes if len(o.lost) >= n - 1) * log_keep
         total_rate += per_year
-        chips_out += out
-        p_any += down
-        p_down += lost_all
         rows.append(
             {
                 "kind": result.kind,
@@ -346,11 +390,17 @@ def reliability(report: FaultReport, rates: dict[str, float], mttr_h: float) -> 
                 "parts": result.count,
                 "mttf_h": mttf,
                 "failures_per_year": per_year,
-                "chips_out": out,
+                "chips_out": n * chip_down,  # this class alone
             }
         )
+    chips_out = n * (1 - float(np.exp(log_up)))
     return Reliability(
-        total_rate, chips_out, 1 - chips_out / report.chips, rows, min(p_any, 1.0), min(p_down, 1.0)
+        total_rate,
+        chips_out,
+        1 - chips_out / n,
+        rows,
+        1 - float(np.exp(log_healthy)),
+        1 - float(np.exp(log_domain)),
     )
 
 
@@ -359,51 +409,52 @@ def straggler(
 ):
     """A job over ``domains`` domains runs at its slowest domain's pace: the expected slowdown.
 
-    Each domain is, independently and at a random moment, healthy or has one part of a class down
-    (probability count x MTTR / MTTF, failures assumed rare enough not to overlap). A failure that
-    loses chips leaves the job without its shape: it needs a spare domain (counted apart); one that
-    loses none slows its domain's collective by ``busbw before / busbw after``.
+    Each domain is, independently and at a random moment, healthy; or has exactly one part down
+    (a failure that loses chips leaves the job without its shape: it needs a spare domain; one that
+    loses none slows the domain's collective by ``busbw before / busbw after``); or has several
+    parts down at once, counted with those that need a spare (the cautious side). Parts fail
+    independently, each down ``MTTR / (MTTF + MTTR)`` of the time.
 
     Returns
     -------
     dict
-        ``p_all_healthy``, ``p_some_down`` and ``expected_slowdown`` (given no domain is down).
+        ``p_all_healthy``, ``p_some_down`` and ``expected_slowdown`` (given no domain needs a spare).
     """
     healthy = report.healthy[key]
-    states = []  # (probability, slowdown) for one domain
-    p_down = 0.0
+    singles = []  # (probability that this alone is down, slowdown or None when it needs a spare)
+    log_none = 0.0
     for result in report.classes:
         rate_class = result.outcomes[0].component.rate
         if rate_class is None:
             continue
-        mttf = rates[rate_class]
+        u = _unavailability(rates[rate_class], mttr_h)
+        log_none += result.count * np.log1p(-u)
         for outcome in result.outcomes:
-            p = outcome.weight * mttr_h / mttf
             after = outcome.busbw_gbps[key]
-            if outcome.lost or after <= 0:  # the job cannot keep its shape: it needs a spare
-                p_down += p
-            else:
-                states.append((p, healthy / after))
-    p_up = max(1.0 - p_down, 1e-300)
-    p_healthy = max(1.0 - p_down - sum(p for p, _ in states), 0.0)
-    # the distribution of one domain's slowdown given it is up; the job's is its maximum over domains
-    values = sorted({1.0, *(s for _, s in states)})
-    mass = {1.0: p_healthy / p_up}
-    for p, s in states:
-        mass[s] = mass.get(s, 0.0) + p / p_up
-    cdf = np.cumsum([mass.get(v, 0.0) for v in values])
-    cdf = np.minimum(cdf / cdf[-1], 1.0)
-    at_most = cdf**domains
+            slow = None if outcome.lost or after <= 0 else healthy / after
+            singles.append((outcome.weight, u / (1 - u), slow))
+    p_none = float(np.exp(log_none))
+    states = [(weight * odds * p_none, slow) for weight, odds, slow in singles]
+    p_spare = max(1.0 - p_none - sum(p for p, slow in states if slow is not None), 0.0)
+    p_up = 1.0 - p_spare
+    # one domain's slowdown, given it needs no spare; the job's is the maximum over the domains
+    mass = {1.0: p_none}
+    for p, slow in states:
+        if slow is not None:
+            mass[slow] = mass.get(slow, 0.0) + p
+    values = sorted(mass)
+    cdf = np.cumsum([mass[v] for v in values]) / p_up if p_up > 0 else np.ones(len(values))
+    at_most = np.minimum(cdf, 1.0) ** domains
     expected = float(
         values[0] * at_most[0] + sum(v * (at_most[i] - at_most[i - 1]) for i, v in enumerate(values) if i)
     )
     return {
         "domains": domains,
-        "p_all_healthy": (p_healthy / p_up) ** domains * (1 - p_down) ** domains,
-        "p_some_down": 1 - (1 - p_down) ** domains,
+        "p_all_healthy": p_none**domains,
+        "p_some_down": 1 - p_up**domains,
         "expected_slowdown": expected,
-        "p_domain_degraded": 1 - p_healthy - p_down,
-        "p_domain_down": p_down,
+        "p_domain_degraded": p_up - p_none,
+        "p_domain_down": p_spare,
     }
 
 

@@ -14,6 +14,7 @@ from trnsim.collectives.engine import Evaluation, evaluate
 from trnsim.collectives.groups import select_group, select_groups
 from trnsim.collectives.traffic import traffic_matrix
 from trnsim.errors import TrnsimError, UsageError
+from trnsim.overrides import edits_text
 from trnsim.topology.graph import Topology
 from trnsim.topology.load import load_topology
 
@@ -116,7 +117,7 @@ def run_variants(
         seen[label] = seen.get(label, 0) + 1
         if seen[label] > 1:
             label = f"{label} #{seen[label]}"
-        display = label + (f" with --set {', '.join(common)}" if common else "")
+        display = label + (f" with {edits_text(common)}" if common else "")
         results.append(
             VariantResult(label, topology, evaluation, file_sha256(topology.path), variant, display)
         )

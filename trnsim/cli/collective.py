@@ -36,6 +36,7 @@ from trnsim.cli.options import (
 )
 from trnsim.cli.render import Column, Format, Table, emit
 from trnsim.collectives.ops import OPS
+from trnsim.overrides import edits_text
 
 app = typer.Typer(
     help="Model all-reduce, all-gather, reduce-scatter and all-to-all over a topology, congestion included.",
@@ -153,7 +154,7 @@ def run(
     if traffic is not None:
         header += f"; {describe(traffic, skew, traffic_file)} traffic"
     if applied:
-        header += f"; with --set {', '.join(applied)}"
+        header += f"; with {edits_text(applied)}"
     payload = {
         "sku": topo.name,
         "variant": variant,
@@ -284,7 +285,7 @@ def _run_groups(
         f"({spec}) at once, alpha {alpha:g} "
         f"us/step, algorithm {algo}, routing {routing.label}"
         + (f"; {traffic_text} traffic" if traffic is not None else "")
-        + (f"; with --set {', '.join(applied)}" if applied else "")
+        + (f"; with {edits_text(applied)}" if applied else "")
     )
     rows = [
         {

@@ -37,6 +37,7 @@ from trnsim.cli.options import (
 from trnsim.cli.render import Column, Format, Table, emit
 from trnsim.collectives.groups import group_label
 from trnsim.errors import ThresholdError, UsageError
+from trnsim.overrides import edits_text
 
 
 class Metric(str, Enum):
@@ -330,7 +331,7 @@ def compare(
     where += f", {skewed}" if skewed else ""
     title = f"{op} on {count}, {where}, algorithm {algo}; ratios of {metric.value} to A"
     if common:
-        title += f"; every variant with --set {', '.join(common)}"
+        title += f"; every variant with {edits_text(common)}"
     meta = _variant_meta(results)
     payload = {
         "op": op,
@@ -472,9 +473,7 @@ def sweep(
         _write_rows(output, rows)
         typer.echo(f"wrote {len(rows)} rows ({len(tasks) - len(skipped)} runs) to {output}", err=True)
     else:
-        title = f"sweep: {len(tasks)} runs" + (
-            f", every variant with --set {', '.join(common)}" if common else ""
-        )
+        title = f"sweep: {len(tasks)} runs" + (f", every variant with {edits_text(common)}" if common else "")
         # CSV is for machines: every field, as -o results.csv writes it; the table shows the essentials
         columns = [Column(k, k) for k in rows[0]] if fmt == Format.csv else _SWEEP_COLUMNS
         emit({"overrides": list(common), "variants": meta, "rows": rows}, [Table(title, columns, rows)], fmt)

@@ -124,9 +124,13 @@ def faults(
     size_list = resolve_sizes(None, None, None, sizes or "1G")
     rates = {name: value for name, (value, _) in RATES.items()}
     given = [("--mttf", item) for item in mttf or []] + [("--fit", item) for item in fit or []]
+    seen: set[str] = set()
     for option, item in given:
         name, sep, value = item.partition("=")
         name = name.strip().lower()
+        if name in seen:
+            raise UsageError(f"{option} {item!r}: the rate of {name!r} is given twice (--mttf and --fit)")
+        seen.add(name)
         unit = "HOURS" if option == "--mttf" else "FIT"
         if not sep or name not in rates:
             raise UsageError(f"{option} {item!r}: expected CLASS={unit} with CLASS one of {', '.join(RATES)}")
@@ -155,11 +159,16 @@ def faults(
                 rows.append({"op": key[0], "bytes": key[1], **row})
         label = healthy.name + (f" [{', '.join(variant.overrides)}]" if variant.overrides else "")
         unit = "ranks" if healthy.spec.chip.ranks > 1 else "chips"  # a chip's ranks are lost with it
+        per_chip = healthy.spec.chip.ranks
         tables.append(
             Table(
                 f"{label}: every single failure ({sum(c.count for c in report.classes)} parts, "
                 f"{report.evaluated} distinct evaluated); blast radius {report.policy}; loss of busbw "
-                "against the healthy system",
+                + (
+                    "against the healthy system"
+                    if not healthy.faults
+                    else f"against the system with {', '.join(healthy.faults)} already failed"
+                ),
                 [
                     Column("kind", "part", align="left"),
                     Column("parts", "parts"),
@@ -176,7 +185,8 @@ def faults(
                 rows,
                 [
                     f"# {unit} lost: by the worst part of the class under the blast-radius policy; a failure "
-                    f"that loses {unit} is measured on the survivors as one group"
+                    f"that loses {unit} is measured on the survivors as one group; a negative loss is a run "
+                    "faster than before (the survivors' schedule or the routing's collisions changed)"
                 ],
             )
         )
@@ -237,8 +247,10 @@ def faults(
                 ],
                 rel_rows,
                 [
-                    f"# {rel.failures_per_year:.2f} failures a year; {rel.chips_out:.3f} of {report.chips} chips out "
-                    f"of service on average: availability {100 * rel.availability:.3f}% of the capacity"
+                    f"# {rel.failures_per_year:.2f} failures a year; {rel.chips_out / per_chip:.3f} of "
+                    f"{report.chips // per_chip} chips out of service on average: availability "
+                    f"{100 * rel.availability:.3f}% of the capacity"
+                    + (f" (counting only the parts swept: {', '.join(kind)})" if kind else "")
                 ],
             )
         )
@@ -257,10 +269,10 @@ def faults(
         summary.append(
             {
                 "system": label,
-                "chips": report.chips,
+                "chips": report.chips // per_chip,
                 "policy": report.policy,
                 "failures_per_year": rel.failures_per_year,
-                "chips_out": rel.chips_out,
+                "chips_out": rel.chips_out / per_chip,
                 "availability": rel.availability,
                 "worst_loss": worst["worst_loss"] if worst else 0.0,
                 "worst_part": worst["worst_part"] if worst else "-",
@@ -305,7 +317,9 @@ def faults(
         Column("failures_per_year", "failures/yr", "{:.2f}"),
         Column("chips_out", "chips out", "{:.3f}"),
         Column("availability", "availability %", lambda v: f"{100 * v:.3f}"),
-        Column("worst_loss", f"worst part's loss % ({key[0]})", lambda v: f"{100 * v:.1f}"),
+        Column(
+            "worst_loss", f"worst loss % losing no chip ({key[0]}, {key[1]} B)", lambda v: f"{100 * v:.1f}"
+        ),
         Column("worst_part", "worst part", align="left", drop_priority=1),
     ]
     footer = []

@@ -22,6 +22,7 @@ from trnsim.cli.options import (
 )
 from trnsim.cli.render import Column, Format, Table, emit
 from trnsim.errors import UsageError
+from trnsim.overrides import edits_text
 
 Degree = Annotated[int, typer.Option(min=1, max=1 << 20)]
 
@@ -189,7 +190,7 @@ def layout(
             if shape is not None
             else ""
         )
-        + (f"; with --set {', '.join(topo.overrides)}" if topo.overrides else "")
+        + (f"; with {edits_text(topo.overrides)}" if topo.overrides else "")
     )
     rows = []
     for result in results:

@@ -78,6 +78,7 @@ def _summary(topology) -> dict:
         "kind": topology.spec.kind,
         "chip": topology.spec.chip.name,
         "chips": topology.n_chips,
+        "failed": list(topology.faults),
         "switches": sum(topology.nodes[s].get("role") != "chip" for s in topology.switches),
         "links": sum(link["parallel"] for link in topology.links.values()),
         "chip_bw_gbps": max(bandwidth.values()),
@@ -192,6 +193,7 @@ def show(
         ("aliases", ", ".join(topo.spec.aliases) or "-"),
         ("description", topo.spec.description),
         ("chip", topo.spec.chip.name),
+        *([("failed", ", ".join(topo.faults))] if topo.faults else []),
         ("chips", topo.n_chips // topo.spec.chip.ranks),
         *(
             [("ranks", f"{topo.n_chips} ({topo.spec.chip.ranks} per chip)")]

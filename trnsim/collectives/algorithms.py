@@ -355,8 +355,11 @@ def _hierarchical(ctx: Context, op: str) -> list[Step]:
     members, level = _levels(ctx)
     r, m = len(members), len(members[0])
     p = ctx.p
-    inner = [(g[a], g[b]) for g in members for a in range(m) for b in range(m) if a != b]
-    outer = [(members[x][j], members[y][j]) for j in range(m) for x in range(r) for y in range(r) if x != y]
+    grid = np.asarray(members, dtype=np.int64)  # r groups x m positions
+    a, b = np.nonzero(~np.eye(m, dtype=bool))
+    inner = (grid[:, a].ravel(), grid[:, b].ravel())  # every ordered pair inside each group
+    x, y = np.nonzero(~np.eye(r, dtype=bool))
+    outer = (grid[x].ravel(), grid[y].ravel())  # same position, every ordered pair of groups
     if op == "allreduce":
         # reduce-scatter then all-gather move the same flows: one step object each, routed once
         inside = Step.of(inner, 1 / m, 1, f"inside {level}")

@@ -97,7 +97,8 @@ def _refines(fine: tuple[int, ...], coarse: tuple[int, ...]) -> bool:
 
 
 def _meet(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    return _canonical(np.asarray([x * (max(b) + 1) + y for x, y in zip(a, b, strict=True)]))
+    second = np.asarray(b)
+    return _canonical(np.asarray(a) * (int(second.max()) + 1) + second)
 
 
 def _join(p: int, partitions: list[tuple[int, ...]]) -> tuple[int, ...]:

@@ -7,7 +7,7 @@ A fault is written ``KIND:WHAT`` (``--fail``, repeatable, or ``--set fail=KIND:W
 ``link:A,B``                  the link bundle between two devices (names; ranks for chips)
 ``link:CLASS:K``              the K-th link of a class, in the file's order (``link:xrack:3``)
 ``lanes:CHIP:N[:CLASS]``      N lanes of the chip's links of one class (default: the class that has
-                              spare lanes, else every class of the chip)
+                              spare lanes, or the chip's only class)
 ``switch:NAME``               a switch and its links
 ``plane:NAME[:RACK]``         every switch of a switch plane (in one rack, or all)
 ``switch-tray:K[:RACK]``      switch K of every plane (in one rack, or all)
@@ -134,19 +134,17 @@ def parse_fault(topology: Topology, text: str) -> Fault:
             chosen = [cls]
         else:
             spare = [cls for cls, (wired, active) in classes.items() if active < wired - 1e-9]
+            if len(spare) != 1 and len(classes) != 1:
+                raise UsageError(
+                    f"--fail {text!r}: name the class, lanes:{parts[0]}:{parts[1]}:CLASS with CLASS one of "
+                    f"{', '.join(classes)} ({'none has' if not spare else 'several have'} spare lanes)"
+                )
             chosen = spare or list(classes)
         count = int(parts[1])
-        wired = sum(classes[cls][0] for cls in chosen)
-        if count > wired:
-            raise UsageError(f"--fail {text!r}: {chip} wires {wired:g} lanes of {', '.join(chosen)}")
-        # the failed lanes come off the chosen classes in turn
-        lanes, left = [], count
-        for cls in chosen:
-            take = min(left, int(classes[cls][0]))
-            if take:
-                lanes.append((chip, cls, take))
-            left -= take
-        return Fault(fault, lanes=tuple(lanes))
+        (cls,) = chosen
+        if count > classes[cls][0]:
+            raise UsageError(f"--fail {text!r}: {chip} wires {classes[cls][0]:g} lanes of {cls}")
+        return Fault(fault, lanes=((chip, cls, count),))
     # plane and switch-tray: switches by their plane, index and rack
     name, _, rack_text = what.partition(":")
     rack = None
@@ -212,12 +210,15 @@ def apply_faults(topology: Topology, texts: list[str], keep_largest: bool = Fals
     for (chip, cls), count in failed_lanes.items():
         if chip in dead_nodes:
             continue
-        # the spare pool absorbs failed lanes wherever they are: they come off the class's links in
-        # proportion to their lanes, so no port is lost (a failed switch or cable loses its port)
-        mine = [e for e in at.get(chip, []) if links[e]["cls"] == cls]
+        mine = [e for e in at.get(chip, []) if e in links and links[e]["cls"] == cls]
         wired = sum(links[e]["lanes"] for e in mine)
-        for ends in mine:
-            links[ends]["lanes"] -= count * links[ends]["lanes"] / wired
+        spares = before[chip][cls][0] - before[chip][cls][1] > 1e-9
+        for k, ends in enumerate(mine):
+            if spares:  # the spare pool is not tied to a port: the loss spreads over the class's ports
+                lost = count * links[ends]["lanes"] / wired
+            else:  # whole lanes off each port in turn (a port keeps running on what it has left)
+                lost = min(links[ends]["lanes"], count // len(mine) + (1 if k < count % len(mine) else 0))
+            links[ends]["lanes"] -= lost
             if links[ends]["lanes"] <= 1e-9:
                 del links[ends]
     # spares first: each chip's surviving lanes of a class run min(active before, wired now)
@@ -353,4 +354,33 @@ def components(topology: Topology) -> list[Component]:
                 out.append(
                     Component("lanes beyond spares", f"lanes:{chip}:{count}:{cls}", lanes=((chip, cls),))
                 )
+    return out
+
+
+def ranks_to_chips(texts: list[str], ranks: Topology) -> list[str]:
+    """On a system whose chips host several ranks, ``--fail`` numbers and rank names mean ranks, as
+    everywhere else: rewrite them as the chips that host those ranks (device names pass through)."""
+
+    def chip_of(ref: str, fault: str) -> str:
+        ref = ref.strip()
+        if ref in ranks.rank_of or ref.removeprefix("-").isdigit():
+            try:
+                return ranks.nodes[ranks.resolve_chip(ref)]["chip"]
+            except UsageError as exc:
+                raise UsageError(f"--fail {fault!r}: {exc}") from None
+        return ref
+
+    out = []
+    for text in texts:
+        kind, sep, what = text.strip().partition(":")
+        key = kind.strip().lower()
+        if key in ("chip", "cable"):
+            what = chip_of(what, text)
+        elif key == "lanes":
+            first, _, rest = what.partition(":")
+            what = chip_of(first, text) + (":" + rest if rest else "")
+        elif key == "link" and "," in what:
+            a, _, b = what.partition(",")
+            what = f"{chip_of(a, text)},{chip_of(b, text)}"
+        out.append(f"{kind}{sep}{what}")
     return out

@@ -30,7 +30,7 @@ def load_topology(
     """
     from trnsim.catalog import load_spec
     from trnsim.topology.builders import build, check_size, expand_ranks
-    from trnsim.topology.faults import apply_faults
+    from trnsim.topology.faults import apply_faults, ranks_to_chips
     from trnsim.topology.hardware import check_connected, check_efficiency, check_hardware
 
     edits = [text for text in overrides if not _is_fault(text)]
@@ -44,8 +44,11 @@ def load_topology(
     check_connected(built)
     if not faults:
         return expand_ranks(built)
+    healthy = expand_ranks(built)
+    if loaded.spec.chip.ranks > 1:  # numbers name ranks, as in every other option
+        faults = ranks_to_chips(faults, healthy)
     degraded = expand_ranks(apply_faults(built, faults, keep_largest))
-    degraded.healthy = expand_ranks(built)
+    degraded.healthy = healthy
     return degraded
 
 
