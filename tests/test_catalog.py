@@ -23,6 +23,16 @@ CONTRACT = {
     "trn3-nl72x2-pex90144": set(),
     "trn3-ultraserver-gen1": set(),
     "trn3-ultraserver-gen2": set(),
+    # peers (issue 13)
+    "gb200-nvl72": {"nvl72"},
+    "hgx-h100": {"h100"},
+    "hgx-b200": {"b200"},
+    "ualink-72": {"ualink"},
+    "tpu-v5e-16x16": {"v5e"},
+    "tpu-v6e-16x16": {"v6e"},
+    "tpu-v4-4x4x8": {"v4"},
+    "tpu-v4-4x8x8": set(),
+    "tpu-v5p-4x4x8": {"v5p"},
 }
 
 
@@ -59,8 +69,10 @@ def test_every_number_in_the_catalog_has_a_source(path):
     document = read_document(path)
     assert document.get("source")
     for keypath, section in _sections(document):
-        # per-class efficiencies are cited by the efficiency section that holds them
-        parent_has_source = "source" in section or keypath == ".efficiency.classes"
+        # per-class efficiencies and an axis's twist are cited by the section that holds them
+        parent_has_source = (
+            "source" in section or keypath == ".efficiency.classes" or keypath.endswith("].twist")
+        )
         # planes and slot lists carry no numbers of their own; everything else cites a source
         assert parent_has_source, f"{path.name}: {keypath} has numbers but no source"
 
@@ -105,9 +117,12 @@ def _breakages(document: dict):
     if kind == "torus":
         broken["torus"]["axes"][0]["lanes"] = -16
         yield "negative lanes", broken, "torus.axes[0].lanes"
-    else:
+    elif "cross_rack" in broken["switched"]:
         broken["switched"]["cross_rack"]["lanes"] = 0
         yield "zero lanes", broken, "switched.cross_rack.lanes"
+    else:  # one rack: no cables between racks
+        broken["switched"]["switch_fabric"]["lanes_per_link"] = 0
+        yield "zero lanes", broken, "switched.switch_fabric.lanes_per_link"
 
 
 @pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)

@@ -102,9 +102,9 @@ def test_bad_chip_exits_2(cli):
 
 @pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
 def test_broken_copy_exits_2_without_traceback(path, tmp_path):
-    text = path.read_text()
-    for rate in ("8", "4", "51.54"):
-        text = text.replace(f"lane_gbps: {rate}\n", f"lane_gbps: -{rate}\n")
+    import re
+
+    text = re.sub(r"lane_gbps: ([0-9.]+)\n", r"lane_gbps: -\1\n", path.read_text())
     broken = tmp_path / path.name
     broken.write_text(text)
     process = subprocess.run(

@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from trnsim.errors import UsageError
+from trnsim.overrides import edits_text
 from trnsim.schema import Spec
 
 
@@ -43,7 +44,7 @@ class Topology:
     def where(self) -> str:
         """Where the spec came from, for messages: the file, and any --set edits applied to it."""
         origin = str(self.path) if self.path else self.spec.name
-        return origin + (f" with --set {', '.join(self.overrides)}" if self.overrides else "")
+        return origin + (f" with {edits_text(self.overrides)}" if self.overrides else "")
 
     @property
     def name(self) -> str:
