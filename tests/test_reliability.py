@@ -185,6 +185,8 @@ def test_faults_on_the_command_line(cli):
         failed = cli("faults", "nl16", *bad)
         assert failed.code == 2 and "Traceback" not in failed.err
     assert cli("faults").code == 2
+    tiny = cli("faults", "nl16", "--sizes", "1")
+    assert tiny.code == 2 and "--sizes 1" in tiny.err
 
 
 def test_failed_chips_are_sampled_and_agree_with_failing_each():

@@ -150,7 +150,12 @@ def faults(
             extra = [f"fail={text}" for text in failures]
             return load_topology(variant.sku, variant.file, list(variant.overrides) + extra, keep_largest)
 
-        report = single_failures(load, healthy, ops, size_list, policy, kind, exhaustive)
+        try:
+            report = single_failures(load, healthy, ops, size_list, policy, kind, exhaustive)
+        except UsageError as exc:
+            if "every size is below" not in str(exc):
+                raise
+            raise UsageError(f"--sizes {sizes or '1G'}: {exc}") from None
         note_calibration_target(calibration, [healthy.name])
         keys = sorted(report.healthy, key=lambda key: (ops.index(key[0]), key[1]))
         rows = []
