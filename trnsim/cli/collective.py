@@ -87,27 +87,25 @@ def run(
             raise UsageError("give --groups, or --group/--ranks for one group, not both")
         if export_schedule is not None or algo == "all":
             raise UsageError("--groups does not take --export-schedule or --algo all yet")
+        from trnsim.collectives.concurrent import evaluate_concurrent
         from trnsim.collectives.groups import select_groups
 
         chosen = select_groups(topo, groups)
         traffic = traffic_matrix(skew, traffic_file, len(chosen[0]))
-        traffic_text = describe(traffic, skew, traffic_file)
-        return _run_groups(
+        result = evaluate_concurrent(
             topo,
             op,
-            algo,
             size_list,
-            groups,
             chosen,
-            dtype,
-            alpha_us,
-            fmt,
-            max_chunks,
-            min_chunk,
-            traffic,
-            traffic_text,
-            explain,
+            algo=algo,
+            dtype=dtype,
+            alpha_us=alpha_us,
+            max_chunks=max_chunks,
+            min_chunk_bytes=chunk_bytes(min_chunk),
+            traffic=traffic,
         )
+        traffic_text = describe(traffic, skew, traffic_file) if traffic is not None else None
+        return _print_groups(topo, result, groups, algo, dtype, alpha_us, fmt, traffic_text, explain)
     chips = select_group(topo, group, ranks)
     traffic = traffic_matrix(skew, traffic_file, len(chips))
     from trnsim.collectives.groups import group_label
@@ -244,39 +242,14 @@ def run(
     emit(payload, [Table(header, columns, rows, footer)], fmt)
 
 
-def _run_groups(
-    topo,
-    op,
-    algo,
-    size_list,
-    spec,
-    chosen,
-    dtype,
-    alpha_us,
-    fmt,
-    max_chunks,
-    min_chunk,
-    traffic,
-    traffic_text,
-    per_group: bool = False,
+def _print_groups(
+    topo, result, spec, algo, dtype, alpha_us, fmt, traffic_text, per_group: bool = False
 ) -> None:
-    """``--groups``: every group runs the op at once; print the slowest group against its time alone
-    (and, with ``per_group``, every group's time at every size)."""
-    from trnsim.collectives.concurrent import evaluate_concurrent
+    """``--groups``: the slowest group against the same run with nothing shared (and, with
+    ``per_group``, every group's time at every size)."""
     from trnsim.routing.policy import routing_of
 
-    result = evaluate_concurrent(
-        topo,
-        op,
-        size_list,
-        chosen,
-        algo=algo,
-        dtype=dtype,
-        alpha_us=alpha_us,
-        max_chunks=max_chunks,
-        min_chunk_bytes=chunk_bytes(min_chunk),
-        traffic=traffic,
-    )
+    op, chosen = result.op, result.groups
     alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
     applied = topo.overrides
     routing = routing_of(topo.spec)
@@ -284,7 +257,7 @@ def _run_groups(
         f"{topo.name} {op}: {len(chosen)} group{'s' if len(chosen) != 1 else ''} of {len(chosen[0])} ranks "
         f"({spec}) at once, alpha {alpha:g} "
         f"us/step, algorithm {algo}, routing {routing.label}"
-        + (f"; {traffic_text} traffic" if traffic is not None else "")
+        + (f"; {traffic_text} traffic" if traffic_text is not None else "")
         + (f"; with {edits_text(applied)}" if applied else "")
     )
     rows = [
