@@ -71,6 +71,8 @@ class SwitchModel(Section, kw_only=True):
 
     lanes: PositiveInt | None = None
     ports: PositiveInt | None = None
+    # reduces data in the network and multicasts it (NVLink SHARP, "NVLS"): the nvls algorithm
+    reduction: bool = False
     source: str = ""
 
 

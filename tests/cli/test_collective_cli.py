@@ -110,6 +110,7 @@ def test_algorithms_lists_the_registry(cli):
         "pairwise",
         "bruck",
         "hierarchical",
+        "nvls",
     }
 
 

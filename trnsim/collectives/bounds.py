@@ -150,6 +150,29 @@ def traffic_bounds(topology: Topology, group: list[str], traffic) -> list[tuple[
     return candidates
 
 
+def _reduces_in_network(topology: Topology, group: list[str]) -> bool:
+    from trnsim.collectives.algorithms import reducing_switches
+
+    return bool(reducing_switches(topology, group))
+
+
+def _in_network_bounds(topology: Topology, group: list[str], op: Op) -> list[tuple[float, str]]:
+    """All-reduce where switches reduce: a member still sends its input and receives the result
+    (``size`` each way through its own links), and every cut still carries ``size`` each way; the
+    ``2(p-1)/p`` of Patarasuk and Yuan assumes the members do the reducing, so it does not hold."""
+    from trnsim.topology.metrics import chip_bandwidth_gbps
+
+    chip_bw = chip_bandwidth_gbps(topology)
+    slowest = min(group, key=lambda c: chip_bw[c])
+    candidates = [(1 / (chip_bw[slowest] * 1e9), f"injection with in-network reduction ({slowest})")]
+    members = set(group)
+    cut_bw = cut_bandwidths(topology)
+    for name, side in topology.cuts.items():
+        if 0 < len(members & side) < len(group):
+            candidates.append((1 / (cut_bw[name] * 1e9), f"cut {name}"))
+    return candidates
+
+
 def lower_bound(
     topology: Topology,
     group: list[str],
@@ -175,6 +198,9 @@ def lower_bound(
 
     if traffic is not None:
         candidates = traffic_bounds(topology, group, traffic)
+        peak, exact = candidates[0][0], False
+    elif op.name == "allreduce" and len(group) > 1 and _reduces_in_network(topology, group):
+        candidates = _in_network_bounds(topology, group, op)
         peak, exact = candidates[0][0], False
     else:
         candidates = natural_bounds(topology, group, op)

@@ -161,6 +161,11 @@ class Router:
 
     def route_all(self, steps: list[Step]) -> list[StepRoute]:
         """Summarise many steps, routing the sparse ones together in vectorised chunks."""
+        if any(step.in_network for step in steps):
+            special = {id(step): self._in_network(step) for step in steps if step.in_network}
+            plain = [step for step in steps if not step.in_network]
+            routed = dict(zip(map(id, plain), self.route_all(plain), strict=True))
+            return [special[id(step)] if id(step) in special else routed[id(step)] for step in steps]
         if any(step.unit is not None for step in steps):
             units = list({id(step.unit): step.unit for step in steps if step.unit is not None}.values())
             plain = [step for step in steps if step.unit is None]
@@ -306,6 +311,27 @@ class Router:
         return [
             self._route(loads[i], latency[i], max_links[i], len(src)) for i, (src, _, _) in enumerate(flows)
         ]
+
+    def _in_network(self, step: Step) -> StepRoute:
+        """A step through reducing switches: each member's bytes up and down spread evenly over its
+        links to them (the switches reduce on the way up and multicast on the way down)."""
+        arrays = self.arrays
+        switches = np.array([arrays.index[name] for name in step.in_network])
+        position = np.full(arrays.n_nodes, -1)
+        position[self.rows] = np.arange(len(self.rows))
+        loads = np.zeros(len(arrays.src))
+        for member_end, switch_end, share in (
+            (arrays.src, arrays.dst, step.up),
+            (arrays.dst, arrays.src, step.down),
+        ):
+            edges = np.flatnonzero(np.isin(switch_end, switches) & (position[member_end] >= 0))
+            owner = position[member_end[edges]]
+            ports = np.bincount(owner, minlength=len(self.rows))
+            if np.any(ports == 0):
+                raise NotApplicable("a member has no link to the reducing switches")
+            loads[edges] = share[owner] / ports[owner]
+        latency = 2 * arrays.link_latency_ns.max() + arrays.node_latency_ns[switches].max()
+        return self._route(loads, latency, 2, len(self.rows))
 
     def _route(self, loads: np.ndarray, latency_ns: float, max_links: int, flows: int) -> StepRoute:
         """A step's summary from its loads: the busiest link's time per byte and its class."""

@@ -43,6 +43,26 @@ class Step:
     # the same flows as ``unit`` with every weight times ``scale``: routed once, loads scaled
     unit: "Step | None" = None
     scale: float = 1.0
+    # in-network reduction and multicast (NVLS/SHARP): no flows between members; position i sends
+    # ``up[i]`` x size into these switches and receives ``down[i]`` x size from them
+    in_network: tuple[str, ...] = ()
+    up: np.ndarray | None = None
+    down: np.ndarray | None = None
+
+    @staticmethod
+    def through_switches(switches, up, down, label: str = "") -> "Step":
+        """A step of in-network reduction or multicast through ``switches`` (see the fields)."""
+        empty = np.zeros(0, dtype=np.int64)
+        return Step(
+            empty,
+            empty,
+            np.zeros(0),
+            1,
+            label,
+            in_network=tuple(switches),
+            up=np.asarray(up),
+            down=np.asarray(down),
+        )
 
     def scaled(self, factor: float, label: str | None = None) -> "Step":
         """These flows with every weight times ``factor`` (routed as this step, loads scaled)."""
