@@ -243,3 +243,14 @@ def test_a_sweep_skips_the_systems_a_group_spec_does_not_fit(cli):
     )
     assert result.code == 0, result.err
     assert "skipped: trn2-nl16" in result.err and "trn3-nl72x2-gen1" in result.out
+
+
+def test_concurrent_runs_check_their_options_as_single_groups_do():
+    topo = topology("trn2-nl64")
+    rings = select_groups(topo, "stride:16")
+    with pytest.raises(UsageError, match="--alpha-us"):
+        evaluate_concurrent(topo, "allreduce", SIZES, rings, alpha_us=-1.0)
+    with pytest.raises(UsageError, match="--max-chunks"):
+        evaluate_concurrent(topo, "allreduce", SIZES, rings, max_chunks=0)
+    with pytest.raises(UsageError, match="give larger sizes"):
+        evaluate_concurrent(topo, "allreduce", [1], rings)

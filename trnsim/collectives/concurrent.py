@@ -28,9 +28,9 @@ import numpy as np
 
 from trnsim.collectives import algorithms
 from trnsim.collectives.bounds import Bound, lower_bound
-from trnsim.collectives.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, StepCost
-from trnsim.collectives.engine import Plan, size_note
-from trnsim.collectives.ops import dtype_size, get_op
+from trnsim.collectives.cost import PipelineCost, StepCost
+from trnsim.collectives.engine import Plan, align_sizes, cost_options, size_note
+from trnsim.collectives.ops import get_op
 from trnsim.collectives.routing import Router, StepRoute, busiest_edge
 from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
 from trnsim.collectives.traffic import check_traffic
@@ -266,21 +266,9 @@ def evaluate_concurrent(
         seen |= set(group)
     p = len(groups[0])
     check_traffic(op.name, traffic, p)
-    element = dtype_size(dtype)
-    alpha_ns = topology.spec.latency.step_ns if alpha_us is None else alpha_us * 1e3
-    chunking = (max_chunks or MAX_CHUNKS, min_chunk_bytes or MIN_CHUNK_BYTES)
+    alpha_ns, chunking = cost_options(topology, alpha_us, max_chunks, min_chunk_bytes)
     fixed_us = topology.spec.latency.collective_ns / 1e3
-    aligned, dropped = [], []
-    for size in sizes:
-        nbytes, count = op.align(size, p, element)
-        if nbytes:
-            aligned.append((size, nbytes, count))
-        else:
-            dropped.append(size)
-    if not aligned:
-        raise UsageError(
-            f"every size is below the smallest {op.name} nccl-tests runs on {p} ranks of {dtype}"
-        )
+    aligned, dropped = align_sizes(op, sizes, p, dtype)
     images = _translations(topology, groups)  # per group: (its original's index, directed-edge map) or None
     base = [Router(topology, group) if images[k] is None else None for k, group in enumerate(groups)]
     # one list of routers per hash seed (one list in all unless routing is hashed)

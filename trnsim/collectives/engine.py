@@ -240,6 +240,45 @@ def _raw_bound(
     return lower_bound(topology.at_raw_rates(), group, op, alpha_ns, max_links, traffic, exact_bounds)
 
 
+def cost_options(
+    topology: Topology, alpha_us: float | None, max_chunks: int | None, min_chunk_bytes: int | None
+) -> tuple[float, tuple[int, int]]:
+    """Checked ``--alpha-us``, ``--max-chunks`` and ``--min-chunk``: alpha in ns and the chunking."""
+    from trnsim.units import check_finite
+
+    check_finite("--alpha-us", alpha_us, minimum=0, maximum=1e6)
+    if max_chunks is not None and not 1 <= max_chunks <= 1_000_000:
+        raise UsageError(f"--max-chunks: expected a whole number from 1 to 1,000,000, got {max_chunks}")
+    if min_chunk_bytes is not None and not 1 <= min_chunk_bytes <= 1 << 50:
+        raise UsageError(f"--min-chunk: expected 1 B to 1 PiB, got {min_chunk_bytes}")
+    alpha_ns = topology.spec.latency.step_ns if alpha_us is None else alpha_us * 1e3
+    return alpha_ns, (max_chunks or MAX_CHUNKS, min_chunk_bytes or MIN_CHUNK_BYTES)
+
+
+def align_sizes(op: Op, sizes: list[int], p: int, dtype: str) -> tuple[list[tuple[int, int, int]], list[int]]:
+    """Sizes as nccl-tests runs them on ``p`` ranks: ``(requested, bytes, count)`` for each, and the
+    sizes left out.
+
+    Whole elements, and whole 16-byte blocks per rank where the op splits the buffer by rank; a size
+    that aligns to nothing moves nothing and is left out (an error when every size is).
+    """
+    element = dtype_size(dtype)
+    aligned, dropped = [], []
+    for size in sizes:
+        nbytes, count = op.align(size, p, element)
+        if nbytes:
+            aligned.append((size, nbytes, count))
+        else:
+            dropped.append(size)
+    if not aligned:
+        smallest = element if op.name == "allreduce" else p * max(16, element)
+        raise UsageError(
+            f"every size is below the smallest {op.name} nccl-tests runs on {p} ranks of "
+            f"{dtype.strip().lower()} ({smallest} bytes): give larger sizes"
+        )
+    return aligned, dropped
+
+
 def evaluate(
     topology: Topology,
     op_name: str,
@@ -272,36 +311,13 @@ def evaluate(
     """
     op = get_op(op_name)
     check_traffic(op.name, traffic, len(group))
-    element = dtype_size(dtype)
     dtype = dtype.strip().lower()  # names are case-insensitive; rows and baselines carry one spelling
-    from trnsim.units import check_finite
-
-    check_finite("--alpha-us", alpha_us, minimum=0, maximum=1e6)
-    if max_chunks is not None and not 1 <= max_chunks <= 1_000_000:
-        raise UsageError(f"--max-chunks: expected a whole number from 1 to 1,000,000, got {max_chunks}")
-    if min_chunk_bytes is not None and not 1 <= min_chunk_bytes <= 1 << 50:
-        raise UsageError(f"--min-chunk: expected 1 B to 1 PiB, got {min_chunk_bytes}")
-    chunking = (max_chunks or MAX_CHUNKS, min_chunk_bytes or MIN_CHUNK_BYTES)
-    alpha_ns = topology.spec.latency.step_ns if alpha_us is None else alpha_us * 1e3
+    alpha_ns, chunking = cost_options(topology, alpha_us, max_chunks, min_chunk_bytes)
     limits.ROUTING.check(
         routing_work(topology, group),
         f"{topology.where}: a group of {len(group):,} chips on {len(topology.nodes):,} devices needs",
     )
-    # sizes as nccl-tests runs them: whole elements, and whole 16-byte blocks per rank where the op
-    # splits the buffer by rank; a size that aligns to nothing moves nothing and is left out
-    aligned, dropped = [], []
-    for size in sizes:
-        nbytes, count = op.align(size, len(group), element)
-        if nbytes:
-            aligned.append((size, nbytes, count))
-        else:
-            dropped.append(size)
-    if not aligned:
-        smallest = element if op.name == "allreduce" else len(group) * max(16, element)
-        raise UsageError(
-            f"every size is below the smallest {op.name} nccl-tests runs on {len(group)} ranks of "
-            f"{dtype} ({smallest} bytes): give larger sizes"
-        )
+    aligned, dropped = align_sizes(op, sizes, len(group), dtype)
     ctx = Context(topology.planner, group, traffic)  # planned on the healthy system
     router = Router(topology, group)
     routers = [router] + [router.with_seed(seed) for seed in range(1, router.routing.realisations)]
