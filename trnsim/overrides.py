@@ -209,8 +209,14 @@ def apply_overrides(document: dict, assignments: list[str]) -> dict:
 
 
 def edits_text(edits) -> str:
-    """How a run's edits read in a header: ``--set K=V, K=V --fail SPEC`` (failures as given)."""
-    sets = [text for text in edits if text.split("=", 1)[0].strip().lower() != "fail"]
-    fails = [text.split("=", 1)[1] for text in edits if text.split("=", 1)[0].strip().lower() == "fail"]
+    """How a run's edits read in a header: ``--set K=V, K=V --fail SPEC --calibration FILE``
+    (failures and a variant's calibration files as given)."""
+
+    def key(text: str) -> str:
+        return text.split("=", 1)[0].strip().lower()
+
+    sets = [text for text in edits if key(text) not in ("fail", "calibration")]
+    fails = [text.split("=", 1)[1] for text in edits if key(text) == "fail"]
+    files = [text.split("=", 1)[1] for text in edits if key(text) == "calibration"]
     parts = ([f"--set {', '.join(sets)}"] if sets else []) + [f"--fail {spec}" for spec in fails]
-    return " ".join(parts)
+    return " ".join(parts + [f"--calibration {path}" for path in files])

@@ -2,7 +2,8 @@
 
 A variant is written ``NAME`` or ``NAME:set=KEY=VALUE[:set=KEY=VALUE...]`` (the same ``KEY=VALUE`` as
 ``--set``), for example ``nl72x2:set=latency.switch_ns=50``; ``NAME:fail=SPEC`` fails a component
-(the same as ``--fail SPEC``, or ``:set=fail=SPEC``).
+(the same as ``--fail SPEC``, or ``:set=fail=SPEC``), and ``NAME:calibration=FILE`` applies a
+calibration file to that variant alone (its edits, where the entry stands among the variant's own).
 """
 
 import hashlib
@@ -18,6 +19,8 @@ from trnsim.overrides import edits_text
 from trnsim.topology.graph import Topology
 from trnsim.topology.load import load_topology
 
+CALIBRATION_KEY = "calibration"  # NAME:calibration=FILE
+
 
 @dataclass(frozen=True)
 class Variant:
@@ -30,9 +33,10 @@ class Variant:
 
     @staticmethod
     def parse(text: str, is_file: bool = False, common: tuple[str, ...] = ()) -> "Variant":
-        """Parse ``NAME[:set=K=V...][:fail=SPEC...]``; ``common`` edits (``--set``) apply to every
-        variant first."""
-        base, *sets = text.replace(":fail=", ":set=fail=").split(":set=")
+        """Parse ``NAME[:set=K=V...][:fail=SPEC...][:calibration=FILE]``; ``common`` edits
+        (``--set``) apply to every variant first."""
+        spelled = text.replace(":fail=", ":set=fail=").replace(":calibration=", ":set=calibration=")
+        base, *sets = spelled.split(":set=")
         if not base.strip():
             raise UsageError(f"variant {text!r} names no SKU or file")
         edits = tuple(common) + tuple(sets)
@@ -43,11 +47,33 @@ class Variant:
     def load(self) -> Topology:
         """Build the variant's topology; an error names the variant as the user wrote it."""
         try:
-            return load_topology(self.sku, self.file, list(self.overrides))
+            return load_topology(self.sku, self.file, self.edits())
         except TrnsimError as exc:
-            if not self.text or ":set=" not in self.text:
+            if not self.text or ":" not in self.text:
                 raise
             raise type(exc)(f"variant {self.text!r}: {exc}") from None
+
+    def edits(self) -> list[str]:
+        """The variant's edits with each ``calibration=FILE`` entry replaced by the file's edits."""
+        from trnsim.calibration.files import calibration_edits
+
+        expanded = []
+        for text in self.overrides:
+            key, _, value = text.partition("=")
+            if key.strip().lower() == CALIBRATION_KEY:
+                expanded += calibration_edits(Path(value.strip()))
+            else:
+                expanded.append(text)
+        return expanded
+
+    @property
+    def calibrations(self) -> list[Path]:
+        """The calibration files the variant applies itself."""
+        return [
+            Path(text.partition("=")[2].strip())
+            for text in self.overrides
+            if text.partition("=")[0].strip().lower() == CALIBRATION_KEY
+        ]
 
 
 @dataclass

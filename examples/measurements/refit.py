@@ -22,9 +22,9 @@ def command(name: str, entry: dict, output: Path | None = None) -> list[str]:
     args = [trnsim(), "calibrate", str(FOLDER / name), "--sku", entry["sku"]]
     for edit in entry.get("set", []):
         args += ["--set", edit]
-    for key in ("group", "fit", "algo", "loss"):
+    for key in ("group", "fit", "algo", "loss", "fit_sizes"):
         if key in entry:
-            args += [f"--{key}", str(entry[key])]
+            args += [f"--{key.replace('_', '-')}", str(entry[key])]
     if output is not None:
         args += ["-o", str(output)]
     return args

@@ -7,11 +7,11 @@ import pytest
 import yaml
 
 from trnsim.calibration.files import calibration_edits, write_calibration
-from trnsim.calibration.fit import fit
+from trnsim.calibration.fit import fit, parse_fit_sizes
 from trnsim.calibration.readers import parse_measurement, read_measurement
 from trnsim.collectives.engine import evaluate
 from trnsim.collectives.groups import select_group
-from trnsim.errors import ConfigError
+from trnsim.errors import ConfigError, UsageError
 from trnsim.topology.load import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +42,54 @@ def test_a_fit_recovers_the_parameters_that_made_the_run():
     assert got["efficiency"].before == pytest.approx(0.88)  # the file's own value
     assert max(abs(row.error) for row in result.rows) < 0.01
     assert all(p.stderr is not None for p in result.parameters)
+
+
+def test_a_fit_over_a_size_range_ignores_the_rows_outside_it():
+    # a run whose small sizes follow another protocol (3x slower): fitting only the large sizes
+    # recovers the parameters that made them; the other rows are reported, marked, and not held
+    truth = ["latency.step_ns=4000", "efficiency.default=0.7", "efficiency.classes={}"]
+    sizes = [1 << k for k in range(10, 31, 2)]
+    text = _synthetic_run("trn2-nl16", "allreduce", 16, truth, sizes)
+    lines = text.splitlines()
+    for i, line in enumerate(lines[2:], start=2):
+        size, count, kind, time_us, *_ = line.split()
+        if int(size) < 1 << 20:
+            slow = 3 * float(time_us)
+            algbw = int(size) / slow / 1e3
+            lines[i] = f"{size} {count} {kind} {slow:.4f} {algbw:.4f} {algbw * 30 / 16:.4f}"
+    measured = parse_measurement("\n".join(lines) + "\n", "two-regimes.txt")
+    ranged = fit(
+        measured, "trn2-nl16", None, [], None, ["step_ns", "efficiency"], fit_sizes=parse_fit_sizes("1M:")
+    )
+    got = {p.name: p.value for p in ranged.parameters}
+    assert got["step_ns"] == pytest.approx(4000, rel=0.02)
+    assert got["efficiency"] == pytest.approx(0.7, rel=0.01)
+    assert [row.fitted for row in ranged.rows] == [size >= 1 << 20 for size in sizes]
+    assert max(abs(row.error) for row in ranged.rows if row.fitted) < 0.01
+    assert ranged.rms_error < 0.01 and any("not fitted" in note for note in ranged.notes)
+    whole = fit(measured, "trn2-nl16", None, [], None, ["step_ns", "efficiency"])
+    assert abs({p.name: p.value for p in whole.parameters}["step_ns"] / 4000 - 1) > 0.1
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("64M:", (64 << 20, None)), (":1G", (None, 1 << 30)), ("1K:2K", (1024, 2048)), (None, (None, None))],
+)
+def test_fit_sizes_parse(text, expected):
+    assert parse_fit_sizes(text) == expected
+
+
+@pytest.mark.parametrize(("text", "words"), [("64M", "MIN:MAX"), ("2G:1G", "above"), ("x:", "not a size")])
+def test_fit_sizes_refuse_bad_ranges(text, words):
+    with pytest.raises(UsageError, match=words):
+        parse_fit_sizes(text)
+
+
+def test_calibrate_refuses_a_size_range_with_no_rows(cli):
+    result = cli(
+        "calibrate", str(FOLDER / "n5-allgather-32r.txt"), "--sku", "trn1-nl16", "--fit-sizes", "1T:"
+    )
+    assert result.code == 2 and "--fit-sizes '1TiB:': no row" in result.err and "Traceback" not in result.err
 
 
 def test_a_fit_with_few_rows_says_so_and_reports_no_error():
@@ -96,6 +144,7 @@ def _fitted(name: str):
         entry.get("fit", "step_ns,link_ns,efficiency").split(","),
         algorithm=entry.get("algo", "auto"),
         loss=entry.get("loss", "linear"),
+        fit_sizes=parse_fit_sizes(entry.get("fit_sizes")),
     )
 
 
@@ -109,9 +158,10 @@ def test_the_manifest_names_every_run_in_the_folder():
 
 @pytest.mark.parametrize("name", FITTED)
 def test_each_published_run_is_reproduced_after_calibration(name):
-    # the bar: the largest size's busbw within 5%, the smallest size's time within 25%
+    # the bar: the largest size's busbw within 5%, the smallest fitted size's time within 25%
     result = _fitted(name)
-    largest, smallest = result.rows[-1], result.rows[0]
+    fitted = [row for row in result.rows if row.fitted]
+    largest, smallest = fitted[-1], fitted[0]
     assert abs(largest.after_busbw_gbps / largest.measured_busbw_gbps - 1) < 0.05, name
     assert abs(smallest.error) < 0.25, name
 

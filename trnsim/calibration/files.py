@@ -57,6 +57,7 @@ def calibration_document(fit) -> dict:
                 }
                 for p in fit.parameters
             },
+            "fit_sizes": {"min_bytes": fit.fit_sizes[0], "max_bytes": fit.fit_sizes[1]},
             "rms_log_error": fit.rms_error,
             "rows": [
                 {
@@ -65,6 +66,7 @@ def calibration_document(fit) -> dict:
                     "model_before_us": row.before_us,
                     "model_us": row.after_us,
                     "error": row.error,
+                    "fitted": row.fitted,
                     "algorithm": row.algorithm,
                 }
                 for row in fit.rows

@@ -86,6 +86,7 @@ class FitRow:
     after_busbw_gbps: float
     algorithm: str
     measured_algorithm: str | None
+    fitted: bool = True  # inside the fitted size range (rows outside are shown, not fitted)
 
     @property
     def error(self) -> float:
@@ -135,9 +136,47 @@ class Fit:
             fitted += KNOBS[parameter.name].edits(parameter.value, self.used_classes, self.kept_classes)
         return list(self.base_edits) + fitted
 
+    fit_sizes: tuple[int | None, int | None] = (None, None)  # the fitted range of sizes, bytes
+
     @property
     def rms_error(self) -> float:
-        return math.sqrt(sum(math.log1p(row.error) ** 2 for row in self.rows) / len(self.rows))
+        """Root mean square of the log errors of the fitted rows."""
+        fitted = [row for row in self.rows if row.fitted]
+        return math.sqrt(sum(math.log1p(row.error) ** 2 for row in fitted) / len(fitted))
+
+
+def _range_text(fit_sizes: tuple[int | None, int | None]) -> str:
+    """``(67108864, None)`` -> ``"64 MiB:"``."""
+    from trnsim.units import format_size
+
+    return ":".join("" if bound is None else format_size(bound).replace(" ", "") for bound in fit_sizes)
+
+
+def parse_fit_sizes(text: str | None) -> tuple[int | None, int | None]:
+    """``--fit-sizes MIN:MAX`` (either side may be empty) as bytes.
+
+    Raises
+    ------
+    UsageError
+        If the text is not ``MIN:MAX`` of sizes, or MIN exceeds MAX.
+    """
+    from trnsim.units import parse_size
+
+    if text is None or not text.strip():
+        return None, None
+    if text.count(":") != 1:
+        raise UsageError(
+            f"--fit-sizes {text!r}: expected MIN:MAX, e.g. 64M: or 1M:1G (either side may be empty)"
+        )
+    low_text, high_text = (part.strip() for part in text.split(":"))
+    try:
+        low = parse_size(low_text) if low_text else None
+        high = parse_size(high_text) if high_text else None
+    except UsageError as exc:
+        raise UsageError(f"--fit-sizes {text!r}: {exc}") from None
+    if low is not None and high is not None and low > high:
+        raise UsageError(f"--fit-sizes {text!r}: the smallest size is above the largest")
+    return low, high
 
 
 def fit(
@@ -150,6 +189,7 @@ def fit(
     algorithm: str = "auto",
     dtype: str = "float",
     loss: str = "linear",
+    fit_sizes: tuple[int | None, int | None] = (None, None),
 ) -> Fit:
     """Fit ``knobs`` so that the model reproduces ``measurement`` on ``group`` of the topology.
 
@@ -170,6 +210,10 @@ def fit(
     loss : str
         ``linear`` (plain least squares) or ``soft_l1`` (robust: a row off by more than about 10% weighs
         less, for runs with a size that no alpha-beta curve follows).
+    fit_sizes : tuple of (int or None, int or None)
+        Fit only the rows whose size lies in ``[min, max]`` bytes (None: unbounded). The other rows are
+        still evaluated and reported, marked as not fitted: for runs whose library changes protocol
+        between sizes, so that the parameters describe one regime (e.g. NCCL's large sizes).
     """
     if loss not in ("linear", "soft_l1"):
         raise UsageError(f"--loss {loss!r}: expected linear or soft_l1")
@@ -197,6 +241,13 @@ def fit(
     rows = measurement.rows
     sizes = [row.size_bytes for row in rows]
     measured = np.asarray([row.time_us for row in rows])
+    low, high = fit_sizes
+    inside = np.asarray([(low is None or s >= low) and (high is None or s <= high) for s in sizes])
+    if not inside.any():
+        raise UsageError(
+            f"--fit-sizes {_range_text(fit_sizes)!r}: no row of {measurement.path} lies in the range "
+            f"(its sizes are {sizes[0]} to {sizes[-1]} bytes)"
+        )
     used: list[str] = []
     kept: dict[str, float] = {}
     # fit on scales where the parameters are comparable: latencies in microseconds
@@ -257,7 +308,7 @@ def fit(
 
     def residuals(scaled: np.ndarray) -> np.ndarray:
         times = np.asarray([row.time_us for row in model(scaled * scale)])
-        return np.log(times / measured)
+        return np.log(times[inside] / measured[inside])
 
     chosen_all, chosen = chosen, []
     before = model(np.zeros(0))  # the file's own values: the 'before' column, and which classes the run uses
@@ -272,8 +323,9 @@ def fit(
     # the model is piecewise (auto switches algorithms), so start twice: from the file's values and
     # from a guess that matches the largest size's bandwidth and the smallest size's time
     guess = start.copy()
-    ratio = before[-1].time_us / measured[-1]
-    overshoot_us = max(measured[0] - before[0].time_us, 0.0)
+    first, last = int(np.argmax(inside)), len(inside) - 1 - int(np.argmax(inside[::-1]))
+    ratio = before[last].time_us / measured[last]
+    overshoot_us = max(measured[first] - before[first].time_us, 0.0)
     for i, knob in enumerate(chosen):
         if knob.name == "efficiency":
             guess[i] = start[i] * ratio
@@ -314,13 +366,20 @@ def fit(
             after_busbw_gbps=a.busbw_gbps,
             algorithm=a.algorithm,
             measured_algorithm=row.algorithm,
+            fitted=bool(in_range),
         )
-        for row, b, a in zip(rows, before, after, strict=True)
+        for row, b, a, in_range in zip(rows, before, after, inside, strict=True)
     ]
     notes = [] if loss == "linear" else [f"robust fit ({loss}): rows far off the curve weigh less"]
-    if len(rows) <= len(chosen):
+    if not inside.all():
         notes.append(
-            f"{len(rows)} measured sizes for {len(chosen)} parameters: the fit is exact or underdetermined"
+            f"fitted to the {int(inside.sum())} of {len(rows)} rows in --fit-sizes "
+            f"{_range_text(fit_sizes)}; the other rows are shown, not fitted"
+        )
+    if inside.sum() <= len(chosen):
+        notes.append(
+            f"{int(inside.sum())} measured sizes for {len(chosen)} parameters: "
+            "the fit is exact or underdetermined"
         )
     return Fit(
         measurement,
@@ -335,6 +394,7 @@ def fit(
         notes,
         used,
         kept,
+        fit_sizes,
     )
 
 

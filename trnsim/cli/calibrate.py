@@ -57,6 +57,16 @@ def calibrate(
             help="linear (least squares on log time) or soft_l1 (robust: rows off by more than ~10% weigh less).",
         ),
     ] = "linear",
+    fit_sizes: Annotated[
+        str | None,
+        typer.Option(
+            "--fit-sizes",
+            metavar="MIN:MAX",
+            help="Fit only the rows with sizes in MIN:MAX (either side may be empty, e.g. 64M:); the other "
+            "rows are still shown, marked. For libraries that change protocol with size (NCCL's LL, LL128, "
+            "Simple), so the parameters describe one regime.",
+        ),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option("-o", "--output", help="Write the calibration file (YAML) for --calibration."),
@@ -73,13 +83,14 @@ def calibrate(
     chip hosts several).
     """
     from trnsim.calibration.files import calibration_document, write_calibration
-    from trnsim.calibration.fit import determined, fit
+    from trnsim.calibration.fit import determined, fit, parse_fit_sizes
     from trnsim.calibration.readers import read_measurement
     from trnsim.errors import UsageError
 
     if (sku is None) == (topology is None):
         raise UsageError("name the system the run measured: --sku NAME or --topology FILE")
     writable(output, "-o")
+    size_range = parse_fit_sizes(fit_sizes)
     measured = read_measurement(measurement)
     result = fit(
         measured,
@@ -90,6 +101,7 @@ def calibrate(
         [name.strip() for name in fit_names.split(",") if name.strip()],
         algorithm=algo.strip().lower(),
         loss=loss.strip().lower(),
+        fit_sizes=size_range,
     )
     if output is not None:
         write_text(output, write_calibration(result, output))
@@ -104,7 +116,10 @@ def calibrate(
             "model",
             f"{result.sku}, group {group or f'first {measured.ranks} ranks'}, algorithm {result.algorithm}",
         ),
-        ("rms error (log)", f"{result.rms_error:.3f} after fitting ({result.evaluations} model runs)"),
+        (
+            "rms error (log)",
+            f"{result.rms_error:.3f} after fitting, over the fitted rows ({result.evaluations} model runs)",
+        ),
     ]
     if output is not None:
         summary.append(("written", str(output)))
@@ -131,6 +146,7 @@ def calibrate(
             "after_us": row.after_us,
             "error_before": row.error_before,
             "error": row.error,
+            "fitted": "yes" if row.fitted else "no",
             "measured_busbw_gbps": row.measured_busbw_gbps,
             "after_busbw_gbps": row.after_busbw_gbps,
             "algorithm": row.algorithm
@@ -162,6 +178,7 @@ def calibrate(
                 Column("error_before", "err before", percent),
                 Column("after_us", "model after", "{:.2f}"),
                 Column("error", "err after", percent),
+                *([Column("fitted", "fitted", align="left")] if size_range != (None, None) else []),
                 Column("measured_busbw_gbps", "busbw measured", "{:.2f}"),
                 Column("after_busbw_gbps", "busbw model", "{:.2f}"),
                 Column("algorithm", "model's algorithm", align="left"),

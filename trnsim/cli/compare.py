@@ -49,7 +49,11 @@ class Metric(str, Enum):
 OpArgument = Annotated[str, typer.Argument(help="allreduce, allgather, reducescatter or alltoall.")]
 Skus = Annotated[
     list[str] | None,
-    typer.Option("--sku", help="A SKU, or a what-if NAME:set=KEY=VALUE; repeat for more variants."),
+    typer.Option(
+        "--sku",
+        help="A SKU, or a what-if NAME:set=KEY=VALUE, NAME:fail=SPEC or NAME:calibration=FILE (that "
+        "variant alone); repeat for more variants.",
+    ),
 ]
 Files = Annotated[
     list[Path] | None, typer.Option("--topology", help="A topology YAML file as a variant; repeatable.")
@@ -255,6 +259,9 @@ def compare(
         traffic_file=traffic,
     )
     note_calibration_target(calibration, [r.topology.name for r in results])
+    for r in results:  # a variant's own calibration file
+        for path in r.variant.calibrations:
+            note_calibration_target(path, [r.topology.name])
     key = _VALUE_KEY[metric.value]
     # the group, and any skew, are part of a row's identity in a baseline
     shape = group_label(group, ranks, groups)
@@ -622,6 +629,9 @@ def plot(
         min_chunk_bytes=chunk_bytes(min_chunk),
     )
     note_calibration_target(calibration, [r.topology.name for r in results])
+    for r in results:  # a variant's own calibration file
+        for path in r.variant.calibrations:
+            note_calibration_target(path, [r.topology.name])
     for run in runs:
         for result in results:
             if run.ranks != result.evaluation.ranks:

@@ -148,7 +148,7 @@ def faults(
             from trnsim.topology import load_topology
 
             extra = [f"fail={text}" for text in failures]
-            return load_topology(variant.sku, variant.file, list(variant.overrides) + extra, keep_largest)
+            return load_topology(variant.sku, variant.file, variant.edits() + extra, keep_largest)
 
         try:
             report = single_failures(load, healthy, ops, size_list, policy, kind, exhaustive)
