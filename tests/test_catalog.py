@@ -33,6 +33,7 @@ CONTRACT = {
     "tpu-v4-4x4x8": {"v4"},
     "tpu-v4-4x8x8": set(),
     "tpu-v5p-4x4x8": {"v5p"},
+    "tpu7x-4x4x4": {"ironwood", "tpu7x"},
 }
 
 

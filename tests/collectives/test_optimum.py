@@ -352,6 +352,8 @@ ALLTOALL = {
 PEERS = {"gb200-nvl72": 900, "hgx-h100": 450, "hgx-b200": 900, "ualink-72": 900}
 IN_NETWORK = {"gb200-nvl72", "hgx-h100", "hgx-b200"}  # NVSwitches reduce (NVLS)
 TORUS_2D = {"tpu-v5e-16x16": 45, "tpu-v6e-16x16": 90}  # 16 x 16, per-link GB/s
+# a k x k x k torus: 6 links per chip; the halves' cut has 2 k^2 links, p/4 units of the size cross it
+TORUS_3D = {"tpu7x-4x4x4": 100}  # 4 x 4 x 4, per-link GB/s
 # twisted tori have no closed form here: tests/topology/test_twisted.py holds their graphs to the
 # definition, and the model reaches their LP optimum (README)
 NO_CLOSED_FORM = ["tpu-v4-4x4x8", "tpu-v4-4x8x8", "tpu-v5p-4x4x8"]
@@ -363,6 +365,10 @@ def _catalog_expectation(sku):
     if sku in TORUS_2D:
         link, p = TORUS_2D[sku], 256
         return 4 * link, (p - 1) / p / ((p / 4) / (2 * 16 * link))
+    if sku in TORUS_3D:
+        link, k = TORUS_3D[sku], 4
+        p = k**3
+        return 6 * link, (p - 1) / p / ((p / 4) / (2 * k * k * link))
     if sku.startswith(("trn3-nl32x2", "trn3-nl72x2")):
         chip = 1152
     elif sku.startswith("trn3-ultraserver"):
@@ -389,6 +395,7 @@ CATALOG_SKUS = [
     "trn3-ultraserver-gen2",
     *PEERS,
     *TORUS_2D,
+    *TORUS_3D,
 ]
 
 
