@@ -326,6 +326,8 @@ _COMMAND_WORDS = {
     "plot",
     "layout",
     "faults",
+    "cluster",
+    "fabric",
     "list",
     "show",
     "hops",

@@ -895,6 +895,7 @@ def option_cases(draw):
             ["collective"] * 4
             + ["compare"] * 2
             + ["sweep", "topo show", "topo hops", "topo path", "plot", "layout", "faults"]
+            + ["cluster fabric", "cluster collective"]
         )
     )
     sku = draw(pool(SKU_VALUES, 6))
@@ -937,6 +938,40 @@ def option_cases(draw):
         argv += maybe("--fail", FAILS, p=draw(st.integers(0, 3)) == 0)
         if draw(st.integers(0, 3)) == 0:
             argv += ["--random", draw(pool(["1", "2", "0", "99999"])), "--samples", "2"]
+        argv += maybe("--format", FORMAT_VALUES)
+        return OptionCase(argv, given)
+    if command.startswith("cluster"):
+        sub = command.split()[1]
+        argv = ["cluster", sub] + ([draw(pool(OPS, 8))] if sub == "collective" else []) + ["--sku", sku]
+        argv += maybe(
+            "--domains", ["1", "2", "16", "6250", "0", "-3", "x", "99999999"], p=draw(st.integers(0, 4)) > 0
+        )
+        argv += maybe("--chips", ["64", "400000", "1", "0", "nan"], p=draw(st.integers(0, 3)) == 0)
+        for option, values in (
+            ("--nic-gbit", ["200", "400", "800", "0", "nan", "1e9", "-1"]),
+            ("--port-gbit", ["100", "200", "400", "0", "inf"]),
+            ("--tor-tbit", ["12.8", "25.6", "51.2", "0.1", "nan"]),
+            ("--fabric-tbit", ["12.8", "25.6", "51.2", "0"]),
+            ("--tors-per-rack", ["1", "2", "4", "0", "65"]),
+            ("--chips-per-rack", ["16", "32", "72", "0", "7"]),
+            ("--design", ["tor", "rail", "x"]),
+            ("--oversubscription", ["1", "2", "3", "0.5", "nan"]),
+            ("--policy", ["spray", "hash", "x"]),
+            ("--hop-us", ["15", "0", "-1", "inf"]),
+            ("--layers", ["2", "3", "4", "0", "9"]),
+        ):
+            argv += maybe(option, values, p=draw(st.integers(0, 3)) == 0)
+        if sub == "collective":
+            argv += maybe("--sizes", SIZE_TOKENS, p=draw(st.booleans()))
+            argv += maybe(
+                "--inter-algo", ["auto", "ring", "rdh", "tree", "pairwise", "x"], p=draw(st.booleans())
+            )
+            argv += maybe("--intra-algo", ALGOS, p=draw(st.integers(0, 3)) == 0)
+            if draw(st.booleans()):
+                argv += ["--no-overlap"]
+        for _ in range(draw(st.integers(0, 1))):
+            argv += ["--set", draw(set_assignments())]
+            given.append(("--set", argv[-1]))
         argv += maybe("--format", FORMAT_VALUES)
         return OptionCase(argv, given)
     if command == "layout":

@@ -20,6 +20,10 @@ Medium = Literal["pcb", "backplane", "copper", "aec", "optics", "onchip"]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")]
 
 
+# at least 1%: below that a link is broken, not slow (and rates must stay well above rounding)
+Efficiency = Annotated[float, msgspec.Meta(ge=0.01, le=1)]
+
+
 class Section(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """Base for every mapping in a topology file: unknown keys are refused."""
 
@@ -154,10 +158,6 @@ class Routing(Section, kw_only=True):
     source: str = ""
 
 
-# at least 1%: below that a link is broken, not slow (and rates must stay well above rounding)
-Efficiency = Annotated[float, msgspec.Meta(ge=0.01, le=1)]
-
-
 class LinkEfficiency(Section, kw_only=True):
     """The share of a link's raw rate that carries payload (protocol and encoding overhead)."""
 
@@ -171,10 +171,27 @@ class LinkEfficiency(Section, kw_only=True):
 
 
 class ScaleOut(Section, kw_only=True):
-    """The EFA scale-out network behind the scale-up domain (reported, not part of the graph)."""
+    """The EFA scale-out network behind the scale-up domain: the NICs, the switches and their wiring.
 
-    efa_gbit_per_chip: PositiveFloat
-    efa_latency_ns: LatencyNs | None = None
+    Not part of the scale-up graph: ``trnsim cluster`` sizes the fabric from it and composes
+    collectives across domains over it (:mod:`trnsim.topology.scaleout`). Every default below that is
+    not a published fact is an assumption, named as such in the README and ``--help``.
+    """
+
+    efa_gbit_per_chip: PositiveFloat  # EFA bandwidth per chip, Gbit/s per direction
+    efa_latency_ns: LatencyNs | None = None  # the NIC's packet latency (reported)
+    # one step of a collective between two domains (MEASUREMENTS.md: about 15 us per inter-node hop)
+    hop_ns: LatencyNs = 15_000.0
+    # share of the NIC rate that payload reaches (an assumption: no published EFA figure)
+    efficiency: Efficiency = 0.9
+    port_gbit: PositiveFloat = 100.0  # logical port speed (FACTS.md: AWS uses 100G logical ports)
+    tor_tbit: PositiveFloat = 12.8  # ToR switch capacity, Tbit/s
+    fabric_tbit: PositiveFloat | None = None  # leaf/spine capacity (None: as the ToR)
+    tors_per_rack: Annotated[int, msgspec.Meta(ge=1, le=64)] = 2  # dual ToR; each ToR its own plane
+    chips_per_rack: PositiveInt | None = None  # None: a switched file's rack, a torus's whole domain
+    design: Literal["tor", "rail"] = "tor"  # rail: a chip's port i goes to the rail switch of its rank
+    oversubscription: Annotated[float, msgspec.Meta(ge=1, le=64)] = 1.0  # ToR down : up
+    policy: Literal["spray", "hash"] = "spray"  # SRD sprays packets over paths; hash: one path per flow
     source: str = ""
 
 

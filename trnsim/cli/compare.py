@@ -659,3 +659,6 @@ def register(app: typer.Typer) -> None:
     app.command("calibrate")(calibrate)
     app.command("layout")(layout)
     app.command("faults")(faults)
+    from trnsim.cli import cluster
+
+    app.add_typer(cluster.app, name="cluster")

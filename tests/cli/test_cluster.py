@@ -1,0 +1,90 @@
+import json
+
+import pytest
+
+
+def test_fabric_prints_the_switch_math_and_the_layers(cli):
+    result = cli("cluster", "fabric", "--sku", "nl64", "--chips", "400000")
+    assert result.code == 0, result.err
+    assert "6,250 x 64 chips = 400,000 chips" in result.out
+    assert "k^2/2" in result.out and "k^3/4" in result.out
+    data = json.loads(cli("cluster", "fabric", "--sku", "nl64", "--chips", "400000", "--format", "json").out)
+    assert data["domains"] == 6250 and data["chips"] == 400_000
+    assert [layer["layer"] for layer in data["layers"]][0] == "ToR"
+    # the seed's switch math, from the command line
+    data = json.loads(
+        cli(
+            "cluster",
+            "fabric",
+            "--sku",
+            "nl64",
+            "--domains",
+            "2",
+            "--fabric-tbit",
+            "12.8",
+            "--format",
+            "json",
+        ).out
+    )
+    assert (data["endpoints_2_layers"], data["endpoints_3_layers"]) == (8192, 524288)
+
+
+def test_cluster_collective_answers_for_400k_chips(cli):
+    result = cli(
+        "cluster",
+        "collective",
+        "allreduce",
+        "--sku",
+        "nl64",
+        "--domains",
+        "6250",
+        "--sizes",
+        "1M,1G",
+        "--format",
+        "json",
+    )
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["ranks"] == 400_000 and len(data["rows"]) == 2
+    row = data["rows"][1]
+    assert 0 < row["busbw_gbps"] <= row["bound_busbw_gbps"]
+    for op in ("allgather", "reducescatter", "alltoall"):
+        again = cli("cluster", "collective", op, "--sku", "nl72x2", "--domains", "16", "--sizes", "64M")
+        assert again.code == 0, (op, again.err)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["cluster", "fabric", "--sku", "nl64"], "--domains N or --chips N"),
+        (["cluster", "fabric", "--domains", "4"], "--sku NAME or --topology FILE"),
+        (["cluster", "fabric", "--sku", "nl72x2", "--domains", "2", "--tor-tbit", "12.8"], "a ToR needs 72 ports down"),
+        (["cluster", "fabric", "--sku", "nl64", "--domains", "0"], "--domains"),
+        (["cluster", "fabric", "--sku", "nl64", "--domains", "2", "--policy", "random"], "--policy"),
+        (["cluster", "fabric", "--sku", "nvl72", "--domains", "2"], "--nic-gbit"),
+        (["cluster", "fabric", "--sku", "nl64", "--domains", "2", "--port-gbit", "nan"], "--port-gbit"),
+        (["cluster", "collective", "alltoall", "--sku", "nl64", "--domains", "2", "--inter-algo", "ring"], "pairwise"),
+        (["cluster", "fabric", "--sku", "nl64", "--domains", "200", "--layers", "2"], "--layers 2"),
+    ],
+)  # fmt: skip
+def test_bad_cluster_input_is_one_line_and_exit_2(cli, args, words):
+    result = cli(*args)
+    assert result.code == 2 and words in result.err and "Traceback" not in result.err
+
+
+def test_a_peer_without_scale_out_runs_with_a_nic_rate(cli):
+    result = cli(
+        "cluster",
+        "fabric",
+        "--sku",
+        "nvl72",
+        "--domains",
+        "8",
+        "--nic-gbit",
+        "800",
+        "--tor-tbit",
+        "51.2",
+        "--tors-per-rack",
+        "8",
+    )
+    assert result.code == 0, result.err
