@@ -1,3 +1,6 @@
+import os
+from pathlib import Path
+
 import pytest
 
 from trnsim.errors import UsageError
@@ -23,8 +26,9 @@ CALIBRATION = "examples/measurements/calibrations/g4-allreduce-4r-ring.yaml"
 def test_a_variant_applies_its_own_calibration_file():
     from trnsim.calibration.files import calibration_edits
 
-    v = Variant.parse(f"nvl72:calibration={CALIBRATION}:set=latency.step_ns=900")
-    assert v.overrides == (f"calibration={CALIBRATION}", "latency.step_ns=900")
+    v = Variant.parse(f"nvl72:set=latency.step_ns=900:calibration={CALIBRATION}")
+    assert v.calibrations == [Path(CALIBRATION).resolve()]
+    # the calibration is the base the --set edits refine, wherever it is written
     assert v.edits() == calibration_edits(CALIBRATION) + ["latency.step_ns=900"]
     topology = v.load()
     assert topology.spec.efficiency.classes["nvlink"] == pytest.approx(0.731746)
@@ -40,8 +44,26 @@ def test_compare_runs_a_calibrated_variant_beside_the_file(cli):
     import json
 
     values = json.loads(result.out)["rows"][0]["values"]
-    calibrated = values[f"gb200-nvl72 [calibration={CALIBRATION}]"]["busbw_gbps"]
+    calibrated = values["gb200-nvl72 [calibration=g4-allreduce-4r-ring.yaml]"]["busbw_gbps"]
     # the G4 fit (NVLink at 73% of raw rate) is slower at 1 GiB than the file's assumed 90%
     assert calibrated < 0.9 * values["gb200-nvl72"]["busbw_gbps"]
     missing = cli("compare", "allreduce", "--sku", "nvl72:calibration=nope.yaml", "--sizes", "1G")
     assert missing.code == 2 and "nope.yaml" in missing.err and "Traceback" not in missing.err
+    both = cli(
+        "compare", "allreduce", "--sku", f"nvl72:calibration={CALIBRATION}", "--calibration", CALIBRATION,
+        "--sizes", "1G",
+    )  # fmt: skip
+    assert both.code == 2 and "not both" in both.err
+
+
+def test_a_baseline_matches_a_calibrated_variant_from_any_folder(cli, tmp_path, monkeypatch):
+    absolute = Path(CALIBRATION).resolve()
+    saved = tmp_path / "b.json"
+    first = cli("compare", "allreduce", "--sku", f"nvl72:calibration={absolute}", "--sizes", "1G",
+                "--save-baseline", str(saved))  # fmt: skip
+    assert first.code == 0, first.err
+    monkeypatch.chdir(tmp_path)
+    relative = os.path.relpath(absolute, tmp_path)
+    again = cli("compare", "allreduce", "--sku", f"nvl72:calibration={relative}", "--sizes", "1G",
+                "--baseline", str(saved))  # fmt: skip
+    assert again.code == 0 and "1 rows compared" in again.err, again.err

@@ -5,7 +5,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 
-from trnsim.variants import Variant, label_of
+from trnsim.variants import Variant, label_form, label_of
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def run_task(task: Task) -> list[dict]:
     except NotApplicableError as reason:
         return [{"skipped": str(reason)}]
     head = {
-        "variant": label_of(topology, task.variant.overrides[len(task.common) :]),
+        "variant": label_of(topology, tuple(map(label_form, task.variant.overrides[len(task.common) :]))),
         "overrides": ", ".join(task.variant.overrides),
         "sku": topology.name,
         "op": task.op,

@@ -22,6 +22,24 @@ from trnsim.topology.load import load_topology
 CALIBRATION_KEY = "calibration"  # NAME:calibration=FILE
 
 
+def _same_path(text: str) -> str:
+    """``calibration=FILE`` with FILE resolved (``~`` expanded), so that it loads from any folder."""
+    key, _, value = text.partition("=")
+    if key.strip().lower() != CALIBRATION_KEY or not value.strip():
+        return text
+    return f"{CALIBRATION_KEY}={Path(value.strip()).expanduser().resolve()}"
+
+
+def label_form(text: str) -> str:
+    """An edit as a variant's label shows it: a calibration file by its name, so that the label, and
+    with it a baseline row's identity, does not depend on where the file was given from (its content
+    hash is kept in the baseline's variant list)."""
+    key, _, value = text.partition("=")
+    if key.strip().lower() != CALIBRATION_KEY or not value.strip():
+        return text
+    return f"{CALIBRATION_KEY}={Path(value.strip()).name}"
+
+
 @dataclass(frozen=True)
 class Variant:
     """One system to evaluate: a SKU or a file, with what-if edits."""
@@ -39,7 +57,7 @@ class Variant:
         base, *sets = spelled.split(":set=")
         if not base.strip():
             raise UsageError(f"variant {text!r} names no SKU or file")
-        edits = tuple(common) + tuple(sets)
+        edits = tuple(common) + tuple(_same_path(text) for text in sets)
         if is_file:
             return Variant(file=Path(base), overrides=edits, text=text)
         return Variant(sku=base.strip(), overrides=edits, text=text)
@@ -54,17 +72,21 @@ class Variant:
             raise type(exc)(f"variant {self.text!r}: {exc}") from None
 
     def edits(self) -> list[str]:
-        """The variant's edits with each ``calibration=FILE`` entry replaced by the file's edits."""
+        """The variant's edits: its calibration files' edits first, then the others in order."""
         from trnsim.calibration.files import calibration_edits
 
-        expanded = []
+        # a calibration is a base the --set edits refine (as with --calibration): it applies first,
+        # wherever it stands among the variant's edits
+        fitted, rest = [], []
         for text in self.overrides:
             key, _, value = text.partition("=")
             if key.strip().lower() == CALIBRATION_KEY:
-                expanded += calibration_edits(Path(value.strip()))
+                if not value.strip():
+                    raise UsageError(f"variant {self.text!r}: calibration= names no file")
+                fitted += calibration_edits(Path(value.strip()))
             else:
-                expanded.append(text)
-        return expanded
+                rest.append(text)
+        return fitted + rest
 
     @property
     def calibrations(self) -> list[Path]:
@@ -139,7 +161,7 @@ def run_variants(
             raise type(exc)(f"variant {variant.text or topology.name}: {exc}") from None
         # common --set edits stand for a change to the files under test (what a baseline gate is
         # for), so they are shown but are not part of the identity; a variant's own edits are
-        label = label_of(topology, variant.overrides[len(common) :])
+        label = label_of(topology, tuple(map(label_form, variant.overrides[len(common) :])))
         seen[label] = seen.get(label, 0) + 1
         if seen[label] > 1:
             label = f"{label} #{seen[label]}"

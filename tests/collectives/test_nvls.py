@@ -5,6 +5,7 @@ from conftest import topology
 
 from trnsim.collectives.engine import evaluate
 from trnsim.errors import NotApplicableError
+from trnsim.topology.load import load_topology
 
 BIG = 8 << 30
 
@@ -50,3 +51,15 @@ def test_auto_picks_nvls_for_large_all_reduce_on_nvl72():
     topo = topology("gb200-nvl72")
     rows = evaluate(topo, "allreduce", [1 << 20, 1 << 30], topo.chips).rows
     assert rows[-1].algorithm == "nvls" and rows[-1].busbw_gbps > 1.7 * 810 * 0.9
+
+
+@pytest.mark.parametrize("fail", ["switch:r0.nvlink.sw0", "link:nvlink:0"])
+def test_nvls_runs_on_the_switches_left_after_a_failure(fail):
+    # a dead switch (or one GPU's link to it) takes that switch out of every reduction: the others
+    # carry its share, so the bandwidth term grows by 18/17
+    healthy = load_topology("gb200-nvl72")
+    damaged = load_topology("gb200-nvl72", overrides=[f"fail={fail}"])
+    size = 1 << 34
+    whole = evaluate(healthy, "allreduce", [size], healthy.chips, algo="nvls", exact_bounds=False).rows[0]
+    left = evaluate(damaged, "allreduce", [size], damaged.chips, algo="nvls", exact_bounds=False).rows[0]
+    assert left.busbw_gbps / whole.busbw_gbps == pytest.approx(17 / 18, rel=0.005)

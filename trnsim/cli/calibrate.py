@@ -47,7 +47,8 @@ def calibrate(
         typer.Option(
             "--fit",
             help="Parameters to fit, comma-separated: step_ns (alpha per step), link_ns (latency per "
-            "link), efficiency (one share of raw rate for every link class).",
+            "link), collective_ns (a cost per call), efficiency (one share of raw rate for the link classes "
+            "the run's traffic crosses).",
         ),
     ] = "step_ns,link_ns,efficiency",
     loss: Annotated[
@@ -103,6 +104,13 @@ def calibrate(
         loss=loss.strip().lower(),
         fit_sizes=size_range,
     )
+    fitted_rows = sum(row.fitted for row in result.rows)
+    if fitted_rows <= len(result.parameters):
+        typer.echo(
+            f"note: {fitted_rows} fitted row(s) for {len(result.parameters)} parameters: the fit is exact or "
+            "underdetermined, and its values are one solution of many (fit fewer parameters)",
+            err=True,
+        )
     if output is not None:
         write_text(output, write_calibration(result, output))
     document = calibration_document(result)

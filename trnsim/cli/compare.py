@@ -84,6 +84,11 @@ def _variants(skus, files, overrides, routings=None, calibration=None, fail=None
     common = tuple(edits(overrides, None, calibration, fail))
     variants = [Variant.parse(text, common=common) for text in skus or []]
     variants += [Variant.parse(str(path), is_file=True, common=common) for path in files or []]
+    if calibration is not None and any(variant.calibrations for variant in variants):
+        raise UsageError(
+            f"--calibration {calibration} and a variant's own calibration=FILE: give one calibration to "
+            "every variant or one per variant, not both"
+        )
     if not variants:
         raise UsageError("name at least one variant with --sku or --topology")
     if routings:
@@ -106,6 +111,8 @@ def _portable(path: Path) -> str:
 
 
 def _variant_meta(results) -> list[dict]:
+    from trnsim.variants import file_sha256
+
     return [
         {
             "label": r.label,
@@ -113,6 +120,11 @@ def _variant_meta(results) -> list[dict]:
             "file": _portable(r.topology.path),
             "overrides": list(r.variant.overrides),
             "sha256": r.sha256,
+            **(
+                {"calibration_sha256": [file_sha256(path) for path in r.variant.calibrations]}
+                if r.variant.calibrations
+                else {}
+            ),
         }
         for r in results
     ]
@@ -158,11 +170,11 @@ def _baselines(
         lines.append(f"note: topology file changed since the baseline for {', '.join(changed)}")
     if edits_note:
         lines.append(edits_note)
-    for side, keys in (("baseline only", result.only_in_baseline), ("this run only", result.only_in_run)):
+    for side, keys in (("baseline", result.only_in_baseline), ("run", result.only_in_run)):
         if keys:
             shown = "; ".join(baseline.describe_key(k) for k in keys[:3])
             more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
-            lines.append(f"note: {len(keys)} rows in the {side}: {shown}{more}")
+            lines.append(f"note: {len(keys)} rows only in the {side}: {shown}{more}")
     lines += [
         f"REGRESSION {c.label}: {metric} {c.baseline:.4g} -> {c.current:.4g} ({100 * c.change:+.1f}%)"
         for c in bad

@@ -204,7 +204,10 @@ def show(
         ("links", summary["links"]),
         ("GB/s per chip (per direction)", f"{bw_text} effective; {summary['chip_raw_bw_gbps']:,.1f} raw"),
         ("routing", summary["routing"]),
-        ("diameter", f"{summary['diameter_links']} links = {summary['diameter_hops']} hops"),
+        (
+            "diameter",
+            f"{_count(summary['diameter_links'], 'link')} = {_count(summary['diameter_hops'], 'hop')}",
+        ),
         ("average", f"{summary['avg_links']:.3f} links = {summary['avg_hops']:.3f} hops"),
     ]
     if scale_out is not None:
@@ -355,7 +358,7 @@ def hops(
         ],
         rows,
         footer=[
-            f"diameter {stats.diameter_links} links = {stats.diameter_hops} hops; average "
+            f"diameter {_count(stats.diameter_links, 'link')} = {_count(stats.diameter_hops, 'hop')}; average "
             f"{stats.avg_links:.3f} links = {stats.avg_hops:.3f} hops"
         ],
     )
@@ -566,3 +569,8 @@ def validate(
     )
     if any(row["status"] != "ok" for row in rows):
         raise typer.Exit(EXIT_USAGE)
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 hop``, ``2 hops``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"

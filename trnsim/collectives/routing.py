@@ -315,8 +315,15 @@ class Router:
     def _in_network(self, step: Step) -> StepRoute:
         """A step through reducing switches: each member's bytes up and down spread evenly over its
         links to them (the switches reduce on the way up and multicast on the way down)."""
+        from trnsim.collectives.algorithms import reducing_switches
+
         arrays = self.arrays
-        switches = np.array([arrays.index[name] for name in step.in_network])
+        # the plan names the healthy system's switches: keep those that still reduce for every member
+        live = set(reducing_switches(self.topology, self.group)) if self.topology.faults else None
+        names = [name for name in step.in_network if live is None or name in live]
+        if not names:
+            raise NotApplicable("no switch that reduces reaches every member after the failures")
+        switches = np.array([arrays.index[name] for name in names])
         position = np.full(arrays.n_nodes, -1)
         position[self.rows] = np.arange(len(self.rows))
         loads = np.zeros(len(arrays.src))
