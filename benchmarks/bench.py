@@ -10,6 +10,7 @@ then the exact bandwidth bounds (trnsim.collectives.optimum) per op, each in a f
     python benchmarks/bench.py --quick    # skip the networkx reference on the 16x16x16 torus
     python benchmarks/bench.py --bounds   # the exact bounds alone
     python benchmarks/bench.py --faults   # the single-failure sweep alone
+    python benchmarks/bench.py --big      # big fabrics: this checkout against --before REV, side by side
 
 Times are wall-clock seconds on this machine; nothing here asserts a time.
 """
@@ -227,6 +228,64 @@ def _faults() -> None:
     print(f"  trn3-nl72x2-gen1   every part of 3,348, one per class: {time.perf_counter() - start:.2f} s")
 
 
+BIG_CASES = [
+    ("4,096-chip mesh, all-to-all 1 GiB", ["collective", "alltoall", "--topology", str(ROOT / "benchmarks" / "mesh-16x16x16.yaml"), "--sizes", "1G"]),
+    ("2,304-chip switched, all-reduce 1 GiB", ["collective", "allreduce", "--topology", str(ROOT / "benchmarks" / "switched-2304.yaml"), "--sizes", "1G"]),
+]  # fmt: skip
+# the last commit before the compiled kernels (trnsim.routing.kernels)
+BEFORE_KERNELS = "1b6863b"
+_MEASURED_CHILD = (
+    "import resource, runpy, sys, time\n"
+    "sys.argv = ['trnsim', *sys.argv[1:]]\n"
+    "start = time.perf_counter()\n"
+    "try:\n"
+    "    runpy.run_module('trnsim', run_name='__main__')\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    "sys.stderr.write(f'@@ {time.perf_counter() - start} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n"
+)
+
+
+def _measured(args: list[str], source: Path) -> tuple[float, float, str]:
+    """Wall seconds, peak memory (GB) and the busbw line of ``trnsim ARGS`` run from ``source``."""
+    import os
+
+    env = dict(os.environ, PYTHONPATH=str(source), TRNSIM_MAX_ROUTING=str(10**10), COLUMNS="200")
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURED_CHILD, *args, "--format", "json"],
+        capture_output=True, text=True, env=env, cwd=source, check=False,
+    )  # fmt: skip
+    marker = next(line for line in done.stderr.splitlines() if line.startswith("@@ "))
+    _, seconds, rss_kb = marker.split()
+    rows = json.loads(done.stdout)["rows"] if done.stdout.strip() else [{}]
+    return float(seconds), float(rss_kb) / 1e6, f"busbw {rows[0].get('busbw_gbps', float('nan')):.3f} GB/s"
+
+
+def _big(before: str) -> None:
+    """Big fabrics with no symmetry to lean on: this checkout against ``before`` (a git worktree of
+    that commit, run with the same Python), side by side in one run."""
+    import shutil
+    import tempfile
+
+    print(f"\nbig fabrics, whole process (trnsim collective ...), this checkout against {before}:")
+    tree = Path(tempfile.mkdtemp(prefix="trnsim-before-"))
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), before],
+                   check=True, capture_output=True)  # fmt: skip
+    try:
+        for label, args in BIG_CASES:
+            _measured(args, ROOT)  # compiles the kernels once (numba's disk cache), as any first run
+            now = _measured(args, ROOT)
+            then = _measured(args, tree)
+            print(f"  {label}")
+            print(f"    before ({before})  {then[0]:7.2f} s  {then[1]:5.2f} GB  {then[2]}")
+            print(f"    now             {now[0]:7.2f} s  {now[1]:5.2f} GB  {now[2]}")
+            print(f"    = {then[0] / now[0]:.1f}x faster, {then[1] / now[1]:.1f}x less memory")
+    finally:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False,
+                       capture_output=True)  # fmt: skip
+        shutil.rmtree(tree, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -235,6 +294,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15, help="runs for the whole-process timing")
     parser.add_argument("--bounds", action="store_true", help="time the exact bandwidth bounds alone")
     parser.add_argument("--faults", action="store_true", help="time the single-failure sweep alone")
+    parser.add_argument("--big", action="store_true", help="big fabrics against --before, side by side")
+    parser.add_argument("--before", default=BEFORE_KERNELS, help="the commit to compare --big against")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--child-bounds", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -246,6 +307,9 @@ def main() -> None:
         return
     if args.faults:
         _faults()
+        return
+    if args.big:
+        _big(args.before)
         return
     if args.child:
         name, which = args.child
@@ -268,6 +332,7 @@ def main() -> None:
     _process_times(args.runs)
     _bounds()
     _faults()
+    _big(args.before)
 
 
 if __name__ == "__main__":

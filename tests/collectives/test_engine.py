@@ -160,3 +160,22 @@ def test_pipelined_tree_keeps_up_with_ring_on_a_torus_row():
     tree, ring = result.by_algorithm["tree"][0], result.by_algorithm["ring"][0]
     assert tree.busbw_gbps >= 0.8 * ring.busbw_gbps
     assert tree.chunks > 1
+
+
+def test_the_ring_search_runs_once_per_group_and_wiring(monkeypatch):
+    from trnsim.collectives import rings, schedule
+    from trnsim.topology.load import load_topology as load
+
+    calls = []
+    original = rings.disjoint_hamiltonian_cycles
+
+    def counted(graph, *args, **kwargs):
+        calls.append(graph.number_of_nodes())
+        return original(graph, *args, **kwargs)
+
+    monkeypatch.setattr(rings, "disjoint_hamiltonian_cycles", counted)
+    monkeypatch.setattr(schedule, "_RINGS", {})
+    for op in ("allreduce", "allgather", "reducescatter"):
+        topology = load("trn2-nl16")  # a fresh load per op, as a sweep does
+        evaluate(topology, op, [1 << 20], topology.chips, algo="multiring")
+    assert calls == [16]

@@ -30,6 +30,10 @@ from trnsim.collectives.schedule import NotApplicable, Step
 from trnsim.errors import UsageError
 from trnsim.routing.ecmp import ecmp_loads, pair_loads
 from trnsim.routing.hashed import route_hashed
+from trnsim.routing.kernels import COMPILED_FROM
+from trnsim.routing.kernels import bfs_all as compiled_bfs
+from trnsim.routing.kernels import ecmp_demand_loads as compiled_loads
+from trnsim.routing.kernels import flow_loads as compiled_flow_loads
 from trnsim.routing.policy import Routing, routing_of
 from trnsim.routing.shortest import BFS, GraphArrays, bfs, graph_arrays, path_latency_ns, transit_mask
 from trnsim.routing.single import route_single
@@ -43,6 +47,8 @@ _DENSE_SHARE = 0.25
 _WALK_LIMIT = 50_000_000
 # tori at least this large are routed from one BFS and translations
 _SYMMETRY_FROM = 512
+# with the compiled kernels, flows are walked one by one where paths are at most this many links
+_SHORT_PATHS = 8
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,11 @@ class Router:
         arrays: GraphArrays | None = None,
         routing: Routing | None = None,
         seed: int = 0,
+        partitioned: bool = False,
     ):
+        # partitioned: the graph falls apart into parts that each hold some members (the subgraph of
+        # some link classes); flows never leave their part, so unreachable pairs are expected
+        self.partitioned = partitioned
         restricted = arrays is not None
         arrays = self.arrays = arrays if restricted else graph_arrays(topology)
         self.topology = topology
@@ -111,7 +121,11 @@ class Router:
             None if restricted or routing.policy != "ecmp" or not routing.relay else torus_symmetry(topology)
         )
         self.symmetry = symmetry if symmetry is not None and topology.n_chips >= _SYMMETRY_FROM else None
-        if self.symmetry is None:
+        self.compiled = len(self.rows) * (arrays.n_nodes + len(arrays.src)) >= COMPILED_FROM
+        if self.symmetry is None and self.compiled:
+            # one source at a time at compiled speed; no DAG is kept (loads are recomputed per step)
+            self.dist, self.sigma, self.latency = compiled_bfs(arrays, self.rows, self.transit)
+        elif self.symmetry is None:
             self.dist, self.sigma = self.bfs.dist, self.bfs.sigma
             self.latency = path_latency_ns(arrays, self.bfs)
         else:
@@ -120,7 +134,7 @@ class Router:
             self.sigma = self.symmetry.shifted(base.sigma[0], self.rows)
             self.latency = self.symmetry.shifted(path_latency_ns(arrays, base)[0], self.rows)
         among = self.dist[:, self.rows]
-        if np.any(among < 0):
+        if not partitioned and np.any(among < 0):
             a, b = np.argwhere(among < 0)[0]
             message = f"{group[a]} cannot reach {group[b]}" + (
                 " when only switches forward traffic (routing without relay)" if not routing.relay else ""
@@ -150,7 +164,7 @@ class Router:
     def base_bfs(self) -> BFS:
         return bfs(self.arrays, np.array([0]))
 
-    @property
+    @cached_property
     def max_links(self) -> int:
         """The fewest links between the group's farthest two members."""
         return int(self.dist[:, self.rows].max())
@@ -210,7 +224,9 @@ class Router:
             invariant = self._translated_loads(step)
             if invariant is not None:
                 self._cache[key] = self._summary(step, invariant)
-            elif len(step.src) <= _DENSE_SHARE * p * (p - 1):
+            elif len(step.src) <= _DENSE_SHARE * p * (p - 1) and not (
+                self.partitioned and self.compiled and len(step.src) > 2 * p
+            ):  # in a graph of small parts, many flows per member are dense within the parts
                 sparse.append((key, step))
         for (key, step), loads in zip(sparse, self._pair_loads([s for _, s in sparse]), strict=True):
             self._cache[key] = self._summary(step, loads)
@@ -219,12 +235,14 @@ class Router:
                 self._cache[key] = self._summary(step, self._dense_loads(step))
         return [self._cache[_key(step)] for step in steps]
 
-    def _pinned_parts(self, links: frozenset[str]) -> list[tuple["Router", np.ndarray, np.ndarray]]:
-        """The subgraph of ``links`` split into its connected parts that hold group members.
+    def _pinned_parts(self, links: frozenset[str]) -> tuple["Router", np.ndarray, np.ndarray]:
+        """The subgraph of ``links``: a router over the nodes of its parts that hold group members
+        (all members at once, each part routed within itself), the directed edges' indices in the
+        whole graph, and each member's part (-1: no link of those classes).
 
-        Each part: a router over it alone, its directed edges' indices in the whole graph, and its
-        members' group positions. A flow never leaves its part, so routing part by part costs the
-        parts' sizes, not the whole graph's (a tray's switches, not the rack's).
+        One router serves every part: a BFS from a member only reaches its own part, so routing all
+        parts together costs the parts' sizes, not the whole graph's (a tray's switches, not the
+        rack's), without one router per part.
         """
         arrays = self.arrays
         # on-chip links are part of every class: a rank reaches its chip's links through them
@@ -242,75 +260,62 @@ class Router:
                 break
             label = new
         member_label = label[self.rows]
-        parts = []
-        for part in np.unique(member_label):
-            positions = np.nonzero(member_label == part)[0]
-            nodes = np.nonzero(label == part)[0]
-            edges = kept[label[src] == part]
-            local = np.full(arrays.n_nodes, -1, dtype=np.int64)
-            local[nodes] = np.arange(len(nodes))
-            sub = GraphArrays(
-                nodes=[arrays.nodes[i] for i in nodes],
-                n_chips=int(np.sum(nodes < arrays.n_chips)),
-                src=local[arrays.src[edges]],
-                dst=local[arrays.dst[edges]],
-                edge=arrays.edge[edges],
-                bw_gbps=arrays.bw_gbps[edges],
-                link_latency_ns=arrays.link_latency_ns[edges],
-                node_latency_ns=arrays.node_latency_ns[nodes],
-                edge_cls=arrays.edge_cls,
-                edge_ends=arrays.edge_ends,
-                ids=arrays.node_ids[nodes],
-            )
-            members = [self.group[i] for i in positions]
-            router = Router(self.topology, members, sub, self.routing, self.seed)
-            parts.append((router, edges, positions))
-        return parts
+        holding = np.isin(label, member_label)
+        nodes = np.nonzero(holding)[0]
+        edges = kept[holding[src]]
+        local = np.full(arrays.n_nodes, -1, dtype=np.int64)
+        local[nodes] = np.arange(len(nodes))
+        sub = GraphArrays(
+            nodes=[arrays.nodes[i] for i in nodes],
+            n_chips=int(np.sum(nodes < arrays.n_chips)),
+            src=local[arrays.src[edges]],
+            dst=local[arrays.dst[edges]],
+            edge=arrays.edge[edges],
+            bw_gbps=arrays.bw_gbps[edges],
+            link_latency_ns=arrays.link_latency_ns[edges],
+            node_latency_ns=arrays.node_latency_ns[nodes],
+            edge_cls=arrays.edge_cls,
+            edge_ends=arrays.edge_ends,
+            ids=arrays.node_ids[nodes],
+        )
+        # a member with no link of these classes is alone in its part (its own label)
+        alone = np.bincount(member_label, minlength=arrays.n_nodes)[member_label] == 1
+        has_link = np.isin(self.rows, np.r_[src, dst])
+        part = np.where(has_link | ~alone, member_label, -1)
+        router = Router(self.topology, self.group, sub, self.routing, self.seed, partitioned=True)
+        return router, edges, part
 
     def _pinned_routes(self, steps: list[Step]) -> list[StepRoute]:
-        """Route steps pinned to the same link classes over that subgraph, part by part (each part's
-        steps routed together), and report them on the whole graph."""
+        """Route steps pinned to the same link classes over that subgraph, all parts at once, and
+        report them on the whole graph."""
         links = steps[0].links
         if links not in self._pinned:
             base = self.__dict__.get("_base")
             if base is not None:
                 if links not in base._pinned:
                     base._pinned[links] = base._pinned_parts(links)
-                self._pinned[links] = [(r.with_seed(self.seed), e, p) for r, e, p in base._pinned[links]]
+                router, edges, part = base._pinned[links]
+                self._pinned[links] = (router.with_seed(self.seed), edges, part)
             else:
                 self._pinned[links] = self._pinned_parts(links)
-        parts = self._pinned[links]
-        where = np.full(len(self.rows), -1, dtype=np.int64)  # each position's part
-        local = np.zeros(len(self.rows), dtype=np.int64)  # and its place among the part's members
-        for number, (_, _, positions) in enumerate(parts):
-            where[positions] = number
-            local[positions] = np.arange(len(positions))
-        flows = [step.flows() for step in steps]
-        for src, dst, _ in flows:
-            if len(src) and (np.any(where[src] != where[dst]) or np.any(where[src] < 0)):
-                first = int(np.argmax((where[src] != where[dst]) | (where[src] < 0)))
+        router, edges, part = self._pinned[links]
+        plain = []
+        for step in steps:
+            src, dst, weight = step.flows()
+            bad = (part[src] != part[dst]) | (part[src] < 0)
+            if len(src) and bad.any():
+                first = int(np.argmax(bad))
                 raise NotApplicable(
                     f"{self.group[src[first]]} cannot reach {self.group[dst[first]]} "
                     f"over {', '.join(sorted(links))} links alone"
                 )
-        loads = np.zeros((len(steps), len(self.arrays.src)))
-        latency, max_links = np.zeros(len(steps)), np.zeros(len(steps), dtype=np.int64)
-        for number, (router, edges, _) in enumerate(parts):
-            part_steps, owners = [], []
-            for i, ((src, dst, weight), step) in enumerate(zip(flows, steps, strict=True)):
-                mine = where[src] == number
-                if mine.any():
-                    part_steps.append(
-                        Step(local[src[mine]], local[dst[mine]], weight[mine], step.repeat, step.label)
-                    )
-                    owners.append(i)
-            for i, route in zip(owners, router.route_all(part_steps), strict=True):
-                loads[i, edges] += route.link_loads
-                latency[i] = max(latency[i], route.latency_ns)
-                max_links[i] = max(max_links[i], route.max_links)
-        return [
-            self._route(loads[i], latency[i], max_links[i], len(src)) for i, (src, _, _) in enumerate(flows)
-        ]
+            plain.append(Step(src, dst, weight, step.repeat, step.label))  # free on the subgraph
+        results = []
+        for step, route in zip(plain, router.route_all(plain), strict=True):
+            loads = np.zeros(len(self.arrays.src))
+            loads[edges] = route.link_loads
+            results.append(self._route(loads, route.latency_ns, route.max_links, len(step.src)))
+        return results
 
     def _in_network(self, step: Step) -> StepRoute:
         """A step through reducing switches: each member's bytes up and down spread evenly over its
@@ -371,6 +376,10 @@ class Router:
             from_zero = ecmp_loads(self.arrays, self.base_bfs, demand)
             orbit = self.symmetry.edge_orbits(self.arrays.src, self.arrays.dst)
             loads = np.bincount(orbit, weights=from_zero)[orbit]
+        elif self.compiled:
+            demand = np.zeros((1, self.arrays.n_nodes))
+            demand[0, self.rows] = weight  # every source's own row is left out by the kernel
+            loads = compiled_loads(self.arrays, self.rows, self.transit, demand)
         else:
             demand = np.zeros((p, self.arrays.n_nodes))
             demand[:, self.rows] = weight
@@ -407,6 +416,8 @@ class Router:
     def _dense_loads(self, step: Step) -> np.ndarray:
         demand = np.zeros((len(self.rows), self.arrays.n_nodes))
         np.add.at(demand, (step.src, self.rows[step.dst]), step.weight)
+        if self.compiled:
+            return compiled_loads(self.arrays, self.rows, self.transit, demand)
         return ecmp_loads(self.arrays, self.bfs, demand)
 
     def _pair_loads(self, steps: list[Step]) -> list[np.ndarray]:
@@ -419,7 +430,16 @@ class Router:
             np.concatenate([s.weight for s in steps]),
             np.repeat(np.arange(len(steps)), [len(s.src) for s in steps]),
         )
-        totals = pair_loads(self.arrays, self._dist, self.sigma, self.rows, flows, len(steps), self.transit)
+        if self.compiled and (self.partitioned or self.max_links <= _SHORT_PATHS):
+            # many small parts, or short paths: walk each flow's own paths instead of scanning every
+            # node per flow
+            totals = compiled_flow_loads(
+                self.arrays, self.dist, self.sigma, self.rows, flows, len(steps), self.transit
+            )
+        else:
+            totals = pair_loads(
+                self.arrays, self._dist, self.sigma, self.rows, flows, len(steps), self.transit
+            )
         return list(totals)
 
     def _walked_summaries(self, steps: list[Step]) -> list[StepRoute]:

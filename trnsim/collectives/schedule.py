@@ -132,6 +132,9 @@ class Pipeline:
         return max(len(chain) for chain in self.chains)
 
 
+_RINGS: dict[tuple, list | None] = {}  # ring searches done in this process, by group and links
+
+
 @dataclass
 class Context:
     """What an algorithm may look at: the topology, the group (chips in rank order) and, for a skewed
@@ -158,17 +161,25 @@ class Context:
         """Edge-disjoint Hamiltonian cycles over the group's direct links, if they split into some."""
         members = set(self.group)
         degree = dict.fromkeys(self.group, 0)
+        inside = []
         for u, v in self.topology.links:
             if u in members and v in members:
                 degree[u] += 1
                 degree[v] += 1
+                inside.append((u, v))
         values = set(degree.values())
         # only a connected 2k-regular graph splits into Hamiltonian cycles; most fabrics fail here cheaply
         if len(values) != 1 or min(values) < 2 or min(values) % 2 or self.p > RING_SEARCH_LIMIT:
             return None
-        from trnsim.collectives.rings import disjoint_hamiltonian_cycles
+        # the search is deterministic and depends on the group's links alone: every op (and every
+        # variant with the same wiring) in one process reuses it
+        key = (tuple(self.group), tuple(inside))
+        if key not in _RINGS:
+            from trnsim.collectives.rings import disjoint_hamiltonian_cycles
 
-        return disjoint_hamiltonian_cycles(self.direct_links)
+            _RINGS[key] = disjoint_hamiltonian_cycles(self.direct_links)
+        found = _RINGS[key]
+        return None if found is None else [list(ring) for ring in found]
 
     @cached_property
     def ring_order(self) -> list[int]:

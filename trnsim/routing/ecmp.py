@@ -34,14 +34,16 @@ def ecmp_loads(arrays: GraphArrays, result: BFS, demand: np.ndarray) -> np.ndarr
     ndarray
         Bytes per directed edge (length ``2 * edges``), summed over all sources.
     """
-    rows_n, n = demand.shape
+    _, n = demand.shape
     through = demand.astype(float).copy()  # bytes entering each node that are bound for it or beyond
+    flat_through, flat_sigma = through.reshape(-1), result.sigma.reshape(-1)
     loads = np.zeros(len(arrays.src))
     for r, e in reversed(result.dag):
-        u, v = arrays.src[e], arrays.dst[e]
-        share = result.sigma[r, u] / result.sigma[r, v] * through[r, v]
+        base = r.astype(np.int64) * n
+        tails, heads = base + arrays.src[e], base + arrays.dst[e]
+        share = flat_sigma[tails] / flat_sigma[heads] * flat_through[heads]
         loads += np.bincount(e, weights=share, minlength=len(loads))
-        through += np.bincount(r * n + u, weights=share, minlength=rows_n * n).reshape(rows_n, n)
+        np.add.at(flat_through, tails, share)  # only the touched entries, not every (row, node)
     return loads
 
 

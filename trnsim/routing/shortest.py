@@ -48,6 +48,14 @@ class GraphArrays:
         order = np.argsort(self.src, kind="stable")
         return order, np.searchsorted(self.src[order], np.arange(self.n_nodes + 1))
 
+    @cached_property
+    def unit_csr(self):
+        """The directed graph as a scipy CSR matrix of ones (for compiled BFS)."""
+        import scipy.sparse as sp
+
+        n = self.n_nodes
+        return sp.csr_array((np.ones(len(self.src)), (self.src, self.dst)), shape=(n, n))
+
     def expand(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each entry of ``nodes``, its out-edges: (index into ``nodes``, directed edge)."""
         order, starts = self.out_edges
@@ -106,7 +114,7 @@ def transit_mask(arrays: GraphArrays, relay: bool) -> np.ndarray | None:
 
 
 def bfs(arrays: GraphArrays, sources: np.ndarray, transit: np.ndarray | None = None) -> BFS:
-    """Level-synchronous BFS from every source at once, counting shortest paths.
+    """BFS from every source at once, counting shortest paths.
 
     Parameters
     ----------
@@ -117,8 +125,70 @@ def bfs(arrays: GraphArrays, sources: np.ndarray, transit: np.ndarray | None = N
     transit : array of bool, optional
         Nodes a path may pass through (all when None); the others are reached but not left, so
         they can only end a path (see :func:`transit_mask`).
+
+    Notes
+    -----
+    Where every node forwards, distances come from scipy's compiled BFS and the shortest-path DAG is
+    read off them (an edge ``u -> v`` is on it when ``d(v) = d(u) + 1``), so the work is the DAG's
+    size, not one pass over every (source, node) per level; that matters on graphs of large diameter
+    (a 16x16x16 mesh has 45 levels). With transit restrictions the level-synchronous walk is used.
     """
     sources = np.asarray(sources, dtype=np.int64)
+    if transit is None and len(sources) * arrays.n_nodes >= _COMPILED_FROM:
+        return _bfs_from_distances(arrays, sources)
+    return _bfs_levels(arrays, sources, transit)
+
+
+# below this many (source, node) entries the level-synchronous walk is as fast and needs no scipy
+_COMPILED_FROM = 1 << 16
+
+
+def _bfs_from_distances(arrays: GraphArrays, sources: np.ndarray) -> BFS:
+    from scipy.sparse.csgraph import shortest_path
+
+    rows, n = len(sources), arrays.n_nodes
+    found = shortest_path(arrays.unit_csr, method="D", unweighted=True, directed=True, indices=sources)
+    found = np.atleast_2d(found)
+    dist = np.where(np.isfinite(found), found, -1).astype(np.int32)
+    del found
+    src, dst = arrays.src, arrays.dst
+    # node-major distances: gathering an edge's ends reads whole rows (cache-friendly)
+    narrow = np.int16 if n < 32767 else np.int32
+    by_node = np.ascontiguousarray(dist.T.astype(narrow))
+    # (edge, row) on the DAG (d(v) = d(u) + 1), in blocks of edges so that edges x rows stays bounded
+    pieces_r, pieces_e, pieces_l = [], [], []
+    block = max(1, _DAG_BLOCK // max(rows, 1))
+    for lo in range(0, len(src), block):
+        tail = by_node[src[lo : lo + block]]
+        head = by_node[dst[lo : lo + block]]
+        e, r = np.nonzero((tail >= 0) & (head == tail + 1))
+        pieces_r.append(r.astype(np.int32))
+        pieces_e.append((e + lo).astype(np.int32))
+        pieces_l.append(head[e, r])
+    del by_node
+    r = np.concatenate(pieces_r) if pieces_r else np.zeros(0, dtype=np.int32)
+    e = np.concatenate(pieces_e) if pieces_e else np.zeros(0, dtype=np.int32)
+    level = np.concatenate(pieces_l) if pieces_l else np.zeros(0, dtype=narrow)
+    order = np.argsort(level, kind="stable")  # radix sort on 16-bit levels
+    r, e, level = r[order], e[order], level[order]
+    bounds = np.searchsorted(level, np.arange(1, int(level.max(initial=0)) + 2))
+    sigma = np.zeros((rows, n), dtype=float)
+    sigma[np.arange(rows), sources] = 1.0
+    flat = sigma.reshape(-1)
+    dag = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        rl, el = r[lo:hi], e[lo:hi]
+        dag.append((rl, el))
+        base = rl.astype(np.int64) * n
+        np.add.at(flat, base + dst[el], flat[base + src[el]])
+    return BFS(sources=sources, dist=dist, sigma=sigma, dag=dag)
+
+
+_DAG_BLOCK = 1 << 24  # (row, edge) comparisons per block of the DAG extraction
+
+
+def _bfs_levels(arrays: GraphArrays, sources: np.ndarray, transit: np.ndarray | None) -> BFS:
+    """Level-synchronous BFS from every source at once (any transit restriction)."""
     rows, n = len(sources), arrays.n_nodes
     dist = np.full((rows, n), -1, dtype=np.int32)
     sigma = np.zeros((rows, n), dtype=float)
@@ -142,14 +212,14 @@ def bfs(arrays: GraphArrays, sources: np.ndarray, transit: np.ndarray | None = N
         fresh = dist[rep_rows, heads] < 0
         rep_rows, edges, heads = rep_rows[fresh], edges[fresh], heads[fresh]
         if len(edges):
-            dag.append((rep_rows, edges))
+            dag.append((rep_rows.astype(np.int32), edges.astype(np.int32)))
         flat = rep_rows * n + heads
-        counts = np.bincount(flat, weights=sigma[rep_rows, src[edges]], minlength=rows * n)
-        # every newly reached node got at least one path, so a positive count marks it
-        reached = np.flatnonzero(np.bincount(flat, minlength=rows * n))
+        # sums per newly reached (row, node): sort once instead of a pass over every (row, node)
+        reached, inverse = np.unique(flat, return_inverse=True)
+        counts = np.bincount(inverse, weights=sigma[rep_rows, src[edges]], minlength=len(reached))
         frontier_rows, frontier_nodes = reached // n, reached % n
         dist[frontier_rows, frontier_nodes] = level
-        sigma[frontier_rows, frontier_nodes] = counts[reached]
+        sigma[frontier_rows, frontier_nodes] = counts
     return BFS(sources=sources, dist=dist, sigma=sigma, dag=dag)
 
 
@@ -161,16 +231,13 @@ def path_latency_ns(arrays: GraphArrays, result: BFS) -> np.ndarray:
     """
     n = arrays.n_nodes
     latency = np.zeros(result.dist.shape)
+    flat_latency = latency.reshape(-1)
     for level, (r, e) in enumerate(result.dag, start=1):
         u, v = arrays.src[e], arrays.dst[e]
+        base = r.astype(np.int64) * n
         through_u = arrays.node_latency_ns[u] if level > 1 else 0.0
-        candidate = latency[r, u] + through_u + arrays.link_latency_ns[e]
-        # the largest candidate per (row, head): sort by target, then reduce each run
-        flat = r * n + v
-        order = np.lexsort((candidate, flat))
-        flat, candidate = flat[order], candidate[order]
-        last = np.r_[flat[1:] != flat[:-1], True]
-        latency.reshape(-1)[flat[last]] = candidate[last]
+        candidate = flat_latency[base + u] + through_u + arrays.link_latency_ns[e]
+        np.maximum.at(flat_latency, base + v, candidate)  # the largest candidate per (row, head)
     return latency
 
 
