@@ -50,7 +50,7 @@ def test_estimate_matches_random_tori(sizes, wraps):
         (["topo", "show", "nl72x2", "--set", "switched.switch_fabric.switches_per_plane=100000"], "limit"),
         (
             ["collective", "alltoall", "--topology", "examples/torus-32x32x32.yaml", "--ranks", "4096"],
-            "939,524,096 units of routing work (group x (devices + directed links)), more than the limit of 134,217,728",
+            "939,524,096 units of routing work (group x (devices + directed links)), more than the limit of 268,435,456",
         ),
         (["collective", "allreduce", "--sku", "nl16", "-f", "1.000001"], "TRNSIM_MAX_SIZES"),
         (["collective", "allreduce", "--sku", "nl16", "--sizes", "1e400"], "too large"),

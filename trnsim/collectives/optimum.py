@@ -525,10 +525,15 @@ def _evaluate(net: Network, structure, classes, w, sources, member_mask, keep_lo
         # connected), and every pair's flow crosses d links: the distance sum is the loads' sum
         demand = np.zeros((1, n))
         demand[0, member_mask] = 1.0 / p
+        in_ids = np.argsort(net.dst, kind="stable").astype(np.int64)
+        in_starts = np.searchsorted(net.dst[in_ids], np.arange(n + 1)).astype(np.int64)
         loads = kernels()["ecmp_demand"](
             indptr.astype(np.int64),
             order.astype(np.int64),
             net.dst.astype(np.int64),
+            in_starts,
+            in_ids,
+            net.src.astype(np.int64),
             m,
             np.asarray(sources, dtype=np.int64),
             np.ones(n, dtype=np.bool_),

@@ -68,8 +68,17 @@ def link_distances(topology: Topology, sources: list[str] | None = None) -> np.n
         len(rows) * (arrays.n_nodes + len(arrays.src)),
         f"{topology.where}: distances from {len(rows):,} chips need",
     )
-    dist = bfs(arrays, rows, _transit(topology, arrays)).dist[:, : topology.n_chips]
+    dist = _distances(arrays, rows, _transit(topology, arrays))[:, : topology.n_chips]
     return _connected(topology, names, topology.chips, dist)
+
+
+def _distances(arrays, rows: np.ndarray, transit) -> np.ndarray:
+    """Links from each source to every node: compiled one source at a time on big graphs."""
+    from trnsim.routing.kernels import COMPILED_FROM, bfs_all
+
+    if len(rows) * (arrays.n_nodes + len(arrays.src)) >= COMPILED_FROM:
+        return bfs_all(arrays, rows, transit, with_latency=False)[0]
+    return bfs(arrays, rows, transit).dist
 
 
 def hop_stats(topology: Topology, chips: list[str] | None = None) -> HopStats:
@@ -119,8 +128,10 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
             f"{topology.where}: all-pairs hop statistics over {len(idx):,} chips need",
         )
         total = np.zeros(1, dtype=np.int64)
-        for start, chunk in source_chunks(arrays, idx):
-            d = bfs(arrays, chunk, _transit(topology, arrays)).dist[:, idx]
+        compiled = len(idx) * (arrays.n_nodes + len(arrays.src)) >= _compiled_from()
+        chunks = [(0, idx)] if compiled else source_chunks(arrays, idx)
+        for start, chunk in chunks:
+            d = _distances(arrays, chunk, _transit(topology, arrays))[:, idx]
             d = _connected(topology, list(names[start : start + len(chunk)]), list(names), d)
             # each unordered pair once: only targets after the source in the list
             keep = np.arange(len(idx))[None, :] > (start + np.arange(len(chunk)))[:, None]
@@ -197,3 +208,9 @@ def policy_path(topology: Topology, src: str, dst: str, seed: int = 0) -> list[s
         at = nxt[at]
         path.append(arrays.nodes[at])
     return path
+
+
+def _compiled_from() -> int:
+    from trnsim.routing.kernels import COMPILED_FROM
+
+    return COMPILED_FROM
