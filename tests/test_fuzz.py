@@ -964,7 +964,9 @@ def option_cases(draw):
         if sub == "collective":
             argv += maybe("--sizes", SIZE_TOKENS, p=draw(st.booleans()))
             argv += maybe(
-                "--inter-algo", ["auto", "ring", "rdh", "tree", "pairwise", "x"], p=draw(st.booleans())
+                "--inter-algo",
+                ["auto", "ring", "rdh", "tree", "pairwise", "direct", "x"],
+                p=draw(st.booleans()),
             )
             argv += maybe("--intra-algo", ALGOS, p=draw(st.integers(0, 3)) == 0)
             if draw(st.booleans()):

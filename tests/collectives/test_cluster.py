@@ -102,3 +102,38 @@ def test_inter_algorithms_closed_forms():
     )
     assert inter_time_us("allgather", "ring", 5, m, rate, 0) == pytest.approx(4 / 5 * m / (rate * 1e3))
     assert inter_time_us("alltoall", "pairwise", 1, m, rate, 0) == 0.0
+
+
+def test_direct_alltoall_posts_every_send_at_once():
+    m, rate = 1e9, 25.0
+    assert inter_time_us("alltoall", "direct", 6250, m, rate, 15_000) == pytest.approx(
+        15 + 6249 / 6250 * m / (rate * 1e3)
+    )
+    domain, plan = _cluster("trn2-nl64", 6250)
+    row = evaluate_cluster(domain, plan, "alltoall", [1 << 30]).rows[0]
+    assert row.inter_algorithm == "direct"  # 6,249 pairwise steps of 15 us lose
+
+
+def test_rail_leaves_spare_a_cluster_that_fits_one_leaf_every_collision():
+    domain, sprayed = _cluster("trn3-nl72x2-gen1", 16)
+    _, railed = _cluster("trn3-nl72x2-gen1", 16, policy="hash", design="rail")
+    _, tor = _cluster("trn3-nl72x2-gen1", 16, policy="hash")
+    for op in ("allreduce", "alltoall"):
+        fast = evaluate_cluster(domain, sprayed, op, [1 << 30]).rows[0].time_us
+        assert evaluate_cluster(domain, railed, op, [1 << 30]).rows[0].time_us == pytest.approx(fast)
+        assert evaluate_cluster(domain, tor, op, [1 << 30]).rows[0].time_us > 1.2 * fast
+
+
+def test_busbw_never_passes_its_own_ceiling():
+    for edits in ({}, {"policy": "hash"}, {"policy": "hash", "design": "rail"}):
+        domain, plan = _cluster("trn3-nl72x2-gen1", 16, **edits)
+        for row in evaluate_cluster(domain, plan, "allreduce", [1 << 26, 1 << 30, 1 << 34]).rows:
+            assert row.busbw_gbps <= row.ceiling_busbw_gbps * (1 + 1e-9)
+
+
+def test_tiny_sizes_cost_the_smallest_in_domain_buffer_and_align_on_every_rank():
+    domain, plan = _cluster("trn2-nl64", 2)
+    rows = evaluate_cluster(domain, plan, "allreduce", [8, 512, 1024]).rows
+    assert all(row.intra_us > 0 for row in rows)  # never free
+    result = evaluate_cluster(domain, plan, "allgather", [1024, 1_000_001])
+    assert result.dropped == [1024] and result.rows[0].bytes == 1_000_001 // (128 * 16) * 128 * 16

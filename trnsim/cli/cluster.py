@@ -154,28 +154,32 @@ def fabric(
     Switch math: a switch of C Tbit/s in P Gbit/s ports has radix k = C/P; a folded Clos reaches k^2/2
     endpoints on 2 layers and k^3/4 on 3. The plan puts every rack's chips on its ToRs (each ToR a
     plane) and a non-blocking Clos above them.
+
+    Assumed (not published): a chip's ports split evenly over its rack's ToRs, each ToR its own plane;
+    no oversubscription above the ToR; copper from chip to ToR, optics above.
     """
     from trnsim.topology.scaleout import endpoints, radix
 
-    _, plan = _domain_and_plan(
+    domain, plan = _domain_and_plan(
         sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
         design, oversubscription, policy, hop_us, layers,
     )  # fmt: skip
     choice = plan.choice
+    shown = range(2, max(4, plan.n_layers) + 1)
     k_tor = radix(choice.tor_tbit, choice.port_gbit)
     k = radix(choice.fabric_tbit, choice.port_gbit)
     summary = [
         ("domains", f"{plan.domains:,} x {plan.chips_per_domain} chips = {plan.chips:,} chips"),
-        ("racks", f"{plan.racks:,} of {choice.chips_per_rack} chips, {choice.tors_per_rack} ToRs each ({plan.planes} planes)"),
-        ("scale-out NIC per chip", f"{choice.nic_gbit_per_chip:g} Gbit/s = {choice.nic_gbps:g} GB/s = {plan.ports_per_chip:g} ports of {choice.port_gbit:g}G"),
+        ("racks", f"{plan.racks:,} of {choice.chips_per_rack} chips, {_n(choice.tors_per_rack, 'ToR')} each ({_n(plan.planes, 'plane')})"),
+        ("scale-out NIC per chip", f"{choice.nic_gbit_per_chip:g} Gbit/s = {choice.nic_gbps:g} GB/s = {_n(plan.ports_per_chip, 'port')} of {choice.port_gbit:g}G"),
         ("ToR", f"{choice.tor_tbit:g}T: radix {k_tor}, {plan.tor_down} ports down, {plan.tor_up} up"),
         ("fabric switch", f"{choice.fabric_tbit:g}T: radix {k}"),
         ("layers", f"{plan.n_layers} (the ToR counted)"),
         ("switches", f"{plan.switches:,}"),
         ("chip-ToR links (copper)", f"{plan.chip_links:,}"),
         ("links above the ToR (optics)", ", ".join(f"{n:,}" for n in plan.fabric_links) or "-"),
-        ("bisection (per direction)", f"{plan.bisection_gbps:,.0f} GB/s"),
-        ("largest cluster, these switches", ", ".join(f"{plan.largest(n):,} chips on {n} layers" for n in (2, 3, 4))),
+        ("bisection (per direction)", f"{plan.bisection_gbps:,.1f} GB/s"),
+        ("largest cluster, these switches", ", ".join(f"{plan.largest(n):,} chips on {n} layers" for n in shown)),
         (
             "switch math",
             f"radix {k}: k^2/2 = {endpoints(k, 2):,} endpoints on 2 layers, k^3/4 = {endpoints(k, 3):,} on 3",
@@ -195,7 +199,8 @@ def fabric(
     ]
     document = {
         "schema": "trnsim/1",
-        "domain": plan.chips_per_domain,
+        "sku": domain.name,
+        "chips_per_domain": plan.chips_per_domain,
         "domains": plan.domains,
         "chips": plan.chips,
         "racks": plan.racks,
@@ -205,7 +210,7 @@ def fabric(
         "chip_links": plan.chip_links,
         "fabric_links": plan.fabric_links,
         "bisection_gbps": plan.bisection_gbps,
-        "largest_chips": {str(n): plan.largest(n) for n in (2, 3, 4)},
+        "largest_chips": {str(n): plan.largest(n) for n in shown},
         "endpoints_2_layers": endpoints(k, 2),
         "endpoints_3_layers": endpoints(k, 3),
         "choice": dict(choice.__dict__),
@@ -244,8 +249,8 @@ def collective(
         str,
         typer.Option(
             "--inter-algo",
-            help="Across domains: auto (fastest per size), ring, rdh (halving-doubling), tree, or pairwise "
-            "(all-to-all).",
+            help="Across domains: auto (fastest per size), ring, rdh (halving-doubling), tree; for all-to-all "
+            "pairwise (D-1 steps) or direct (every send at once).",
         ),
     ] = "auto",
     intra_algo: Annotated[
@@ -273,6 +278,10 @@ def collective(
     All-reduce = reduce-scatter in each domain, all-reduce across domains among same-position ranks,
     all-gather in each domain, pipelined in chunks. Busbw follows nccl-tests over all the cluster's
     ranks; the bound is the tighter of the EFA cut and each rank's own links.
+
+    Assumed (not published; --set scale_out.KEY=VALUE or the options change them): EFA at 90% of its
+    rate (scale_out.efficiency), 15 us per step between domains (Neuron's documented figure), each
+    ToR its own plane, non-blocking above the ToR.
     """
     from trnsim.collectives.cluster import evaluate_cluster
 
@@ -301,6 +310,7 @@ def collective(
         "uplink_share": result.uplink_share,
         "nic_gbps": result.nic_gbps,
         "layers": plan.n_layers,
+        "dropped_sizes": result.dropped,
         "rows": rows,
     }
     notes = [
@@ -308,6 +318,12 @@ def collective(
         "busiest resource (scale-up links or NICs) without latency",
         f"# {ASSUMPTIONS}",
     ]
+    if result.dropped:
+        notes.append(
+            f"# sizes left out (below one nccl-tests unit on {result.ranks:,} ranks): {result.dropped}"
+        )
+    if any(row.bytes != row.requested_bytes for row in result.rows):
+        notes.append("# sizes rounded down as nccl-tests does on all the cluster's ranks")
     tables = [
         Table(
             header,
@@ -334,3 +350,8 @@ def collective(
 
 app.command("fabric")(fabric)
 app.command("collective")(collective)
+
+
+def _n(count: float, noun: str) -> str:
+    """``1 ToR``, ``2 planes``, ``0.5 ports`` (a count with its noun, plural unless exactly one)."""
+    return f"{count:g} {noun}{'' if count == 1 else 's'}"

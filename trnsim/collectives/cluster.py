@@ -27,13 +27,14 @@ The algorithms, with ``m`` the bytes per rank of that phase and ``B`` the rate:
   power of two <= D, plus ``2(a + m/B)`` to fold in the others; all-gather and reduce-scatter
   ``ceil(log2 D)`` steps and ``(D-1)/D m/B`` (Bruck's schedule for any D);
 - ``tree`` (double binary tree, pipelined): all-reduce ``2 ceil(log2 D)`` steps and ``2 m/B``;
-- ``pairwise`` (all-to-all): ``(D-1)(a + m/(D B))``.
+- ``pairwise`` (all-to-all): ``(D-1)(a + m/(D B))``; ``direct``: every send posted at once, one step
+  ``a + (D-1)/D m/B`` (the NIC's rate shared by all of them).
 
 Flow collisions: a step's flows leave their ToR together; under hashing each takes one uplink
 (:func:`trnsim.topology.scaleout.uplink_share`), under spraying they share all of them. In a ToR
 design every rank of a rack sends across at once; in a rail design the ring's neighbours share a rail
-switch, so only one flow per switch leaves it, while halving-doubling, tree and pairwise steps leave
-it with every flow (their partners are far).
+switch: while the domains fit on one rail switch (``D`` at most its ports down) no flow leaves it,
+whatever the algorithm; beyond, a ring sends one flow per switch up and the others every flow.
 """
 
 import math
@@ -50,7 +51,7 @@ INTER_ALGORITHMS = {
     "allreduce": ("ring", "rdh", "tree"),
     "allgather": ("ring", "rdh"),
     "reducescatter": ("ring", "rdh"),
-    "alltoall": ("pairwise",),
+    "alltoall": ("pairwise", "direct"),
 }
 # the phase inside the domain before and after the cross-domain one
 PHASES = {
@@ -66,6 +67,8 @@ class ClusterRow:
     """One size of a cluster collective (times in microseconds, bandwidths in GB/s)."""
 
     bytes: int
+    requested_bytes: int  # the size asked for; ``bytes`` is what nccl-tests runs on all the ranks
+    count: int
     time_us: float
     algbw_gbps: float
     busbw_gbps: float
@@ -96,6 +99,7 @@ class ClusterEvaluation:
     rows: list[ClusterRow]
     uplink_share: dict[str, float] = field(default_factory=dict)  # per cross-domain algorithm
     nic_gbps: float = 0.0  # effective per rank
+    dropped: list[int] = field(default_factory=list)  # requested sizes that align to 0 bytes
 
     @property
     def ranks(self) -> int:
@@ -121,6 +125,8 @@ def inter_time_us(
     byte_us = 1 / (rate_gbps * 1e3)  # microseconds per byte
     m = per_rank_bytes
     log = math.ceil(math.log2(d))
+    if algorithm == "direct":
+        return alpha + (d - 1) / d * m * byte_us
     if algorithm in ("ring", "pairwise"):
         steps = 2 * (d - 1) if op == "allreduce" else d - 1
         return steps * (alpha + m / d * byte_us)
@@ -137,8 +143,11 @@ def inter_time_us(
 
 def _flows_leaving(plan: FabricPlan, algorithm: str) -> int:
     """Flows that leave a ToR (or rail switch) together in the busiest cross-domain step."""
-    if plan.choice.design == "rail" and algorithm == "ring":
-        return 1
+    if plan.choice.design == "rail":
+        if plan.domains <= plan.tor_down:
+            return 0  # every domain's rank of this position is on one rail switch
+        if algorithm == "ring":
+            return 1
     return plan.tor_down
 
 
@@ -183,7 +192,16 @@ def evaluate_cluster(
     before, after = PHASES[op.name]
     chunk_counts = [c for c in (1 << i for i in range(7)) if c <= MAX_CHUNKS] if overlap else [1]
 
-    wanted = sorted({max(1, size // c) for size in sizes for c in chunk_counts})
+    if n * d < 2:
+        raise UsageError(f"a cluster of {n * d} rank moves nothing: give more domains or a larger domain")
+    from trnsim.collectives.engine import align_sizes
+
+    aligned, dropped = align_sizes(op, sizes, n * d, "float")
+    # the smallest buffer nccl-tests runs in each in-domain phase: a smaller chunk costs as much
+    smallest = {phase: 4 if phase == "allreduce" else n * 16 for phase in {before, after} - {None}}
+    wanted = sorted(
+        {max(1, nbytes // c) for _, nbytes, _ in aligned for c in chunk_counts} | set(smallest.values())
+    )
     intra: dict[str, dict[int, tuple[float, str]]] = {}
     for phase in ({before, after} - {None}) if n > 1 else ():
         try:
@@ -200,9 +218,9 @@ def evaluate_cluster(
         for phase in (before, after):
             if phase is None:
                 continue
-            got = intra.get(phase, {}).get(max(1, size))
-            if got is None:  # too small for nccl-tests on the domain's ranks: moves nothing
+            if phase not in intra:
                 continue
+            got = intra[phase].get(max(size, smallest[phase]))
             total += got[0]
             used.append(got[1])
         return total, used
@@ -212,7 +230,7 @@ def evaluate_cluster(
 
     rank_gbps = min(chip_bandwidth_gbps(domain).values()) if n > 1 else 0.0
     rows = []
-    for size in sizes:
+    for requested, size, count in aligned:
         best = None
         for c in chunk_counts:
             piece = size // c
@@ -240,16 +258,21 @@ def evaluate_cluster(
         )
         bounds = [
             (_efa_bound_us(op.name, size, n, d, nic_gbps), "EFA cut (every NIC of a domain)"),
-            (_injection_us(op.name, size, n * d, rank_gbps + nic_gbps), "a rank's links (scale-up + NIC)"),
+            (
+                _injection_us(op.name, size, n * d, rank_gbps + (nic_gbps if d > 1 else 0.0)),
+                "a rank's links (scale-up + NIC)" if d > 1 else "a rank's scale-up links",
+            ),
         ]
         bound, limited_by = max(bounds)
         algbw = size / (total * 1e3) if total > 0 else 0.0
         bound_busbw = factor * size / (bound * 1e3) if bound > 0 else float("inf")
-        ceiling = _ceiling_us(op.name, size, n, d, rank_gbps, nic_gbps * min(shares.values()))
+        ceiling = _ceiling_us(op.name, size, n, d, rank_gbps, nic_gbps * shares[name])
         busbw = factor * algbw
         rows.append(
             ClusterRow(
                 bytes=size,
+                requested_bytes=requested,
+                count=count,
                 time_us=total,
                 algbw_gbps=algbw,
                 busbw_gbps=busbw,
@@ -265,7 +288,7 @@ def evaluate_cluster(
                 intra_algorithms="+".join(used) or "-",
             )
         )
-    return ClusterEvaluation(domain.name, op.name, d, n, plan, rows, shares, nic_gbps)
+    return ClusterEvaluation(domain.name, op.name, d, n, plan, rows, shares, nic_gbps, dropped)
 
 
 def _efa_bound_us(op: str, size: int, n: int, d: int, nic_gbps: float) -> float:

@@ -249,16 +249,12 @@ class Router:
         allowed = np.fromiter((cls in links or cls == RANK_CLASS for cls in arrays.edge_cls), dtype=bool)
         kept = np.nonzero(allowed[arrays.edge])[0]
         src, dst = arrays.src[kept], arrays.dst[kept]
-        label = np.arange(arrays.n_nodes)
-        while True:  # label propagation: each node takes the smallest label among its neighbours
-            low = np.minimum(label[src], label[dst])
-            new = label.copy()
-            np.minimum.at(new, src, low)
-            np.minimum.at(new, dst, low)
-            new = new[new]
-            if np.array_equal(new, label):
-                break
-            label = new
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import connected_components
+
+        n = arrays.n_nodes
+        joined = sp.csr_array((np.ones(len(src)), (src, dst)), shape=(n, n))
+        _, label = connected_components(joined, directed=False)
         member_label = label[self.rows]
         holding = np.isin(label, member_label)
         nodes = np.nonzero(holding)[0]

@@ -7,7 +7,8 @@ import heapq
 import numba
 import numpy as np
 
-from trnsim.routing.kernels import PARTS
+# sources are split into this many parts, run on the machine's threads and summed in a fixed order
+PARTS = 16
 
 jit = numba.njit(cache=True, nogil=True)
 parallel = numba.njit(cache=True, nogil=True, parallel=True)

@@ -16,8 +16,6 @@ import numpy as np
 
 # sources x (nodes + directed edges) from which the compiled kernels are used
 COMPILED_FROM = 4_000_000
-# sources are split into this many parts, run on the machine's threads and summed in a fixed order
-PARTS = 16
 
 _KERNELS = None
 

@@ -23,11 +23,12 @@ import numpy as np
 
 from trnsim.errors import ConfigError, UsageError
 
-MAX_LAYERS = 6  # beyond any building or campus: a plan that needs more is refused
+MAX_LAYERS = 6
+MAX_CHIPS = 1 << 30  # chips in a cluster  # beyond any building or campus: a plan that needs more is refused
 COLLISION_TRIALS = 4096  # Monte Carlo trials of ECMP hashing (fixed seed: reproducible)
 
 
-def radix(tbit: float, port_gbit: float) -> int:
+def radix(tbit: float, port_gbit: float, option: str = "") -> int:
     """Logical ports of a switch: ``floor(capacity / port speed)``.
 
     Raises
@@ -37,8 +38,9 @@ def radix(tbit: float, port_gbit: float) -> int:
     """
     k = math.floor(tbit * 1000 / port_gbit + 1e-9)
     if k < 2:
+        named = f"{option} {tbit:g}: " if option else ""
         raise UsageError(
-            f"a {tbit:g} Tbit/s switch has {k} port(s) of {port_gbit:g} Gbit/s: a fabric needs 2 or more"
+            f"{named}a {tbit:g} Tbit/s switch has {k} port(s) of {port_gbit:g} Gbit/s: a fabric needs 2 or more"
         )
     return k
 
@@ -195,7 +197,7 @@ def _check_choice(choice: FabricChoice) -> None:
         ("--tor-tbit", choice.tor_tbit, 1e-3, 1e4),
         ("--fabric-tbit", choice.fabric_tbit, 1e-3, 1e4),
         ("--oversubscription", choice.oversubscription, 1, 64),
-        ("--hop-us (in ns)", choice.hop_ns, 0, 1e9),
+        ("--hop-us", choice.hop_ns / 1e3, 0, 1e6),
         ("scale_out.efficiency", choice.efficiency, 0.01, 1),
     ]
     for name, value, low, high in checks:
@@ -230,6 +232,10 @@ def plan_fabric(
     if domains < 1:
         raise UsageError(f"--domains: expected 1 or more, got {domains}")
     chips = chips_per_domain * domains
+    if chips > MAX_CHIPS:
+        raise UsageError(
+            f"--domains {domains:,}: {chips:,} chips, more than {MAX_CHIPS:,} (Project Rainier is 400,000)"
+        )
     per_rack = choice.chips_per_rack
     if per_rack % chips_per_domain and chips_per_domain % per_rack:
         raise UsageError(
@@ -245,16 +251,28 @@ def plan_fabric(
             f"{choice.port_gbit:g} Gbit/s, which do not split evenly over {tors} ToRs: change --port-gbit "
             "or --tors-per-rack"
         )
+    per_chip = choice.nic_gbit_per_chip / choice.port_gbit
+    whole = abs(per_chip - round(per_chip)) < 1e-9 and round(per_chip) >= 1
+    if whole and round(per_chip) % tors:
+        raise UsageError(
+            f"--tors-per-rack {tors}: a chip's {round(per_chip)} port(s) of {choice.port_gbit:g}G cannot reach "
+            f"{tors} planes evenly (each ToR is a plane, and every chip needs a port on each)"
+        )
+    if not whole and tors > 1:
+        raise UsageError(
+            f"--port-gbit {choice.port_gbit:g}: a chip's {choice.nic_gbit_per_chip:g} Gbit/s is {per_chip:g} "
+            f"ports, shared between chips, so it cannot reach {tors} planes: use smaller ports or one ToR"
+        )
     down = round(rack_ports) // tors
     up = math.ceil(down / choice.oversubscription) if racks > 1 else 0
-    k_tor = radix(choice.tor_tbit, choice.port_gbit)
+    k_tor = radix(choice.tor_tbit, choice.port_gbit, "--tor-tbit")
     if down + up > k_tor:
         raise UsageError(
             f"a ToR needs {down} ports down and {up} up of {choice.port_gbit:g} Gbit/s, but a "
             f"{choice.tor_tbit:g} Tbit/s switch has {k_tor}: use a larger --tor-tbit, more --tors-per-rack "
             "or --oversubscription"
         )
-    k = radix(choice.fabric_tbit, choice.port_gbit)
+    k = radix(choice.fabric_tbit, choice.port_gbit, "--fabric-tbit")
     needed = 1
     while leaves_reached(k, needed - 1) < racks:
         needed += 1
