@@ -299,16 +299,20 @@ def _efa_bound_us(op: str, size: int, n: int, d: int, nic_gbps: float) -> float:
     with domains as members). All-gather, reduce-scatter: ``(D-1)/D S``. All-to-all: each rank sends
     ``(D-1)/D S`` across.
     """
+    return _across_bytes(op, size, n, d) / (nic_gbps * 1e3)
+
+
+def _across_bytes(op: str, size: int, n: int, d: int) -> float:
+    """Bytes each rank's NIC carries across domains: ``2(D-1)/D S/n`` for all-reduce, ``(D-1)/D S``
+    for all-to-all, ``(D-1)/D S/n`` for all-gather and reduce-scatter (0 with one domain)."""
     if d <= 1:
         return 0.0
     share = (d - 1) / d
     if op == "allreduce":
-        bytes_per_nic = 2 * share * size / n
-    elif op == "alltoall":
-        bytes_per_nic = share * size
-    else:
-        bytes_per_nic = share * size / n
-    return bytes_per_nic / (nic_gbps * 1e3)
+        return 2 * share * size / n
+    if op == "alltoall":
+        return share * size
+    return share * size / n
 
 
 def _injection_us(op: str, size: int, ranks: int, rank_gbps: float) -> float:
@@ -329,11 +333,4 @@ def _ceiling_us(op: str, size: int, n: int, d: int, rank_gbps: float, nic_gbps: 
         up = phases * share * size / (rank_gbps * 1e3)
     if d <= 1:
         return up
-    across = (d - 1) / d
-    if op == "allreduce":
-        out = 2 * across * size / n
-    elif op == "alltoall":
-        out = across * size
-    else:
-        out = across * size / n
-    return max(up, out / (nic_gbps * 1e3))
+    return max(up, _across_bytes(op, size, n, d) / (nic_gbps * 1e3))

@@ -515,7 +515,7 @@ def _evaluate(net: Network, structure, classes, w, sources, member_mask, keep_lo
     import scipy.sparse as sp
     from scipy.sparse.csgraph import dijkstra
 
-    from trnsim.routing.kernels import COMPILED_FROM, kernels
+    from trnsim.routing.kernels import COMPILED_FROM, demand_loads, kernels
 
     n, m, p = net.n, len(net.src), net.p
     lengths = w[classes]
@@ -525,21 +525,7 @@ def _evaluate(net: Network, structure, classes, w, sources, member_mask, keep_lo
         # connected), and every pair's flow crosses d links: the distance sum is the loads' sum
         demand = np.zeros((1, n))
         demand[0, member_mask] = 1.0 / p
-        in_ids = np.argsort(net.dst, kind="stable").astype(np.int64)
-        in_starts = np.searchsorted(net.dst[in_ids], np.arange(n + 1)).astype(np.int64)
-        loads = kernels()["ecmp_demand"](
-            indptr.astype(np.int64),
-            order.astype(np.int64),
-            net.dst.astype(np.int64),
-            in_starts,
-            in_ids,
-            net.src.astype(np.int64),
-            m,
-            np.asarray(sources, dtype=np.int64),
-            np.ones(n, dtype=np.bool_),
-            demand,
-            True,
-        )
+        loads = demand_loads(net.src, net.dst, n, sources, None, demand, (indptr, order))
         grad = np.bincount(classes, weights=loads, minlength=len(w))
         total = float(lengths[0] * loads.sum())
         return total, grad, (loads if keep_loads else None), len(sources) * (n + m)

@@ -71,18 +71,28 @@ def ecmp_demand_loads(
     """Bytes per directed edge when each source's demand row (bytes to each node) is split evenly
     over shortest paths: :func:`trnsim.routing.ecmp.ecmp_loads` without the DAG. A demand of one row
     is every source's."""
-    order, starts = arrays.out_edges
-    in_starts, in_ids = _in_edges(arrays)
-    forward = np.ones(arrays.n_nodes, dtype=np.bool_) if transit is None else transit.astype(np.bool_)
+    forward = None if transit is None else transit.astype(np.bool_)
+    starts_out = arrays.out_edges[1], arrays.out_edges[0]
+    return demand_loads(
+        arrays.src, arrays.dst, arrays.n_nodes, sources, forward, demand, starts_out, _in_edges(arrays)
+    )
+
+
+def demand_loads(src, dst, n_nodes: int, sources, forward, demand, out_csr=None, in_csr=None) -> np.ndarray:
+    """:func:`ecmp_demand_loads` on bare directed edges (``forward``: nodes that may relay, None for
+    all); the CSR views are built when not given."""
+    starts, edge_ids = out_csr if out_csr is not None else csr(src, n_nodes)
+    in_starts, in_ids = in_csr if in_csr is not None else csr(dst, n_nodes)
+    forward = np.ones(n_nodes, dtype=np.bool_) if forward is None else forward
     demand = np.ascontiguousarray(np.atleast_2d(demand), dtype=float)
     return kernels()["ecmp_demand"](
         starts.astype(np.int64),
-        order.astype(np.int64),
-        arrays.dst.astype(np.int64),
-        in_starts,
-        in_ids,
-        arrays.src.astype(np.int64),
-        len(arrays.src),
+        edge_ids.astype(np.int64),
+        np.asarray(dst, dtype=np.int64),
+        in_starts.astype(np.int64),
+        in_ids.astype(np.int64),
+        np.asarray(src, dtype=np.int64),
+        len(src),
         np.asarray(sources, dtype=np.int64),
         forward,
         demand,
@@ -118,7 +128,5 @@ def _in_edges(arrays) -> tuple[np.ndarray, np.ndarray]:
     """``(starts, edge_ids)`` of the directed edges sorted by head (cached on the arrays)."""
     cached = arrays.__dict__.get("_in_edges")
     if cached is None:
-        in_ids = np.argsort(arrays.dst, kind="stable").astype(np.int64)
-        in_starts = np.searchsorted(arrays.dst[in_ids], np.arange(arrays.n_nodes + 1)).astype(np.int64)
-        cached = arrays.__dict__["_in_edges"] = (in_starts, in_ids)
+        cached = arrays.__dict__["_in_edges"] = csr(arrays.dst, arrays.n_nodes)
     return cached
