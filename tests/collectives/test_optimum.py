@@ -492,6 +492,27 @@ def test_twin_merging_changes_no_optimum():
     )
 
 
+@pytest.mark.parametrize(
+    ("groups", "fails"), [("all", []), ("0-35", []), ("all", ["fail=link:r0.n0.A,r0.A.sw0"])]
+)
+def test_one_target_per_orbit_finds_the_cut_every_target_finds(groups, fails, monkeypatch):
+    """The automorphisms found from node names leave the all-gather cut as every target gives it."""
+    from trnsim.topology.load import load_topology
+
+    topo = load_topology("trn3-nl72x2-gen1", overrides=fails)
+    group = select_group(topo, groups)
+    net = O.network(topo, group)
+    reps = O._member_orbit_reps(topo, net)
+    assert reps is not None and len(reps) < len(group)
+    merged, mapping = O.merge_twins(net)
+    for reverse in (False, True):
+        flows = merged.reversed() if reverse else merged
+        every = O.gather_cut(flows)
+        fewer = O.gather_cut(flows, np.unique(mapping[reps]))
+        assert every.exact and fewer.exact
+        assert fewer.ratio == pytest.approx(every.ratio, rel=1e-12)
+
+
 def test_one_member_moves_nothing():
     topo = topology("trn2-nl16")
     for op in OPS:

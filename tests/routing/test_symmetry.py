@@ -39,3 +39,104 @@ def test_shifted_rows_are_translations():
 def test_only_wrapped_tori_are_symmetric():
     assert torus_symmetry(topology("trn3-nl72x2-gen1")) is None
     assert torus_symmetry(topology("trn2-nl16")) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# automorphisms from node names (switched fabrics)
+
+
+def _is_automorphism(perm, arrays, node_key) -> bool:
+    """Brute force: every directed edge maps onto an edge of the same bandwidth, class and latency."""
+    edges = {}
+    for e, (u, v) in enumerate(zip(arrays.src, arrays.dst, strict=True)):
+        key = (
+            int(u),
+            int(v),
+            float(arrays.bw_gbps[e]),
+            arrays.edge_cls[arrays.edge[e]],
+            float(arrays.link_latency_ns[e]),
+        )
+        edges[key] = edges.get(key, 0) + 1
+    image = {}
+    for (u, v, *rest), count in edges.items():
+        key = (int(perm[u]), int(perm[v]), *rest)
+        image[key] = image.get(key, 0) + count
+    return image == edges and np.array_equal(node_key[perm], node_key)
+
+
+def _keys(arrays, members):
+    from trnsim.routing.shortest import transit_mask
+
+    member = np.zeros(arrays.n_nodes, dtype=np.int64)
+    member[members] = 1
+    relays = transit_mask(arrays, True)
+    relays = np.ones(arrays.n_nodes, dtype=np.int64) if relays is None else relays.astype(np.int64)
+    node_key = (relays * 2 + (np.arange(arrays.n_nodes) < arrays.n_chips)) * 2 + member
+    cls = np.unique(np.asarray(arrays.edge_cls)[arrays.edge], return_inverse=True)[1].ravel()
+    edge_key = np.unique(
+        np.stack([arrays.bw_gbps, arrays.link_latency_ns, cls], axis=1), axis=0, return_inverse=True
+    )[1].ravel()
+    return edge_key, node_key
+
+
+@pytest.mark.parametrize(("sku", "fails", "chip_orbits"), [
+    ("trn3-nl72x2-gen1", [], 1),  # racks, trays and planes are all alike
+    ("trn3-nl32x2-gen1", [], 1),
+    ("trn3-nl72x2-gen1", ["fail=link:r0.n0.A,r0.A.sw0"], None),  # a failure breaks some symmetry
+])  # fmt: skip
+def test_name_automorphisms_are_true_automorphisms(sku, fails, chip_orbits):
+    from trnsim.routing.shortest import graph_arrays
+    from trnsim.routing.symmetry import name_automorphisms, orbits
+    from trnsim.topology.load import load_topology
+
+    topo = load_topology(sku, overrides=fails)
+    arrays = graph_arrays(topo)
+    members = np.arange(topo.n_chips)
+    edge_key, node_key = _keys(arrays, members)
+    perms = name_automorphisms(arrays.nodes, arrays.src, arrays.dst, edge_key, node_key)
+    assert perms
+    for perm in perms:
+        assert sorted(perm) == list(range(arrays.n_nodes))
+        assert _is_automorphism(perm, arrays, node_key)
+    label = orbits(perms, arrays.n_nodes)
+    found = len(np.unique(label[members]))
+    if chip_orbits is not None:
+        assert found == chip_orbits
+    else:  # the damaged chip is in an orbit of its own, yet some symmetry is left
+        assert 1 < found < topo.n_chips
+        assert np.sum(label[members] == label[arrays.index["r0.n0.A"]]) == 1
+
+
+def test_names_alone_never_make_a_symmetry():
+    """The names n0, n1, n2 suggest a rotation and a swap; only the graph decides."""
+    from trnsim.routing.symmetry import name_automorphisms
+
+    names = ["n0", "n1", "n2"]
+    same = np.zeros(3, dtype=np.int64)
+    path_src, path_dst = np.array([0, 1, 1, 2]), np.array([1, 0, 2, 1])
+    assert name_automorphisms(names, path_src, path_dst, np.zeros(4, dtype=np.int64), same) == []
+    ring_src, ring_dst = np.array([0, 1, 2, 1, 2, 0]), np.array([1, 2, 0, 0, 1, 2])
+    kept = name_automorphisms(names, ring_src, ring_dst, np.zeros(6, dtype=np.int64), same)
+    assert [list(perm) for perm in kept] == [[1, 2, 0], [1, 0, 2], [0, 2, 1]]
+    slower = np.array([0, 0, 1, 0, 0, 1])  # n2 - n0 slower: no rotation, no swap
+    assert name_automorphisms(names, ring_src, ring_dst, slower, same) == []
+
+
+@pytest.mark.parametrize("fails", [[], ["fail=link:r0.n0.A,r0.A.sw0"]])
+def test_all_pairs_loads_from_orbit_representatives_equal_every_source(fails):
+    from trnsim.collectives.schedule import Step
+    from trnsim.topology.load import load_topology
+
+    topo = load_topology("trn3-nl72x2-gen1", overrides=fails)
+    router = routing.Router(topo, topo.chips)
+    router.compiled = True  # catalog sizes take the numpy path; force the compiled one
+    p = len(topo.chips)
+    src, dst = (axis.ravel() for axis in np.nonzero(~np.eye(p, dtype=bool)))
+    step = Step(src, dst, np.full(len(src), 1.0 / p), all_pairs=p)
+    assert router.member_orbits is not None
+    fast = router._all_pairs_summary(step)
+    router.__dict__["member_orbits"] = None
+    plain = router._all_pairs_summary(step)
+    assert np.allclose(fast.link_loads, plain.link_loads, rtol=1e-12, atol=1e-15)
+    assert fast.seconds_per_byte == pytest.approx(plain.seconds_per_byte, rel=1e-12)
+    assert (fast.latency_ns, fast.max_links) == (plain.latency_ns, plain.max_links)

@@ -801,7 +801,12 @@ def _gather(topology: Topology, group: list[str], reverse: bool) -> tuple[float,
         hint = np.zeros(merged.n, dtype=bool)
         hint[mapping[mask]] = True
         hints.append(hint)
-    cut = gather_cut(merged, None if symmetry is None else symmetry.reps, hints=hints)
+    if symmetry is not None:
+        targets = symmetry.reps
+    else:
+        reps = _member_orbit_reps(topology, net)
+        targets = None if reps is None else np.unique(mapping[reps])
+    cut = gather_cut(merged, targets, hints=hints)
     side = cut.side[mapping]  # the same cut in the original network
     p = net.p
     member = np.zeros(net.n, dtype=bool)
@@ -816,6 +821,21 @@ def _gather(topology: Topology, group: list[str], reverse: bool) -> tuple[float,
         label = _cut_label(topology, group, net, side)
     cache[key] = seconds, label, cut.exact
     return cache[key]
+
+
+def _member_orbit_reps(topology: Topology, net: Network) -> np.ndarray | None:
+    """One member per orbit of the automorphisms that node names suggest and the network's
+    capacities and membership confirm (:func:`trnsim.routing.symmetry.name_automorphisms`), or None
+    when none is found. The min-ratio cut needs only one target per orbit."""
+    from trnsim.routing.shortest import graph_arrays
+    from trnsim.routing.symmetry import name_automorphisms, orbits
+
+    member = np.zeros(net.n, dtype=np.int64)
+    member[net.members] = 1
+    perms = name_automorphisms(graph_arrays(topology).nodes, net.src, net.dst, np.round(net.cap, 9), member)
+    if not perms:
+        return None
+    return np.unique(orbits(perms, net.n)[net.members])
 
 
 @dataclass(frozen=True)

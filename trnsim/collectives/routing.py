@@ -12,7 +12,9 @@ Under ECMP, link loads are computed one of three ways, by the step's shape:
   ``w sigma_s(u) sigma_t(v) / sigma_s(t)`` when it lies on a shortest ``s -> t`` path; many flows and
   steps are handled in one vectorised pass;
 * translation-invariant steps on a wrapped torus (every chip sends the same pattern): chip 0's loads
-  summed over each edge's orbit;
+  summed over each edge's orbit; on a large fabric with automorphisms found from its node names
+  (:func:`trnsim.routing.symmetry.name_automorphisms`), every member to every other likewise from
+  one member per orbit;
 * other dense steps: the per-source accumulation of :func:`trnsim.routing.ecmp.ecmp_loads`.
 
 Under ``single`` and ``hash`` every flow is walked on its one path (:mod:`trnsim.routing.walk`).
@@ -37,7 +39,7 @@ from trnsim.routing.kernels import flow_loads as compiled_flow_loads
 from trnsim.routing.policy import Routing, routing_of
 from trnsim.routing.shortest import BFS, GraphArrays, bfs, graph_arrays, path_latency_ns, transit_mask
 from trnsim.routing.single import route_single
-from trnsim.routing.symmetry import torus_symmetry
+from trnsim.routing.symmetry import edge_image, torus_symmetry
 from trnsim.topology.builders import RANK_CLASS
 from trnsim.topology.graph import Topology
 
@@ -60,6 +62,20 @@ class StepRoute:
     max_links: int  # longest shortest path (in links) among the step's flows
     bottleneck: str  # class of the busiest link
     link_loads: np.ndarray  # bytes per directed edge per byte of collective size
+
+
+@dataclass(frozen=True)
+class MemberOrbits:
+    """The group's orbits under some automorphisms of the graph (:attr:`Router.member_orbits`)."""
+
+    reps: np.ndarray  # one member per orbit (group positions)
+    sizes: np.ndarray  # members per orbit
+    edge_orbit: np.ndarray  # orbit id (0..k-1) per directed edge
+
+    def averaged(self, loads: np.ndarray) -> np.ndarray:
+        """Loads averaged over each directed edge's orbit."""
+        total = np.bincount(self.edge_orbit, weights=loads)
+        return (total / np.bincount(self.edge_orbit))[self.edge_orbit]
 
 
 def busiest_edge(seconds: np.ndarray) -> int:
@@ -124,15 +140,17 @@ class Router:
         self.compiled = len(self.rows) * (arrays.n_nodes + len(arrays.src)) >= COMPILED_FROM
         if self.symmetry is None and self.compiled:
             # one source at a time at compiled speed; no DAG is kept (loads are recomputed per step)
-            self.dist, self.sigma, self.latency = compiled_bfs(arrays, self.rows, self.transit)
+            self.dist, self.sigma, self.latency = compiled_bfs(
+                arrays, self.rows, self.transit, columns=self.rows
+            )
         elif self.symmetry is None:
             self.dist, self.sigma = self.bfs.dist, self.bfs.sigma
-            self.latency = path_latency_ns(arrays, self.bfs)
+            self.latency = path_latency_ns(arrays, self.bfs)[:, self.rows]
         else:
             base = self.base_bfs
             self.dist = self.symmetry.shifted(base.dist[0], self.rows)
             self.sigma = self.symmetry.shifted(base.sigma[0], self.rows)
-            self.latency = self.symmetry.shifted(path_latency_ns(arrays, base)[0], self.rows)
+            self.latency = self.symmetry.shifted(path_latency_ns(arrays, base)[0], self.rows)[:, self.rows]
         among = self.dist[:, self.rows]
         if not partitioned and np.any(among < 0):
             a, b = np.argwhere(among < 0)[0]
@@ -168,6 +186,38 @@ class Router:
     def max_links(self) -> int:
         """The fewest links between the group's farthest two members."""
         return int(self.dist[:, self.rows].max())
+
+    @cached_property
+    def member_orbits(self) -> "MemberOrbits | None":
+        """Symmetry beyond tori: under the automorphisms that node names suggest and the graph
+        confirms (:func:`trnsim.routing.symmetry.name_automorphisms`, preserving bandwidths,
+        latencies, link classes, which nodes relay, and the group), one member per orbit (positions
+        in the group), each orbit's size, and an orbit id per directed edge; None when none is found.
+        ECMP loads of a demand the automorphisms preserve (every member to every other) are then the
+        representatives' loads, weighted by orbit size and averaged over each edge's orbit."""
+        from trnsim.routing.symmetry import name_automorphisms, orbits
+
+        arrays = self.arrays
+        if self.routing.policy != "ecmp" or self.partitioned:
+            return None
+        member = np.zeros(arrays.n_nodes, dtype=np.int64)
+        member[self.rows] = 1
+        _, latency = np.unique(arrays.node_latency_ns, return_inverse=True)
+        chip = np.arange(arrays.n_nodes) < arrays.n_chips
+        relays = np.ones(arrays.n_nodes, dtype=np.int64) if self.transit is None else self.transit
+        node_key = ((latency.ravel() * 2 + relays) * 2 + chip) * 2 + member
+        _, cls = np.unique(np.asarray(arrays.edge_cls)[arrays.edge], return_inverse=True)
+        rows = np.stack([arrays.bw_gbps, arrays.link_latency_ns, cls.ravel()], axis=1)
+        _, edge_key = np.unique(np.round(rows, 9), axis=0, return_inverse=True)
+        edge_key = edge_key.ravel()
+        perms = name_automorphisms(arrays.nodes, arrays.src, arrays.dst, edge_key, node_key)
+        if not perms:
+            return None
+        label = orbits(perms, arrays.n_nodes)[self.rows]
+        _, reps, sizes = np.unique(label, return_index=True, return_counts=True)
+        edge_perms = [edge_image(perm, arrays.src, arrays.dst, edge_key) for perm in perms]
+        edge_orbit = np.unique(orbits(edge_perms, len(arrays.src)), return_inverse=True)[1].ravel()
+        return MemberOrbits(reps, sizes.astype(float), edge_orbit)
 
     def route(self, step: Step) -> StepRoute:
         """Summarise one step (cached by its flows)."""
@@ -359,7 +409,7 @@ class Router:
         if len(step.src) == 0:
             return self._route(loads, 0.0, 0, 0)
         dst_nodes = self.rows[step.dst]
-        latency = self.latency[step.src, dst_nodes].max()
+        latency = self.latency[step.src, step.dst].max()
         return self._route(loads, latency, self.dist[step.src, dst_nodes].max(), len(step.src))
 
     def _all_pairs_summary(self, step: Step) -> StepRoute:
@@ -372,6 +422,13 @@ class Router:
             from_zero = ecmp_loads(self.arrays, self.base_bfs, demand)
             orbit = self.symmetry.edge_orbits(self.arrays.src, self.arrays.dst)
             loads = np.bincount(orbit, weights=from_zero)[orbit]
+        elif self.compiled and self.member_orbits is not None:
+            # one source per orbit, weighted by its orbit's size, its loads averaged over edge orbits
+            found = self.member_orbits
+            demand = np.zeros((len(found.reps), self.arrays.n_nodes))
+            demand[:, self.rows] = weight * found.sizes[:, None]
+            demand[np.arange(len(found.reps)), self.rows[found.reps]] = 0.0
+            loads = found.averaged(compiled_loads(self.arrays, self.rows[found.reps], self.transit, demand))
         elif self.compiled:
             demand = np.zeros((1, self.arrays.n_nodes))
             demand[0, self.rows] = weight  # every source's own row is left out by the kernel
@@ -382,7 +439,7 @@ class Router:
             demand[np.arange(p), self.rows] = 0.0
             loads = ecmp_loads(self.arrays, self.bfs, demand)
         among = np.ix_(np.arange(p), self.rows)
-        return self._route(loads, self.latency[among].max(), self.dist[among].max(), p * (p - 1))
+        return self._route(loads, self.latency.max(), self.dist[among].max(), p * (p - 1))
 
     def _translated_loads(self, step: Step) -> np.ndarray | None:
         """Loads of a step in which every chip of a wrapped torus sends the same pattern, else None."""

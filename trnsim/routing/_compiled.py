@@ -15,13 +15,14 @@ parallel = numba.njit(cache=True, nogil=True, parallel=True)
 
 
 @parallel
-def bfs_all(starts, edge_ids, dst, sources, transit, link_lat, node_lat, with_latency):
+def bfs_all(starts, edge_ids, dst, sources, transit, link_lat, node_lat, with_latency, columns):
     rows, n = sources.shape[0], starts.shape[0] - 1
     dist = np.full((rows, n), -1, np.int32)
     sigma = np.zeros((rows, n))
-    latency = np.zeros((rows, n)) if with_latency else np.zeros((1, 1))
+    latency = np.zeros((rows, columns.shape[0])) if with_latency else np.zeros((1, 1))
     for r in numba.prange(rows):  # rows are independent: each thread writes its own
         queue = np.empty(n, np.int64)
+        reach = np.zeros(n if with_latency else 1)  # largest path latency to each node from s
         s = sources[r]
         dist[r, s] = 0
         sigma[r, s] = 1.0
@@ -44,9 +45,12 @@ def bfs_all(starts, edge_ids, dst, sources, transit, link_lat, node_lat, with_la
                 if dist[r, v] == du + 1:
                     sigma[r, v] += sigma[r, u]
                     if with_latency:
-                        candidate = latency[r, u] + through + link_lat[e]
-                        if candidate > latency[r, v]:
-                            latency[r, v] = candidate
+                        candidate = reach[u] + through + link_lat[e]
+                        if candidate > reach[v]:
+                            reach[v] = candidate
+        if with_latency:
+            for j in range(columns.shape[0]):
+                latency[r, j] = reach[columns[j]]
     return dist, sigma, latency
 
 

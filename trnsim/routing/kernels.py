@@ -47,10 +47,18 @@ def csr(src: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return starts, edge_ids
 
 
-def bfs_all(arrays, sources: np.ndarray, transit: np.ndarray | None, with_latency: bool = True):
-    """Distances (links, -1 unreachable), shortest-path counts and largest path latencies (ns) from
-    each source to every node: the numbers of :func:`trnsim.routing.shortest.bfs` and
-    :func:`~trnsim.routing.shortest.path_latency_ns`, without the DAG."""
+def bfs_all(
+    arrays,
+    sources: np.ndarray,
+    transit: np.ndarray | None,
+    with_latency: bool = True,
+    columns: np.ndarray | None = None,
+):
+    """Distances (links, -1 unreachable) and shortest-path counts from each source to every node,
+    and largest path latencies (ns) to the nodes ``columns`` (every node by default): the numbers of
+    :func:`trnsim.routing.shortest.bfs` and :func:`~trnsim.routing.shortest.path_latency_ns`,
+    without the DAG."""
+    columns = np.arange(arrays.n_nodes) if columns is None else columns
     order, starts = arrays.out_edges
     forward = np.ones(arrays.n_nodes, dtype=np.bool_) if transit is None else transit.astype(np.bool_)
     return kernels()["bfs_all"](
@@ -62,6 +70,7 @@ def bfs_all(arrays, sources: np.ndarray, transit: np.ndarray | None, with_latenc
         arrays.link_latency_ns.astype(float),
         arrays.node_latency_ns.astype(float),
         with_latency,
+        np.asarray(columns, dtype=np.int64),
     )
 
 

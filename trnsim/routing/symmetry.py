@@ -5,10 +5,17 @@ itself, links, bandwidths and latencies included. So distances, path counts and 
 from chip ``s`` to chip ``v`` equal those from chip 0 to ``v - s``, and the traffic every chip sends
 in a translation-invariant pattern puts on a directed link the sum of what chip 0's traffic puts on
 the links of that link's orbit (same axis, same direction).
+
+Fabrics without coordinates (switched racks of trays, planes of switches) are searched for
+automorphisms among the permutations their node names suggest (the next tray, the next plane, the
+other rack); each candidate is verified edge by edge, so what is kept is always a true symmetry, and
+a fabric whose names suggest nothing simply has none. One member per orbit then stands for all in
+the all-gather cut and in every-member-to-every-other loads.
 """
 
+import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -73,3 +80,139 @@ def torus_symmetry(topology: Topology) -> TorusSymmetry | None:
     ):
         return None
     return TorusSymmetry(tuple(axis.size for axis in spec.torus.axes))
+
+
+# ---------------------------------------------------------------------------------------------
+# automorphisms suggested by node names (switched fabrics: racks, trays, planes, switches)
+
+_INDEXED = re.compile(r"^(\D*)(\d+)$")
+
+
+@lru_cache(maxsize=8)
+def _name_candidates(names: tuple[str, ...]) -> list[np.ndarray]:
+    """Node permutations that repeated structure in dotted names suggests (``r0.n3.A``,
+    ``r1.B.sw4``): for each position of an indexed token, every node moves to its next sibling
+    (same other tokens, same prefix; cyclically) or the first two siblings swap; for each position's
+    plain words (planes ``A``..``D``), the words are renamed cyclically, or the first two swapped,
+    wherever they appear. Each move also leaves the first sibling (word) in place, so that a failure
+    there keeps the symmetry of the rest. Candidates only: the caller keeps those that preserve the
+    graph."""
+    index = {name: i for i, name in enumerate(names)}
+    tokens = [name.split(".") for name in names]
+    width = max((len(t) for t in tokens), default=0)
+    candidates = []
+    for k in range(width):
+        siblings: dict[tuple, list[tuple[int, int]]] = {}
+        words: set[str] = set()
+        for i, parts in enumerate(tokens):
+            if len(parts) <= k:
+                continue
+            match = _INDEXED.match(parts[k])
+            if match is None:
+                words.add(parts[k])
+                continue
+            key = (len(parts), tuple(parts[:k]), tuple(parts[k + 1 :]), match.group(1))
+            siblings.setdefault(key, []).append((int(match.group(2)), i))
+        for skip in (0, 1):  # the same moves among all siblings, and among all but the first
+            cycle, swap = list(range(len(names))), list(range(len(names)))
+            moved = False
+            for members in siblings.values():
+                order = [i for _, i in sorted(members)][skip:]
+                if len(order) < 2:
+                    continue
+                moved = True
+                for a, b in zip(order, order[1:] + order[:1], strict=True):
+                    cycle[a] = b
+                swap[order[0]], swap[order[1]] = order[1], order[0]
+            if moved:
+                candidates += [np.asarray(cycle, dtype=np.int64), np.asarray(swap, dtype=np.int64)]
+        for skip in (0, 1):
+            ordered = sorted(words)[skip:]
+            if len(ordered) < 2:
+                continue
+            for rename in (
+                dict(zip(ordered, ordered[1:] + ordered[:1], strict=True)),
+                {ordered[0]: ordered[1], ordered[1]: ordered[0]},
+            ):
+                image = [index.get(".".join(rename.get(t, t) for t in parts), -1) for parts in tokens]
+                perm = np.asarray(image, dtype=np.int64)
+                if np.all(perm >= 0) and len(np.unique(perm)) == len(perm):
+                    candidates.append(perm)
+    distinct = {perm.tobytes(): perm for perm in candidates}
+    return list(distinct.values())
+
+
+def name_automorphisms(
+    names: list[str],
+    src: np.ndarray,
+    dst: np.ndarray,
+    edge_key: np.ndarray,
+    node_key: np.ndarray,
+) -> list[np.ndarray]:
+    """Automorphisms of a directed graph among the permutations its node names suggest.
+
+    A candidate is kept only if it maps every node to one with the same ``node_key`` and the multiset
+    of directed edges ``(tail, head, edge_key)`` onto itself, so every permutation returned is a true
+    automorphism (whatever the names mean); a graph whose names suggest nothing gives none.
+
+    Parameters
+    ----------
+    names : list of str
+        Node names (dot-separated tokens, as the switched builder writes them).
+    src, dst : numpy.ndarray
+        Each directed edge's tail and head.
+    edge_key, node_key : numpy.ndarray
+        Integer labels an automorphism must preserve (capacity, class and latency of an edge; kind,
+        membership and latency of a node).
+    """
+    n = len(names)
+    if n < 2 or len(src) == 0:
+        return []
+    _, attr = np.unique(edge_key, return_inverse=True)
+    attr = attr.ravel().astype(np.int64)
+    kinds = int(attr.max()) + 1
+    if n * n * kinds >= 1 << 62:
+        return []
+
+    def encoded(tail, head):
+        return np.sort((tail * n + head) * kinds + attr)
+
+    reference = encoded(np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64))
+    kept = []
+    for perm in _name_candidates(tuple(names)):
+        if np.array_equal(perm, np.arange(n)) or not np.array_equal(node_key[perm], node_key):
+            continue
+        if np.array_equal(encoded(perm[src], perm[dst]), reference):
+            kept.append(perm)
+    return kept
+
+
+def edge_image(perm: np.ndarray, src: np.ndarray, dst: np.ndarray, edge_key: np.ndarray) -> np.ndarray:
+    """The directed edge each edge maps to under the node automorphism ``perm`` (parallel edges with
+    the same key pair up in order)."""
+    n = len(perm)
+    _, attr = np.unique(edge_key, return_inverse=True)
+    attr = attr.ravel().astype(np.int64)
+    kinds = int(attr.max()) + 1 if len(attr) else 1
+    before = np.argsort((src * n + dst) * kinds + attr, kind="stable")
+    after = np.argsort((perm[src] * n + perm[dst]) * kinds + attr, kind="stable")
+    image = np.empty(len(src), dtype=np.int64)
+    image[after] = before
+    return image
+
+
+def orbits(perms: list[np.ndarray], n: int) -> np.ndarray:
+    """An orbit label per node under the group the permutations generate (the smallest index in
+    the orbit)."""
+    label = np.arange(n)
+    if not perms:
+        return label
+    from scipy.sparse import coo_array
+    from scipy.sparse.csgraph import connected_components
+
+    tails = np.concatenate([np.arange(n)] * len(perms))
+    heads = np.concatenate(perms)
+    _, component = connected_components(coo_array((np.ones(len(tails)), (tails, heads)), shape=(n, n)))
+    smallest = np.full(component.max() + 1, n)
+    np.minimum.at(smallest, component, np.arange(n))
+    return smallest[component]
