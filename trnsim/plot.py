@@ -20,7 +20,7 @@ def _literal(text: str) -> str:
     return "\u200b" + text if text.startswith("_") else text
 
 
-def _require(module: str):
+def require(module: str):
     import importlib
 
     try:
@@ -36,10 +36,10 @@ def save_figure(results: list[VariantResult], op: str, output: Path, title: str,
     """
     if output.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"-o {output}: give a .png, .svg or .pdf file")
-    matplotlib = _require("matplotlib")
+    matplotlib = require("matplotlib")
     matplotlib.use("Agg")
-    pyplot = _require("matplotlib.pyplot")
-    ticker = _require("matplotlib.ticker")
+    pyplot = require("matplotlib.pyplot")
+    ticker = require("matplotlib.ticker")
 
     figure, axes = pyplot.subplots(figsize=(9, 5.5), dpi=120)
     colours = pyplot.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -94,7 +94,7 @@ def save_figure(results: list[VariantResult], op: str, output: Path, title: str,
 
 def terminal_chart(results: list[VariantResult], op: str, title: str, measured=()) -> str:
     """The same chart drawn with characters, for a terminal."""
-    plotext = _require("plotext")
+    plotext = require("plotext")
     plotext.clear_figure()
     for run in measured:
         plotext.scatter(

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 
 import pytest
 
@@ -452,3 +453,43 @@ def test_groups_on_compare_and_sweep_match_collective(cli, tmp_path):
     assert plain.code == 2 and "no row of this run matches" in plain.err
     both = cli("compare", "allreduce", "--sku", "nl72x2", "--groups", "tray:*", "--group", "rack:0")
     assert both.code == 2 and "not both" in both.err
+
+
+def test_heatmaps_per_variant_and_the_html_report(cli, tmp_path):
+    pytest.importorskip("matplotlib")
+    heat = tmp_path / "heat.png"
+    result = cli(
+        "compare", "alltoall", "--sku", "nl16", "--sku", "nl64", "--sizes", "1G", "--heatmap", str(heat)
+    )
+    assert result.code == 0, result.err
+    assert (tmp_path / "heat-A.png").stat().st_size > 10_000 and (
+        tmp_path / "heat-B.png"
+    ).stat().st_size > 10_000
+    assert "mesh at 1 GiB" in result.err
+    grouped = cli("compare", "allreduce", "--sku", "nl64", "--groups", "rows", "--heatmap", str(heat))
+    assert grouped.code == 2 and "--groups is not drawn" in grouped.err
+    report = tmp_path / "r.html"
+    done = cli("report", "allreduce", "--sku", "nl16", "--sku", "nl16:set=latency.step_ns=3000",
+               "--sizes", "1K,1G", "-o", str(report), "--title", "<b>mine</b>")  # fmt: skip
+    assert done.code == 0, done.err
+    text = report.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "&lt;b&gt;mine&lt;/b&gt;" in text and "<b>mine" not in text
+    assert text.count("<svg") == 5 and text.count("<table>") == 3
+    side = text.split("Side by side")[1].split("</table>")[0]
+    ratios = [float(cell) for cell in re.findall(r"<td>([0-9.]+)x</td>", side)]
+    # a slower alpha costs most at 1 KiB and little at 1 GiB
+    assert "<th>B/A</th>" in side and len(ratios) == 2 and ratios[0] < 0.7 < 0.99 < ratios[1] < 1.0
+    wrong = cli("report", "allreduce", "--sku", "nl16", "-o", str(tmp_path / "r.txt"))
+    assert wrong.code == 2 and "give an .html file" in wrong.err
+
+
+def test_collective_heatmap(cli, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "h.svg"
+    result = cli(
+        "collective", "allreduce", "--sku", "nl72x2", "--algo", "ring", "--sizes", "1G", "--heatmap", str(out)
+    )
+    assert result.code == 0 and "ring at 1 GiB" in result.err
+    assert out.read_text().count("<path") > 300
+    grouped = cli("collective", "allreduce", "--sku", "nl64", "--groups", "rows", "--heatmap", str(out))
+    assert grouped.code == 2 and "--groups is not drawn" in grouped.err

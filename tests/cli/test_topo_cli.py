@@ -245,3 +245,23 @@ def test_a_missing_catalog_folder_is_named(cli, monkeypatch):
     catalog._catalog_index.cache_clear()
     result = cli("topo", "list")
     assert result.code == 2 and "TRNSIM_CATALOG='/nonexistent'" in result.err
+
+
+def test_topo_draw_writes_a_picture_and_refuses_bad_names(cli, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "nl64.svg"
+    result = cli("topo", "draw", "nl64", "-o", str(out))
+    assert result.code == 0 and "wrote" in result.err and "64 chips" in result.err
+    assert out.read_text().count("<path") > 100
+    bad = cli("topo", "draw", "nl64", "-o", str(tmp_path / "nl64.txt"))
+    assert bad.code == 2 and "give a .png, .svg or .pdf file" in bad.err
+    nowhere = cli("topo", "draw", "nl64", "-o", str(tmp_path / "missing" / "x.png"))
+    assert nowhere.code == 2 and "does not exist" in nowhere.err
+
+
+def test_topo_draw_without_matplotlib_says_how_to_install(cli, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # any import of it now fails
+    result = cli("topo", "draw", "nl16", "-o", str(tmp_path / "x.png"))
+    assert result.code == 2 and "pip install '.[plot]'" in result.err

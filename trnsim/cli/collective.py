@@ -13,6 +13,7 @@ from trnsim.cli.options import (
     FormatOption,
     Group,
     Groups,
+    Heatmap,
     MaxBytes,
     MaxChunks,
     MinBytes,
@@ -30,6 +31,7 @@ from trnsim.cli.options import (
     edits,
     load,
     note_calibration_target,
+    picture_path,
     resolve_sizes,
     writable,
     write_text,
@@ -69,6 +71,7 @@ def run(
     skew: str | None = None,
     traffic_file=None,
     fail: list[str] | None = None,
+    heatmap=None,
 ) -> None:
     """Evaluate and print one collective."""
     from trnsim.collectives.engine import evaluate
@@ -80,9 +83,12 @@ def run(
     topo = load(sku, topology, overrides)
     note_calibration_target(calibration, [topo.name])
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
+    picture_path(heatmap, "--heatmap")
     if groups is not None:
         from trnsim.errors import UsageError
 
+        if heatmap is not None:
+            raise UsageError("--heatmap draws one group's run; --groups is not drawn yet")
         if group is not None or ranks is not None:
             raise UsageError("give --groups, or --group/--ranks for one group, not both")
         if export_schedule is not None or algo == "all":
@@ -136,6 +142,15 @@ def run(
     from trnsim.variants import label_of
 
     group_text = group_label(group, ranks)
+    if heatmap is not None:
+        from trnsim import draw
+
+        heat = result.busiest_links()
+        title = f"{topo.name} {op}, group {group_text}" + (
+            f", {len(topo.faults)} failed" if topo.faults else ""
+        )
+        draw.heatmap(topo, heat, heatmap, title)
+        typer.echo(f"wrote {heatmap} ({heat.describe()})", err=True)
     applied = tuple(overrides or ())
     variant = label_of(topo, applied)
     header = (
@@ -389,6 +404,7 @@ def _register(op: str) -> None:
         groups: Groups = None,
         skew: Skew = None,
         traffic: TrafficFile = None,
+        heatmap: Heatmap = None,
     ) -> None:
         run(
             op,
@@ -415,6 +431,7 @@ def _register(op: str) -> None:
             skew,
             traffic,
             fail,
+            heatmap,
         )
 
     command.__doc__ = f"Model {op}: {OPS[op].description}."

@@ -1,4 +1,5 @@
-"""``trnsim compare``, ``trnsim sweep`` and ``trnsim plot``: variants side by side, baselines for CI."""
+"""``trnsim compare``, ``trnsim sweep``, ``trnsim plot`` and ``trnsim report``: variants side by side,
+baselines for CI, pictures and an HTML report."""
 
 import json
 from enum import Enum
@@ -238,18 +239,31 @@ def compare(
     save_baseline: SaveBaseline = None,
     baseline: BaselineOption = None,
     max_regression: MaxRegression = "5%",
+    heatmap: Annotated[
+        Path | None,
+        typer.Option(
+            "--heatmap",
+            help="Draw each variant's link loads (as collective --heatmap) to FILE with the variant's "
+            "letter added: heat.png gives heat-A.png, heat-B.png, ...",
+            show_default=False,
+        ),
+    ] = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Compare variants: one row per size, each variant's metric and time, and its ratio to the first.
 
     With --groups every variant runs its groups at once and the rows are the slowest group's.
     """
+    from trnsim.cli.options import picture_path
     from trnsim.collectives.ops import get_op
     from trnsim.variants import run_variants
 
     op = get_op(op).name
     algo = algo.strip().lower()  # one spelling in titles, JSON and baselines
     _prepare(algo, max_regression, baseline, save_baseline, "compare", groups, group, ranks)
+    picture_path(heatmap, "--heatmap")
+    if heatmap is not None and groups is not None:
+        raise UsageError("--heatmap draws one group's run; --groups is not drawn yet")
     if (skew is not None or traffic is not None) and op != "alltoall":
         raise UsageError(f"--skew and --traffic are for alltoall; {op} sends the same to every rank")
     variants, common = _variants(sku, topology, overrides, routing, calibration, fail)
@@ -366,6 +380,10 @@ def compare(
         "rows": payload_rows,
     }
     emit(payload, [Table(title, columns, table_rows, legend + notes)], fmt)
+    if heatmap is not None:
+        for letter, result in zip(letters, results, strict=True):
+            path = heatmap.with_name(f"{heatmap.stem}-{letter}{heatmap.suffix}")
+            _draw_heat(result, op, path, f"{letter} = {result.display}: {op}, group {group_text}")
     _baselines(
         baseline_rows,
         meta,
@@ -382,6 +400,15 @@ def compare(
         max_regression,
         metric.value,
     )
+
+
+def _draw_heat(result, op: str, path: Path, title: str) -> None:
+    """One variant's heatmap (the chosen algorithm's busiest step at the largest size)."""
+    from trnsim import draw
+
+    heat = result.evaluation.busiest_links()
+    draw.heatmap(result.topology, heat, path, title)
+    typer.echo(f"wrote {path} ({heat.describe()})", err=True)
 
 
 def sweep(
@@ -659,9 +686,135 @@ def plot(
         typer.echo(f"wrote {output}", err=True)
 
 
+def report(
+    op: OpArgument,
+    sku: Skus = None,
+    topology: Files = None,
+    overrides: SetOption = None,
+    routing: RoutingsOption = None,
+    calibration: CalibrationOption = None,
+    fail: FailOption = None,
+    algo: AlgoOne = "auto",
+    minbytes: MinBytes = None,
+    maxbytes: MaxBytes = None,
+    stepfactor: StepFactor = None,
+    sizes: Sizes = None,
+    ranks: Ranks = None,
+    group: Group = None,
+    dtype: Dtype = "float",
+    alpha_us: AlphaUs = None,
+    max_chunks: MaxChunks = None,
+    min_chunk: MinChunk = None,
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="The report: an .html file.", show_default=False)
+    ] = ...,
+    title: Annotated[str | None, typer.Option("--title", help="The report's title.")] = None,
+) -> None:
+    """Write one self-contained HTML report of a comparison (opens with no network and no other
+    file): the busbw curves against their bounds, the variants side by side, and per variant its
+    drawing, its link-load heatmap (the busiest step at the largest size) and its rows. Needs the
+    plot extra (matplotlib)."""
+    import sys
+    from functools import partial
+
+    from trnsim import draw
+    from trnsim import plot as plotting
+    from trnsim import report as reports
+    from trnsim.collectives.ops import get_op
+    from trnsim.units import format_size
+    from trnsim.variants import run_variants
+
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"-o {output}: give an .html file")
+    writable(output, "-o")
+    plotting.require("matplotlib")  # before the work, not after
+    op = get_op(op).name
+    algo = algo.strip().lower()
+    _prepare(algo, "5%", None, None, "report")
+    variants, common = _variants(sku, topology, overrides, routing, calibration, fail)
+    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
+    results = run_variants(
+        variants, op, size_list, group=group, ranks=ranks, algo=algo, dtype=dtype, alpha_us=alpha_us,
+        common=common, max_chunks=max_chunks, min_chunk_bytes=chunk_bytes(min_chunk),
+    )  # fmt: skip
+    shape = group_label(group, ranks)
+    letters = [chr(ord("A") + n) if n < 26 else f"V{n}" for n in range(len(results))]
+    heading = (
+        title or f"trnsim: {op} on {len(results)} variant{'s' if len(results) != 1 else ''}, group {shape}"
+    )
+    chart = reports.svg_of(
+        lambda path: plotting.save_figure(
+            results, op, path, f"{op} bus bandwidth, group {shape}, algorithm {algo}"
+        )
+    )
+    by_size = [{row.requested_bytes: row for row in r.evaluation.rows} for r in results]
+    headers = ["size"]
+    for n, letter in enumerate(letters):
+        headers += [f"{letter} busbw (GB/s)", f"{letter} bound", f"{letter} algorithm"] + (
+            [f"{letter}/A"] if n else []
+        )
+    table = []
+    for size in size_list:
+        if not any(size in rows for rows in by_size):
+            continue
+        line = [format_size(size)]
+        first = by_size[0].get(size)
+        for n, rows in enumerate(by_size):
+            row = rows.get(size)
+            if row is None:
+                line += ["-", "-", "-"] + (["-"] if n else [])
+                continue
+            line += [f"{row.busbw_gbps:.2f}", f"{row.bound_busbw_gbps:.2f}", row.algorithm]
+            if n:
+                line.append(
+                    f"{row.busbw_gbps / first.busbw_gbps:.3f}x" if first and first.busbw_gbps else "-"
+                )
+        table.append(line)
+    sections = []
+    for letter, result in zip(letters, results, strict=True):
+        evaluation, topo = result.evaluation, result.topology
+        heat = evaluation.busiest_links()
+        notes = [
+            f"{evaluation.ranks} ranks; routing {evaluation.routing.label}; bandwidth bound limited by "
+            f"{evaluation.bound.limited_by}"
+            + ("" if evaluation.bound.exact else " (a valid bound, perhaps not the optimum)"),
+        ]
+        if topo.faults:
+            notes.append("failed: " + ", ".join(topo.faults))
+        if (note := evaluation.alignment_note()) is not None:
+            notes.append(note)
+        picture = draw.layout(topo)
+        sections.append(
+            reports.Section(
+                f"{letter} = {result.display}",
+                notes,
+                reports.svg_of(partial(draw.save, picture)),
+                reports.svg_of(partial(draw.heatmap, topo, heat, title=f"{letter}: {op}")),
+                heat.describe(),
+                evaluation.rows,
+            )
+        )
+    document = reports.Report(
+        heading,
+        "trnsim " + " ".join(sys.argv[1:]),
+        op,
+        chart,
+        headers,
+        table,
+        sections,
+        [f"every variant with {edits_text(common)}"] if common else [],
+    )
+    write_text(output, reports.render(document))
+    typer.echo(
+        f"wrote {output} ({len(results)} variant{'s' if len(results) != 1 else ''}, {len(table)} sizes)",
+        err=True,
+    )
+
+
 def register(app: typer.Typer) -> None:
     """Add the commands to the root app."""
     app.command("compare")(compare)
+    app.command("report")(report)
     app.command("sweep")(sweep)
     app.command("plot")(plot)
     from trnsim.cli.calibrate import calibrate

@@ -280,3 +280,21 @@ def write_text(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+
+
+HEATMAP_HELP = (
+    "Draw the fabric with each link coloured by how busy it is in the busiest step of the chosen "
+    "algorithm at the largest size (.png, .svg or .pdf; needs the plot extra)."
+)
+Heatmap = Annotated[Path | None, typer.Option("--heatmap", help=HEATMAP_HELP, show_default=False)]
+
+
+def picture_path(path: Path | None, what: str) -> Path | None:
+    """Check a picture's file name (suffix and folder) before any work."""
+    from trnsim.draw import FORMATS
+
+    if path is None:
+        return None
+    if path.suffix.lower() not in FORMATS:
+        raise UsageError(f"{what} {path}: give a {', '.join(FORMATS[:-1])} or {FORMATS[-1]} file")
+    return writable(path, what)

@@ -1,4 +1,4 @@
-"""``trnsim topo``: list, show, hops, path, export and validate topologies."""
+"""``trnsim topo``: list, show, hops, path, export, draw and validate topologies."""
 
 from enum import Enum
 from pathlib import Path
@@ -504,6 +504,38 @@ def export(
         typer.echo(
             f"wrote {output} ({fmt.value}, {topo.n_chips} chips, {len(topo.switches)} switches)", err=True
         )
+
+
+@app.command()
+def draw(
+    sku: SkuArgument = None,
+    sku_option: SkuOption = None,
+    topology: TopologyOption = None,
+    overrides: SetOption = None,
+    fail: FailOption = None,
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="The picture: .png, .svg or .pdf.", show_default=False)
+    ] = ...,
+    title: Annotated[str | None, typer.Option("--title", help="A title instead of the system's.")] = None,
+) -> None:
+    """Draw the fabric: tori as grids (3-D: a row of slices along the slowest axis, with the links
+    between slices as bands), switched fabrics as racks of trays with their chips, each tray's switches
+    and each rack's switch planes as boxes, and the cross-rack cables; links coloured by class.
+    With --fail, what failed is drawn dashed in grey. Needs the plot extra (matplotlib)."""
+    from trnsim import draw as drawing
+    from trnsim.cli.options import picture_path
+
+    picture_path(output, "-o")
+    topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, None, None, fail))
+    picture = drawing.layout(topo)
+    if title is not None:
+        picture.title = title
+    drawing.save(picture, output)
+    typer.echo(
+        f"wrote {output} ({topo.n_chips} chips, {len(topo.switches)} switches, {len(picture.segments)} "
+        f"drawn lines for {len(topo.links)} links)",
+        err=True,
+    )
 
 
 @app.command()

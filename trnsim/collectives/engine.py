@@ -63,6 +63,14 @@ class Plan:
         top = max(item.weight for item in self.items)
         return next(item for item in self.items if item.weight >= top * (1 - 1e-9)).bottleneck
 
+    def busiest_step(self) -> tuple[int, np.ndarray]:
+        """The item (step or pipeline) that spends the most time on bandwidth, and how long each
+        directed link is busy in it per byte of collective size (a pipeline: its steady state, every
+        stage busy). The heatmap of a run colours links by this, relative to its busiest link."""
+        top = max(item.weight for item in self.items)
+        index = next(i for i, item in enumerate(self.items) if item.weight >= top * (1 - 1e-9))
+        return index, self.items[index].edge_seconds_per_byte(self.bw_bps)
+
     @cached_property
     def _class_busy(self) -> dict[str, tuple[float, float]]:
         busy = sum(item.edge_seconds_per_byte(self.bw_bps) for item in self.items)
@@ -127,6 +135,28 @@ def size_note(rows, dropped: list[int]) -> str | None:
     return "sizes: " + "; ".join(parts)
 
 
+@dataclass(frozen=True)
+class LinkHeat:
+    """One step's link loads, for a heatmap."""
+
+    algorithm: str
+    bytes: int
+    step: int  # which item of the plan (0-based)
+    steps: int
+    label: str
+    busy: np.ndarray  # busy seconds per byte of collective size, per directed edge
+    routing: str
+
+    def describe(self) -> str:
+        from trnsim.units import format_size
+
+        return (
+            f"{self.algorithm} at {format_size(self.bytes)}, busiest step {self.step + 1} of {self.steps}"
+            + (f" ({self.label})" if self.label else "")
+            + f", routing {self.routing}"
+        )
+
+
 @dataclass
 class Evaluation:
     """All results of one ``trnsim collective`` run."""
@@ -145,6 +175,16 @@ class Evaluation:
     def alignment_note(self) -> str | None:
         """One line saying which sizes were aligned or left out, or None when all ran as asked."""
         return size_note(self.rows, self.dropped)
+
+    def busiest_links(self) -> "LinkHeat":
+        """What a heatmap of this run shows: at its largest size, the chosen algorithm's busiest step
+        and each directed link's busy time in it (per byte; :meth:`Plan.busiest_step`)."""
+        row = max(self.rows, key=lambda r: r.bytes)
+        plan = self.plans[row.algorithm]
+        index, busy = plan.busiest_step()
+        entry = plan.schedule[index]
+        label = entry.label or ("pipelined" if isinstance(entry, Pipeline) else "")
+        return LinkHeat(row.algorithm, row.bytes, index, len(plan.items), label, busy, self.routing.label)
 
     @property
     def ranks(self) -> int:
