@@ -18,6 +18,8 @@ def test_example_passes_against_its_baseline(tmp_path):
     assert result.returncode == 0, result.stderr
     table = (tmp_path / "artifacts" / "compare-alltoall.md").read_text()
     assert "| size (B) |" in table and "trn3-nl72x2-gen3" in table
+    report = (tmp_path / "artifacts" / "report.html").read_text()
+    assert report.startswith("<!DOCTYPE html>") and report.count("<svg") == 7  # chart + 2 per variant
     assert (tmp_path / "artifacts" / "compare-allreduce.md").exists()
 
 

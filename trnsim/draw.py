@@ -497,7 +497,7 @@ def save(
     if shares is not None:
         mappable = pyplot.cm.ScalarMappable(cmap=cmap, norm=matplotlib.colors.Normalize(0.15, 1.0))
         bar = figure.colorbar(mappable, ax=axes, fraction=0.025, shrink=0.5, pad=0.01, location="left")
-        bar.set_ticks([0.15, 0.575, 1.0], labels=["low", "50%", "100%"])
+        bar.set_ticks([0.15, 0.575, 1.0], labels=["0%", "50%", "100%"])
         bar.set_label("busy share of the busiest step", fontsize=7)
         bar.ax.tick_params(labelsize=6)
     title = drawing.title + (f"\n{subtitle}" if subtitle else "")

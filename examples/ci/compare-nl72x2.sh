@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Compare the NL72x2 switch generations for all-to-all and all-reduce, keep the Markdown tables as
-# artifacts, and fail (exit 1) when any row is more than 5% worse than the committed baseline.
+# Compare the NL72x2 switch generations for all-to-all and all-reduce, keep the Markdown tables and an
+# HTML report (needs the plot extra) as artifacts, and fail (exit 1) when any row is more than 5% worse
+# than the committed baseline.
 #
 #   examples/ci/compare-nl72x2.sh [extra trnsim options...]
 #
@@ -28,5 +29,7 @@ for op in alltoall allreduce; do
     --baseline "$here/baseline-$op.json" --max-regression "$max_regression" > "$out/compare-$op.md" || status=$?
   if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then exit "$status"; fi
 done
-echo "tables written to $out/"
+# one HTML file to attach to the run: curves against bounds, the table, drawings and heatmaps
+"${trnsim[@]}" report allreduce "${variants[@]}" "${sizes[@]}" "$@" -o "$out/report.html"
+echo "tables and report.html written to $out/"
 exit "$status"
