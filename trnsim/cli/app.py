@@ -29,6 +29,30 @@ def _register_collective() -> None:
     if not any(group.name == "collective" for group in app.registered_groups):
         app.add_typer(collective.app, name="collective")
         compare.register(app)
+        _reflow_help(app)
+
+
+def _reflow(doc: str) -> str:
+    """A docstring as --help should wrap it: each paragraph one line (the terminal wraps it), lists
+    and indented blocks as written. Typer keeps a docstring's line breaks, which wrap raggedly."""
+    import inspect
+
+    paragraphs = []
+    for paragraph in inspect.cleandoc(doc).split("\n\n"):
+        lines = paragraph.split("\n")
+        if any(line.startswith(("-", "*", " ", "|")) for line in lines):
+            paragraphs.append(paragraph)
+        else:
+            paragraphs.append(" ".join(line.strip() for line in lines))
+    return "\n\n".join(paragraphs)
+
+
+def _reflow_help(typer_app: typer.Typer) -> None:
+    for command in typer_app.registered_commands:
+        if command.callback is not None and command.callback.__doc__:
+            command.callback.__doc__ = _reflow(command.callback.__doc__)
+    for group in typer_app.registered_groups:
+        _reflow_help(group.typer_instance)
 
 
 def _version(value: bool) -> None:

@@ -710,10 +710,12 @@ def report(
     ] = ...,
     title: Annotated[str | None, typer.Option("--title", help="The report's title.")] = None,
 ) -> None:
-    """Write one self-contained HTML report of a comparison (opens with no network and no other
-    file): the busbw curves against their bounds, the variants side by side, and per variant its
-    drawing, its link-load heatmap (the busiest step at the largest size) and its rows. Needs the
-    plot extra (matplotlib)."""
+    """Write a comparison as one self-contained HTML file: curves, table, drawings and heatmaps.
+
+    The busbw curves against their bounds, the variants side by side, and per variant its drawing,
+    its link-load heatmap (the busiest step at the largest size) and its rows. It opens with no
+    network and no other file. Needs the plot extra (matplotlib).
+    """
     import sys
     from functools import partial
 

@@ -518,10 +518,13 @@ def draw(
     ] = ...,
     title: Annotated[str | None, typer.Option("--title", help="A title instead of the system's.")] = None,
 ) -> None:
-    """Draw the fabric: tori as grids (3-D: a row of slices along the slowest axis, with the links
-    between slices as bands), switched fabrics as racks of trays with their chips, each tray's switches
-    and each rack's switch planes as boxes, and the cross-rack cables; links coloured by class.
-    With --fail, what failed is drawn dashed in grey. Needs the plot extra (matplotlib)."""
+    """Draw the fabric to a PNG, SVG or PDF file, links coloured by class.
+
+    Tori as grids (3-D: a row of slices along the slowest axis, the links between slices as bands);
+    switched fabrics as racks of trays with their chips, each tray's switches and each rack's switch
+    planes as boxes, and the cross-rack cables. With --fail, what failed is drawn dashed in grey.
+    Needs the plot extra (matplotlib).
+    """
     from trnsim import draw as drawing
     from trnsim.cli.options import picture_path
 
