@@ -167,3 +167,37 @@ def test_the_report_opens_in_a_headless_browser(tmp_path, plotting, cli):
     assert "Uncaught" not in done.stderr and "SyntaxError" not in done.stderr
     text = Path(out).read_text()  # nothing to fetch: no external image, style sheet or script
     assert not any(ref in text for ref in ('src="http', 'href="http', "<link", "<script", "url(http"))
+
+
+def test_a_failure_inside_a_grouped_line_is_marked():
+    band = load_topology("trn2-nl64", overrides=["fail=link:z0.x0.y0,z1.x0.y0"])
+    bands = [s for s in draw.layout(band).segments if s.band and s.lost]
+    assert len(bands) == 1 and bands[0].label == "16 x z, 1 failed" and not bands[0].failed
+    switch = load_topology("trn3-nl72x2-gen1", overrides=["fail=switch:r0.n3.sw2", "fail=switch:r0.B.sw3"])
+    drawing = draw.layout(switch)
+    labels = [box.label for box in drawing.boxes if "failed" in box.label]
+    assert labels == ["8 sw (1 failed)", "plane B: 10 x scorpio-x-160 (1 failed)"]
+    assert sum(1 for s in drawing.segments if s.lost) == 4 + 18  # tray 3's chips; rack 0's lines to plane B
+
+
+def test_chips_hosting_ranks_are_drawn_once_and_counted_as_chips():
+    topology = load_topology("trn1-nl16")
+    drawing = draw.layout(topology)
+    assert drawing.title.startswith("trn1-nl16: 16 chips (32 ranks), 0 switches")
+    assert len(drawing.marks) == 16 and "core" not in drawing.classes
+
+
+def test_size_two_rings_count_both_links():
+    topology = load_topology("trn2-nl64", overrides=["torus.axes.z.size=2"])
+    drawing = draw.layout(topology)
+    bundles = [link for link in topology.links.values() if link["cls"] == "z"]
+    assert any(link.get("parallel", 1) == 2 for link in bundles)
+    assert drawing.classes["z"][0] == sum(int(link.get("parallel", 1)) for link in bundles) == 32
+    per_link = min(link["bw_gbps"] / link.get("parallel", 1) for link in bundles)
+    assert drawing.classes["z"][1] == pytest.approx(per_link)
+
+
+def test_a_hashed_heatmap_says_it_shows_one_seed():
+    topology = load_topology("trn3-nl72x2-gen1", overrides=["routing.policy=hash"])
+    heat = evaluate(topology, "alltoall", [1 << 30], topology.chips).busiest_links()
+    assert "seed 0 of 8" in heat.describe()

@@ -23,6 +23,8 @@ from trnsim.errors import UsageError
 from trnsim.topology.graph import Topology
 
 FORMATS = (".png", ".svg", ".pdf")
+# the bottlenecks' halo: a colour the heatmap's scale (plasma) never uses
+_OUTLINE = "#00c8ff"
 # a drawn link at least this share of the busiest is a bottleneck (ties within rounding)
 BOTTLENECK_SHARE = 0.995
 
@@ -36,8 +38,8 @@ class Box:
     w: float
     h: float
     label: str
-    kind: str  # rack | tray | switches | slice
-    failed: bool = False
+    kind: str  # rack | tray | switches | plane | slice
+    members: list[str] = field(default_factory=list)  # the switches a box stands for
 
 
 @dataclass
@@ -61,7 +63,8 @@ class Segment:
     links: list[tuple[str, str]]  # the link bundles (their two ends) it stands for
     bw_gbps: float  # per link, per direction
     curve: float = 0.0  # 0: straight; else the arc's bend (matplotlib's arc3 rad)
-    failed: bool = False
+    failed: bool = False  # every link it stands for failed
+    lost: int = 0  # links it stands for that failed (some, not all: the line stays, marked)
     band: bool = False  # a band of many links between two slices
     inside: bool = False  # inside a tray: drawn over the tray's box
     label: str = ""
@@ -74,6 +77,7 @@ class Drawing:
     marks: list[Mark] = field(default_factory=list)
     segments: list[Segment] = field(default_factory=list)
     classes: dict[str, tuple[int, float]] = field(default_factory=dict)  # class -> (links, GB/s each)
+    link_class: dict[tuple[str, str], str] = field(default_factory=dict)  # every link's class
     width: float = 1.0
     height: float = 1.0
     notes: list[str] = field(default_factory=list)
@@ -86,19 +90,37 @@ def layout(topology: Topology) -> Drawing:
     if topology.healthy is not None:
         alive = {_key(a, b) for a, b in topology.links}
         for segment in drawing.segments:
-            segment.failed = not any(_key(a, b) in alive for a, b in segment.links)
-            segment.links = [link for link in segment.links if _key(*link) in alive] or segment.links
+            kept = [link for link in segment.links if _key(*link) in alive]
+            segment.failed = not kept
+            segment.lost = 0 if segment.failed else len(segment.links) - len(kept)
+            if segment.band and segment.lost:
+                segment.label += f", {segment.lost} failed"
+            segment.links = kept or segment.links
         for mark in drawing.marks:
             mark.failed = mark.label not in topology.nodes
+        for box in drawing.boxes:
+            lost = sum(1 for name in box.members if name not in topology.nodes)
+            if lost:
+                box.label += f" ({lost} failed)"
         drawing.notes.append("failed: " + ", ".join(topology.faults))
     counts: dict[str, list] = {}
     for (a, b), link in healthy.links.items():
         if _drawn(healthy, a) and _drawn(healthy, b):
+            parallel = int(link.get("parallel", 1))  # a size-2 ring's two links in one bundle
             entry = counts.setdefault(link["cls"], [0, 0.0])
-            entry[0] += 1
-            entry[1] = max(entry[1], float(link["bw_gbps"]))
+            entry[0] += parallel
+            entry[1] = max(entry[1], float(link["bw_gbps"]) / parallel)
     drawing.classes = {cls: (n, bw) for cls, (n, bw) in counts.items()}
+    drawing.link_class = {_key(a, b): link["cls"] for (a, b), link in topology.links.items()}
     return drawing
+
+
+def drawable(topology: Topology) -> str | None:
+    """Why ``topology`` cannot be drawn (one line), or None when it can."""
+    torus = (topology.healthy or topology).spec.torus
+    if torus is not None and len(torus.axes) > 3:
+        return f"{topology.where}: drawings show tori of 1 to 3 axes, this one has {len(torus.axes)}"
+    return None
 
 
 def _key(a: str, b: str) -> tuple[str, str]:
@@ -106,7 +128,9 @@ def _key(a: str, b: str) -> tuple[str, str]:
 
 
 def _drawn(topology: Topology, node: str) -> bool:
-    return topology.nodes[node].get("kind") in ("chip", "switch")
+    node = topology.nodes[node]
+    # a chip hosting several ranks is drawn once (as the device its ranks sit on), its ranks not
+    return node.get("kind") in ("chip", "switch") and "core" not in node
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,8 +139,9 @@ def _drawn(topology: Topology, node: str) -> bool:
 
 def _torus(topology: Topology) -> Drawing:
     axes = topology.spec.torus.axes
-    if len(axes) > 3:
-        raise UsageError(f"{topology.where}: drawings show tori of 1 to 3 axes, this one has {len(axes)}")
+    reason = drawable(topology)
+    if reason is not None:
+        raise UsageError(reason)
     sizes = [axis.size for axis in axes]
     names = [axis.name for axis in axes]
     by_class = {}
@@ -159,18 +184,26 @@ def _torus(topology: Topology) -> Drawing:
         kb = cb[sliced] if sliced is not None else 0
         if ka != kb:
             lo, hi = sorted((ka, kb))
-            bands.setdefault((lo, hi, link["cls"]), []).append((a, b, float(link["bw_gbps"])))
+            per_link = float(link["bw_gbps"]) / int(link.get("parallel", 1))
+            bands.setdefault((lo, hi, link["cls"]), []).append((a, b, per_link))
             continue
         (xa, ya), (xb, yb) = position[a], position[b]
         near = abs(xa - xb) + abs(ya - yb) <= 1.0 + 1e-9
         parallel = int(link.get("parallel", 1))
         # a wrap (or a twist) bends around the grid; a doubled link (size-2 ring) shows both
         bends = [0.0] if near and parallel == 1 else [0.0, 0.35] if near else [0.3] * 1
+        per_link = float(link["bw_gbps"]) / parallel
         for bend in bends:
-            drawing.segments.append(
-                Segment((xa, ya), (xb, yb), link["cls"], [(a, b)], float(link["bw_gbps"]), bend)
-            )
+            drawing.segments.append(Segment((xa, ya), (xb, yb), link["cls"], [(a, b)], per_link, bend))
+
+    def in_slice(node: str) -> tuple:
+        coord = topology.nodes[node]["coord"]
+        return tuple(coord[i] for i in grid)
+
     for (lo, hi, cls), links in sorted(bands.items()):
+        twisted = any(in_slice(a) != in_slice(b) for a, b, _ in links)
+        around = hi - lo > 1
+        kind = "wrap, twisted" if around and twisted else "wrap" if around else "twisted" if twisted else ""
         span = cols - 1 + gap
         xa, xb = lo * span + cols - 1 + 0.45, hi * span - 0.45
         y = (rows - 1) / 2
@@ -187,7 +220,7 @@ def _torus(topology: Topology) -> Drawing:
                 min(bw for *_, bw in links),
                 0.12 if wrap else 0.0,
                 band=True,
-                label=f"{len(links)} x {cls}" + (" (wrap)" if wrap else ""),
+                label=f"{len(links)} x {cls}" + (f" ({kind})" if kind else ""),
             )
         )
     drawing.width = slices * (cols - 1 + gap) - gap + 1
@@ -257,6 +290,7 @@ def _switched(topology: Topology) -> Drawing:
             if members:
                 group = Box(tray_x + slots * _CHIP_STEP + 0.15, y + 0.12, 1.05, _TRAY_H - 0.24,
                             f"{len(members)} sw", "switches")  # fmt: skip
+                group.members = members
                 drawing.boxes.append(group)
                 group_box[f"tray:{rack}:{tray}"] = group
                 group_of.update((name, f"tray:{rack}:{tray}") for name in members)
@@ -268,6 +302,7 @@ def _switched(topology: Topology) -> Drawing:
             model = nodes[members[0]].get("model") or "switch"
             column = Box(columns_x + p * (_COLUMN_W + _COLUMN_GAP) + _COLUMN_GAP / 2, -0.3, _COLUMN_W,
                          height + 0.6, f"plane {plane}: {len(members)} x {model}", "plane")  # fmt: skip
+            column.members = members
             drawing.boxes.append(column)
             group_box[f"plane:{rack}:{plane}"] = column
             group_of.update((name, f"plane:{rack}:{plane}") for name in members)
@@ -277,7 +312,7 @@ def _switched(topology: Topology) -> Drawing:
         if name not in group_of:
             others.setdefault(str(node.get("role") or "switch"), []).append(name)
     for i, (role, members) in enumerate(sorted(others.items())):
-        box = Box(i * 4.0, -3.2, 3.4, 1.2, f"{role}\n{len(members)} x switch", "switches")
+        box = Box(i * 4.0, -3.2, 3.4, 1.2, f"{role}\n{len(members)} x switch", "switches", members)
         drawing.boxes.append(box)
         group_of.update((name, f"other:{role}") for name in members)
         group_box[f"other:{role}"] = box
@@ -340,8 +375,15 @@ def _switched(topology: Topology) -> Drawing:
 
 def _title(topology: Topology) -> str:
     spec = topology.spec
-    switches = sum(1 for node in topology.nodes.values() if node.get("kind") == "switch")
-    return f"{spec.name}: {topology.n_chips} chips, {switches} switches, {len(topology.links)} links"
+    hosts = sum(1 for node in topology.nodes.values() if node.get("role") == "chip")
+    switches = sum(1 for node in topology.nodes.values() if node.get("kind") == "switch") - hosts
+    links = sum(
+        int(link.get("parallel", 1))
+        for (a, b), link in topology.links.items()
+        if _drawn(topology, a) and _drawn(topology, b)
+    )
+    chips = f"{hosts} chips ({topology.n_chips} ranks)" if hosts else f"{topology.n_chips} chips"
+    return f"{spec.name}: {chips}, {switches} switches, {links} links"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -407,8 +449,10 @@ def save(
                 box.x + 0.1, box.y - 0.15, _literal(box.label), fontsize=8, va="bottom", color="#555555"
             )
         elif box.kind == "plane":
+            # fit the column: about 0.62 em per character, 72 points per inch
+            fits = box.h * scale * 72 / (0.62 * max(len(box.label), 1))
             axes.text(
-                box.x + box.w / 2, box.y + box.h / 2, _literal(box.label), fontsize=7, ha="center",
+                box.x + box.w / 2, box.y + box.h / 2, _literal(box.label), fontsize=max(3.0, min(7.0, fits)), ha="center",
                 va="center", rotation=90, zorder=4, color="#22406e",
             )  # fmt: skip
         elif box.kind == "switches":
@@ -424,6 +468,7 @@ def save(
     # when most links are at the peak the load is balanced: outlining them all would say nothing
     outline = shares is not None and peaks <= sum(1 for share in used if share > 0) / 2
     bottlenecks = 0
+    partly: list[tuple[float, float]] = []
     layers: dict[tuple, list] = {}  # (z-order, line style) -> [(points, colour, width, alpha)]
     for segment in drawing.segments:
         width_pt = 0.5 + 2.0 * segment.bw_gbps / top_bw
@@ -439,13 +484,16 @@ def save(
             style, zorder = "-", 2.0 + share * 0.5  # the busiest on top
             if share >= BOTTLENECK_SHARE and outline:
                 bottlenecks += 1
-                layers.setdefault((1.9, "-"), []).append((points, "red", width_pt + 2.5, 0.6))
+                layers.setdefault((1.9, "-"), []).append((points, _OUTLINE, width_pt + 3.0, 0.9))
         else:
             colour, style, zorder = class_colour.get(segment.cls, "black"), "-", 2.0
         if segment.inside:
             zorder += 1.6
             width_pt = min(width_pt, 1.2)
         layers.setdefault((round(zorder, 2), style), []).append((points, colour, width_pt, alpha))
+        if segment.lost:  # some of the links this line stands for failed: a grey cross on it
+            middle = points[len(points) // 2]
+            partly.append((float(middle[0]), float(middle[1])))
         if segment.label and segment.band:
             mx, my = (segment.a[0] + segment.b[0]) / 2, (segment.a[1] + segment.b[1]) / 2
             offset = -0.55 if segment.curve else -0.25
@@ -460,6 +508,10 @@ def save(
                 linestyles=style, zorder=zorder, capstyle="round",
             )
         )  # fmt: skip
+    if partly:
+        axes.scatter(
+            [x for x, _ in partly], [y for _, y in partly], s=30, marker="x", color="#888888", zorder=6
+        )
     chips = [m for m in drawing.marks if m.kind == "chip"]
     small = len(chips) > 64
     for failed in (False, True):
@@ -479,7 +531,7 @@ def save(
         for cls, (count, bw) in drawing.classes.items():
             handles.append(
                 lines.Line2D([], [], color=class_colour[cls], linewidth=0.5 + 2.0 * bw / top_bw,
-                             label=_literal(f"{cls}: {count} links, {bw:g} GB/s each"))
+                             label=_literal(f"{cls}: {count} links, {bw:.4g} GB/s each"))
             )  # fmt: skip
     else:
         label = (
@@ -488,11 +540,35 @@ def save(
             else f"balanced: {peaks} of {len(used)} drawn links at the peak"
         )
         handles.append(
-            lines.Line2D([], [], color="red", alpha=0.6 if outline else 0.0, linewidth=4, label=label)
+            lines.Line2D([], [], color=_OUTLINE, alpha=0.9 if outline else 0.0, linewidth=4, label=label)
         )
+        if not peaks:  # the busiest links are inside devices (a chip's ranks, a switch group)
+            hidden = sorted(
+                {
+                    drawing.link_class.get(key, "?")
+                    for key, share in shares.items()
+                    if share >= BOTTLENECK_SHARE
+                }
+            )
+            handles.append(
+                lines.Line2D(
+                    [],
+                    [],
+                    alpha=0.0,
+                    label=_literal(
+                        f"busiest links not drawn ({', '.join(hidden)}): inside devices or switch groups"
+                    ),
+                )
+            )
         handles.append(lines.Line2D([], [], color="#d9d9d9", linewidth=2, label="idle in that step"))
     if any(s.failed for s in drawing.segments) or any(m.failed for m in drawing.marks):
         handles.append(lines.Line2D([], [], color="#bbbbbb", linestyle=(0, (3, 2)), label="failed"))
+    if partly:
+        handles.append(
+            lines.Line2D(
+                [], [], color="#888888", marker="x", linestyle="none", label="some of its links failed"
+            )
+        )
     axes.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     if shares is not None:
         mappable = pyplot.cm.ScalarMappable(cmap=cmap, norm=matplotlib.colors.Normalize(0.15, 1.0))
@@ -500,9 +576,10 @@ def save(
         bar.set_ticks([0.15, 0.575, 1.0], labels=["0%", "50%", "100%"])
         bar.set_label("busy share of the busiest step", fontsize=7)
         bar.ax.tick_params(labelsize=6)
-    title = drawing.title + (f"\n{subtitle}" if subtitle else "")
-    if drawing.notes:
-        title += "\n" + "; ".join(drawing.notes)
+    import textwrap
+
+    parts = [drawing.title, subtitle, "; ".join(drawing.notes)]
+    title = "\n".join(textwrap.fill(part, 110) for part in parts if part)
     axes.set_title(_literal(title), fontsize=9, pad=14)
     axes.set_aspect("equal")
     low_x, low_y, high_x, high_y = _extent(drawing)

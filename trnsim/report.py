@@ -11,7 +11,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trnsim.units import format_size
+from trnsim.units import format_bytes
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1400px; color: #222; }
@@ -79,7 +79,7 @@ def rows_table(rows) -> tuple[list[str], list[list[str]]]:
                "bottleneck"]  # fmt: skip
     body = [
         [
-            format_size(row.bytes),
+            format_bytes(row.bytes),
             f"{row.time_us:.2f}",
             f"{row.algbw_gbps:.2f}",
             f"{row.busbw_gbps:.2f}",
@@ -116,13 +116,15 @@ def render(report: Report) -> str:
     for section in report.sections:
         parts.append(f"<h2>{html.escape(section.name)}</h2>")
         parts += [f'<p class="note">{html.escape(note)}</p>' for note in section.notes]
-        parts.append(
-            f'<figure>{section.drawing_svg}<figcaption class="note">the fabric</figcaption></figure>'
-        )
-        parts.append(
-            f'<figure>{section.heatmap_svg}<figcaption class="note">link loads: '
-            f"{html.escape(section.heatmap_caption)}</figcaption></figure>"
-        )
+        if section.drawing_svg:
+            parts.append(
+                f'<figure>{section.drawing_svg}<figcaption class="note">the fabric</figcaption></figure>'
+            )
+        if section.heatmap_svg:
+            parts.append(
+                f'<figure>{section.heatmap_svg}<figcaption class="note">link loads: '
+                f"{html.escape(section.heatmap_caption)}</figcaption></figure>"
+            )
         headers, body = rows_table(section.rows)
         parts.append(_table(headers, body, text_columns=0))
     parts.append("</body></html>")

@@ -76,8 +76,19 @@ def format_size(nbytes: float) -> str:
     for suffix, factor in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if nbytes >= factor:
             value = nbytes / factor
-            return f"{value:g} {suffix}" if value == int(value) else f"{value:.3g} {suffix}"
+            if value == int(value):
+                return f"{value:g} {suffix}"
+            return f"{value:.3g} {suffix}" if value < 1000 else f"{value:.0f} {suffix}"  # never 1.02e+03
     return f"{int(nbytes)} B"
+
+
+def format_bytes(nbytes: int) -> str:
+    """``1 GiB`` when ``nbytes`` is a whole number of a binary unit, else the exact count
+    (``1,073,740,032 B``, a size nccl-tests rounded down)."""
+    text = format_size(nbytes)
+    value, unit = text.split(" ")
+    factors = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+    return text if float(value) * factors[unit] == nbytes else f"{int(nbytes):,} B"
 
 
 def parse_percent(text: str) -> float:

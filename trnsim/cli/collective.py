@@ -112,6 +112,13 @@ def run(
         )
         traffic_text = describe(traffic, skew, traffic_file) if traffic is not None else None
         return _print_groups(topo, result, groups, algo, dtype, alpha_us, fmt, traffic_text, explain)
+    if heatmap is not None:
+        from trnsim.draw import drawable
+
+        if (reason := drawable(topo)) is not None:
+            from trnsim.errors import UsageError
+
+            raise UsageError(f"--heatmap: {reason}")
     chips = select_group(topo, group, ranks)
     traffic = traffic_matrix(skew, traffic_file, len(chips))
     from trnsim.collectives.groups import group_label

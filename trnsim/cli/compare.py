@@ -379,6 +379,12 @@ def compare(
         "variants": meta,
         "rows": payload_rows,
     }
+    if heatmap is not None:  # every variant drawable, or no picture at all
+        from trnsim.draw import drawable
+
+        for letter, result in zip(letters, results, strict=True):
+            if (reason := drawable(result.topology)) is not None:
+                raise UsageError(f"--heatmap: variant {letter}: {reason}")
     emit(payload, [Table(title, columns, table_rows, legend + notes)], fmt)
     if heatmap is not None:
         for letter, result in zip(letters, results, strict=True):
@@ -785,13 +791,16 @@ def report(
             notes.append("failed: " + ", ".join(topo.faults))
         if (note := evaluation.alignment_note()) is not None:
             notes.append(note)
-        picture = draw.layout(topo)
+        reason = draw.drawable(topo)
+        if reason is not None:
+            notes.append(f"not drawn: {reason}")
+        picture = draw.layout(topo) if reason is None else None
         sections.append(
             reports.Section(
                 f"{letter} = {result.display}",
                 notes,
-                reports.svg_of(partial(draw.save, picture)),
-                reports.svg_of(partial(draw.heatmap, topo, heat, title=f"{letter}: {op}")),
+                reports.svg_of(partial(draw.save, picture)) if picture else "",
+                reports.svg_of(partial(draw.heatmap, topo, heat, title=f"{letter}: {op}")) if picture else "",
                 heat.describe(),
                 evaluation.rows,
             )

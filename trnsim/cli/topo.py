@@ -534,11 +534,8 @@ def draw(
     if title is not None:
         picture.title = title
     drawing.save(picture, output)
-    typer.echo(
-        f"wrote {output} ({topo.n_chips} chips, {len(topo.switches)} switches, {len(picture.segments)} "
-        f"drawn lines for {len(topo.links)} links)",
-        err=True,
-    )
+    counts = picture.title.split(": ", 1)[-1] if title is None else f"{topo.n_chips} chips"
+    typer.echo(f"wrote {output} ({counts}; {len(picture.segments)} drawn lines)", err=True)
 
 
 @app.command()

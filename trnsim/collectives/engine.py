@@ -148,10 +148,10 @@ class LinkHeat:
     routing: str
 
     def describe(self) -> str:
-        from trnsim.units import format_size
+        from trnsim.units import format_bytes
 
         return (
-            f"{self.algorithm} at {format_size(self.bytes)}, busiest step {self.step + 1} of {self.steps}"
+            f"{self.algorithm} at {format_bytes(self.bytes)}, busiest step {self.step + 1} of {self.steps}"
             + (f" ({self.label})" if self.label else "")
             + f", routing {self.routing}"
         )
@@ -184,7 +184,10 @@ class Evaluation:
         index, busy = plan.busiest_step()
         entry = plan.schedule[index]
         label = entry.label or ("pipelined" if isinstance(entry, Pipeline) else "")
-        return LinkHeat(row.algorithm, row.bytes, index, len(plan.items), label, busy, self.routing.label)
+        routing = self.routing.label
+        if plan.others:  # hashed: each seed collides differently; the picture is one of them
+            routing += f" (seed 0 of {len(plan.others) + 1}: one realisation; the table averages them)"
+        return LinkHeat(row.algorithm, row.bytes, index, len(plan.items), label, busy, routing)
 
     @property
     def ranks(self) -> int:
