@@ -101,6 +101,11 @@ def _variants(skus, files, overrides, routings=None, calibration=None, fail=None
     return variants, common
 
 
+def _letters(count: int) -> list[str]:
+    """The variants' letters in tables and file names: A is the baseline of the ratios."""
+    return [chr(ord("A") + n) if n < 26 else f"V{n}" for n in range(count)]
+
+
 def _portable(path: Path) -> str:
     """A catalog file as ``topologies/NAME.yaml``; other files as given."""
     from trnsim.catalog import catalog_dir
@@ -299,7 +304,7 @@ def compare(
     by_size = [{row.requested_bytes: row for row in r.evaluation.rows} for r in results]
     shown_sizes = [size for size in size_list if any(size in rows for rows in by_size)]
     # variants are lettered in the table (A is the baseline of the ratios) and named in the legend
-    letters = [chr(ord("A") + n) if n < 26 else f"V{n}" for n in range(len(results))]
+    letters = _letters(len(results))
     table_rows, payload_rows, baseline_rows = [], [], []
     for size in shown_sizes:
         entry, values, ratios = {"bytes": size}, {}, {}
@@ -746,7 +751,7 @@ def report(
         common=common, max_chunks=max_chunks, min_chunk_bytes=chunk_bytes(min_chunk),
     )  # fmt: skip
     shape = group_label(group, ranks)
-    letters = [chr(ord("A") + n) if n < 26 else f"V{n}" for n in range(len(results))]
+    letters = _letters(len(results))
     heading = (
         title or f"trnsim: {op} on {len(results)} variant{'s' if len(results) != 1 else ''}, group {shape}"
     )
