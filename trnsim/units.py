@@ -85,10 +85,8 @@ def format_size(nbytes: float) -> str:
 def format_bytes(nbytes: int) -> str:
     """``1 GiB`` when ``nbytes`` is a whole number of a binary unit, else the exact count
     (``1,073,740,032 B``, a size nccl-tests rounded down)."""
-    text = format_size(nbytes)
-    value, unit = text.split(" ")
-    factors = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
-    return text if float(value) * factors[unit] == nbytes else f"{int(nbytes):,} B"
+    unit = next((factor for factor in (1 << 40, 1 << 30, 1 << 20, 1 << 10) if nbytes >= factor), 1)
+    return format_size(nbytes) if nbytes % unit == 0 else f"{int(nbytes):,} B"
 
 
 def parse_percent(text: str) -> float:

@@ -58,17 +58,22 @@ class Plan:
         return max((item.max_links for item in self.items), default=0)
 
     @property
+    def _busiest_index(self) -> int:
+        """The first item (step or pipeline) spending the most time on bandwidth (ties within
+        rounding)."""
+        top = max(item.weight for item in self.items)
+        return next(i for i, item in enumerate(self.items) if item.weight >= top * (1 - 1e-9))
+
+    @property
     def bottleneck(self) -> str:
         """The link class that limits the steps carrying the most bandwidth time."""
-        top = max(item.weight for item in self.items)
-        return next(item for item in self.items if item.weight >= top * (1 - 1e-9)).bottleneck
+        return self.items[self._busiest_index].bottleneck
 
     def busiest_step(self) -> tuple[int, np.ndarray]:
-        """The item (step or pipeline) that spends the most time on bandwidth, and how long each
-        directed link is busy in it per byte of collective size (a pipeline: its steady state, every
-        stage busy). The heatmap of a run colours links by this, relative to its busiest link."""
-        top = max(item.weight for item in self.items)
-        index = next(i for i, item in enumerate(self.items) if item.weight >= top * (1 - 1e-9))
+        """The item that spends the most time on bandwidth, and how long each directed link is busy
+        in it per byte of collective size (a pipeline: its steady state, every stage busy). The
+        heatmap of a run colours links by this, relative to its busiest link."""
+        index = self._busiest_index
         return index, self.items[index].edge_seconds_per_byte(self.bw_bps)
 
     @cached_property

@@ -168,34 +168,36 @@ def name_automorphisms(
     n = len(names)
     if n < 2 or len(src) == 0:
         return []
-    _, attr = np.unique(edge_key, return_inverse=True)
-    attr = attr.ravel().astype(np.int64)
-    kinds = int(attr.max()) + 1
-    if n * n * kinds >= 1 << 62:
+    codes = _edge_codes(n, edge_key)
+    if codes is None:
         return []
-
-    def encoded(tail, head):
-        return np.sort((tail * n + head) * kinds + attr)
-
-    reference = encoded(np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64))
+    reference = np.sort(codes(np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)))
     kept = []
     for perm in _name_candidates(tuple(names)):
         if np.array_equal(perm, np.arange(n)) or not np.array_equal(node_key[perm], node_key):
             continue
-        if np.array_equal(encoded(perm[src], perm[dst]), reference):
+        if np.array_equal(np.sort(codes(perm[src], perm[dst])), reference):
             kept.append(perm)
     return kept
+
+
+def _edge_codes(n: int, edge_key: np.ndarray):
+    """A function giving each directed edge one integer from its ends and its key (equal integers:
+    the same ends and key), or None when the integers would not fit in 63 bits."""
+    _, attr = np.unique(edge_key, return_inverse=True)
+    attr = attr.ravel().astype(np.int64)
+    kinds = int(attr.max()) + 1 if len(attr) else 1
+    if n * n * kinds >= 1 << 62:
+        return None
+    return lambda tail, head: (tail * n + head) * kinds + attr
 
 
 def edge_image(perm: np.ndarray, src: np.ndarray, dst: np.ndarray, edge_key: np.ndarray) -> np.ndarray:
     """The directed edge each edge maps to under the node automorphism ``perm`` (parallel edges with
     the same key pair up in order)."""
-    n = len(perm)
-    _, attr = np.unique(edge_key, return_inverse=True)
-    attr = attr.ravel().astype(np.int64)
-    kinds = int(attr.max()) + 1 if len(attr) else 1
-    before = np.argsort((src * n + dst) * kinds + attr, kind="stable")
-    after = np.argsort((perm[src] * n + perm[dst]) * kinds + attr, kind="stable")
+    codes = _edge_codes(len(perm), edge_key)  # perm came from name_automorphisms: the codes fit
+    before = np.argsort(codes(src, dst), kind="stable")
+    after = np.argsort(codes(perm[src], perm[dst]), kind="stable")
     image = np.empty(len(src), dtype=np.int64)
     image[after] = before
     return image

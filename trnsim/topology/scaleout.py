@@ -23,8 +23,8 @@ import numpy as np
 
 from trnsim.errors import ConfigError, UsageError
 
-MAX_LAYERS = 6
-MAX_CHIPS = 1 << 30  # chips in a cluster  # beyond any building or campus: a plan that needs more is refused
+MAX_LAYERS = 6  # beyond any building or campus: a plan that needs more is refused
+MAX_CHIPS = 1 << 30  # chips in a cluster (Project Rainier is 400,000)
 COLLISION_TRIALS = 4096  # Monte Carlo trials of ECMP hashing (fixed seed: reproducible)
 
 
