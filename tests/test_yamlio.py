@@ -6,9 +6,12 @@ import sys
 import time
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trnsim.errors import ConfigError, UsageError
-from trnsim.yamlio import load_yaml
+from trnsim.yamlio import depth_bound, load_yaml
 
 
 def _file(tmp_path, text, name="t.yaml"):
@@ -113,3 +116,54 @@ def test_cli_survives_deep_files(tmp_path, levels):
     )
     assert process.returncode == 2, process.stderr
     assert "levels of nesting" in process.stderr and "Traceback" not in process.stderr
+
+
+def test_a_quote_that_fools_the_lexical_bound_still_gets_trnsims_message(tmp_path):
+    """`x 'y` looks like the start of a quoted scalar to the lexical pass and hides the brackets
+    after it; libyaml then refuses at its own limit, and the exact measure gives trnsim's message."""
+    text = "a: x 'y\nb: " + "[" * 3000 + "]" * 3000 + "\nc: z'\n"
+    assert depth_bound(text) < 64  # the lexical pass was fooled
+    with pytest.raises(UsageError, match=r"line 2: the document reaches 65 levels.*TRNSIM_MAX_YAML_DEPTH"):
+        load_yaml(_file(tmp_path, text))
+
+
+def test_depth_beyond_libyaml_loads_when_the_limit_is_raised(tmp_path, monkeypatch):
+    """libyaml stops at 1,000 levels; with the limit raised, trnsim reads deeper on its own parser
+    (up to what Python's stack allows, then one clear line)."""
+    monkeypatch.setenv("TRNSIM_MAX_YAML_DEPTH", "5000")
+    assert load_yaml(_file(tmp_path, "a: " + "[" * 150 + "]" * 150))["a"] is not None
+    with pytest.raises(ConfigError, match="nested too deeply to read|levels"):
+        load_yaml(_file(tmp_path, "a: " + "[" * 3000 + "]" * 3000, "deep.yaml"))
+
+
+def _depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+_SCALARS = st.one_of(
+    st.integers(), st.booleans(), st.text(alphabet=" :-?#'\"[]{},ab\n", max_size=8), st.none()
+)
+_TREES = st.recursive(
+    _SCALARS,
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.text(alphabet="ab-: '", min_size=1, max_size=4), children, max_size=3)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    tree=st.dictionaries(st.text(alphabet="ab", min_size=1, max_size=2), _TREES, max_size=3),
+    flow=st.sampled_from([True, False, None]),
+    indent=st.integers(2, 6),
+)
+def test_the_lexical_bound_is_never_below_the_true_depth(tree, flow, indent):
+    """Whatever the style PyYAML writes (block, flow, mixed, any indentation, awkward strings)."""
+    text = yaml.safe_dump(tree, default_flow_style=flow, indent=indent)
+    assert depth_bound(text) >= _depth(tree)

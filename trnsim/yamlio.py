@@ -1,10 +1,14 @@
 """Read YAML from users' files without letting a file hang, crash or exhaust the process.
 
 PyYAML's loader recurses once per nesting level (a deep file raises RecursionError, or crashes
-the C extension), and it keeps aliases as shared references, so a small "billion laughs" file
-turns into an exponential walk for whatever reads the result next. Before loading, the file must
-be a regular file of bounded size, and one streaming pass over its parse events (which stops at the
-first excess) bounds the nesting depth and the number of nodes once aliases are expanded.
+the C extension), libyaml refuses nesting beyond its own limit (1,000 levels since PyYAML 6.0.3)
+with a message of its own, and PyYAML keeps aliases as shared references, so a small "billion
+laughs" file turns into an exponential walk for whatever reads the result next. Before loading, the
+file must be a regular file of bounded size; then, before any parser sees the text, a lexical pass
+bounds its nesting depth from above (:func:`depth_bound`). Only when that bound passes the limit
+does the pure-Python parser (which has no depth limit of its own) measure the depth exactly. One
+streaming pass over the parse events (which stops at the first excess) then bounds the number of
+nodes once aliases are expanded.
 """
 
 import re
@@ -17,8 +21,8 @@ from trnsim import limits
 from trnsim.errors import ConfigError
 
 
-class SafeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-    """The safe loader, refusing a key given twice in one mapping (YAML keeps the last silently)."""
+class _StrictMappings:
+    """Refuse a key given twice in one mapping (YAML keeps the last silently)."""
 
     def construct_mapping(self, node, deep=False):
         seen = set()
@@ -41,7 +45,14 @@ class SafeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
         return super().construct_mapping(node, deep=deep)
 
 
-SafeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, SafeLoader.construct_mapping)
+class SafeLoader(_StrictMappings, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """The safe loader (libyaml's when installed) with trnsim's rules: see the module docstring."""
+
+
+class PureSafeLoader(_StrictMappings, yaml.SafeLoader):
+    """The same rules on PyYAML's pure-Python parser, which has no nesting limit of its own: used
+    for files deeper than libyaml reads."""
+
 
 # Plain scalars are typed by YAML 1.2's core schema, not PyYAML's YAML 1.1 rules: under 1.1,
 # `032` is octal 26, `1:30` is 90, `4_0` is 40, `off` is False and `1e9` is a string. Here
@@ -55,12 +66,10 @@ _CORE = {
         "-+0123456789.",
     ),
 }
-SafeLoader.yaml_implicit_resolvers = {
+_RESOLVERS = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag not in _CORE]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-for _tag, (_pattern, _first) in _CORE.items():
-    SafeLoader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
 # the most digits a number in a topology file needs; Python refuses int("1" * 5000) anyway
 _MAX_DIGITS = 40
 
@@ -78,8 +87,49 @@ def _construct_bool(loader, node):
     return loader.construct_scalar(node).lower() == "true"
 
 
-SafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-SafeLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+for _loader in (SafeLoader, PureSafeLoader):
+    _loader.yaml_implicit_resolvers = {first: list(resolvers) for first, resolvers in _RESOLVERS.items()}
+    for _tag, (_pattern, _first) in _CORE.items():
+        _loader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
+    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _loader.construct_mapping)
+    _loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+    _loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+
+# libyaml's own nesting limit is 1,000 (PyYAML 6.0.3 on); below this many levels it never applies
+_LIBYAML_SAFE_DEPTH = 500
+# a quoted scalar or a comment: they can hold brackets and colons that open nothing. A quote opens
+# a scalar only where a scalar may start, a # a comment only after a space: `it's` and `a#b` are text.
+_INERT = re.compile(
+    r"""(?:(?<=^)|(?<=[\s\[{,:?-]))(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')|(?:(?<=^)|(?<=\s))#[^\n]*""", re.M
+)
+_FLOW = re.compile(r"[\[\]{}]")
+# block indicators are followed by a space or the line's end (`a-b`, `1e-9` and `x:y` open nothing)
+_BLOCK_OPENERS = re.compile(r"[-?:](?=[ \t]|$)")
+
+
+def depth_bound(text: str) -> int:
+    """An upper bound on the nesting depth of a YAML text, from its characters alone.
+
+    A flow collection opens at ``[`` or ``{``; a block collection at a ``-``, ``?`` or ``:`` and, on
+    a new line, only deeper than its parent or (a sequence under a key) at the same column. So the
+    depth is at most the deepest flow nesting plus, over every line, two levels per column of
+    indentation and one per such character. Quoted scalars and comments are skipped; where that
+    skip is fooled (an unusual quote), libyaml's own refusal is caught and measured exactly.
+
+    Examples
+    --------
+    >>> depth_bound("a: [[1], {b: 2}]")  # 3 levels: the bound is safe, not tight
+    6
+    """
+    flow = deepest_flow = deepest_block = 0
+    for line in _INERT.sub("", text).split("\n"):
+        stripped = line.lstrip(" \t")
+        indent = len(line) - len(stripped)
+        deepest_block = max(deepest_block, 2 * (indent + 1) + len(_BLOCK_OPENERS.findall(stripped)))
+        for bracket in _FLOW.findall(stripped):
+            flow = flow + 1 if bracket in "[{" else max(flow - 1, 0)
+            deepest_flow = max(deepest_flow, flow)
+    return deepest_flow + deepest_block
 
 
 def read_text(path: Path, what: str = "file") -> str:
@@ -114,11 +164,13 @@ def read_text(path: Path, what: str = "file") -> str:
         raise ConfigError(f"{path}: not a text file (byte {exc.start} is not UTF-8)") from None
 
 
-def _check_shape(text: str, where: str) -> None:
-    """Bound nesting depth and alias-expanded size in one pass over the parse events."""
+def _check_shape(text: str, where: str, loader=SafeLoader) -> int:
+    """Bound nesting depth and alias-expanded size in one pass over the parse events; return the
+    deepest nesting seen."""
     max_depth, max_nodes = limits.YAML_DEPTH.value, limits.YAML_NODES.value
     stack: list[list] = [[0, None]]  # per open collection: expanded node count, anchor
     anchors: dict[str, int | None] = {}  # None while the anchored collection is still open
+    deepest = 0
 
     def add(count: int, event) -> None:
         stack[-1][0] += count
@@ -126,7 +178,7 @@ def _check_shape(text: str, where: str) -> None:
             line = event.start_mark.line + 1
             limits.YAML_NODES.check(stack[-1][0], f"{where}: line {line}: the document reaches")
 
-    for event in yaml.parse(text, Loader=SafeLoader):
+    for event in yaml.parse(text, Loader=loader):
         if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             if len(stack) > max_depth:
                 line = event.start_mark.line + 1
@@ -134,6 +186,7 @@ def _check_shape(text: str, where: str) -> None:
             if event.anchor:
                 anchors[event.anchor] = None
             stack.append([1, event.anchor])
+            deepest = max(deepest, len(stack) - 1)
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             count, anchor = stack.pop()
             if anchor:
@@ -152,6 +205,56 @@ def _check_shape(text: str, where: str) -> None:
                     "it (a recursive structure); expected plain data"
                 )
             add(size, event)
+    return deepest
+
+
+def _nesting_refused(exc: yaml.YAMLError) -> bool:
+    """libyaml's refusal of deep nesting (its own limit), which the exact measure replaces."""
+    return "nesting depth" in f"{getattr(exc, 'context', '')} {getattr(exc, 'problem', '')}"
+
+
+def load_text(text: str, where: str):
+    """Parse YAML text safely into plain Python data (see the module docstring).
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    where : str
+        Names the text in messages: a file, or ``"file: aliases"``.
+
+    Raises
+    ------
+    ConfigError
+        With ``where``, the line and what is wrong, for too deep, too large, recursive or invalid YAML.
+
+    Examples
+    --------
+    >>> load_text("a: [1, 2]", "example")
+    {'a': [1, 2]}
+    """
+    try:
+        loader = SafeLoader
+        if depth_bound(text) > min(limits.YAML_DEPTH.value, _LIBYAML_SAFE_DEPTH):
+            # measured exactly by the parser that has no limit of its own: trnsim's limit decides
+            if _check_shape(text, where, PureSafeLoader) >= _LIBYAML_SAFE_DEPTH:
+                loader = PureSafeLoader
+        else:
+            try:
+                _check_shape(text, where)
+            except yaml.YAMLError as exc:
+                if not _nesting_refused(exc):
+                    raise
+                if _check_shape(text, where, PureSafeLoader) >= _LIBYAML_SAFE_DEPTH:
+                    loader = PureSafeLoader
+        return yaml.load(text, Loader=loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{where}: not valid YAML{at}: {problem}") from None
+    except RecursionError:  # deeper than Python's stack, with TRNSIM_MAX_YAML_DEPTH raised past it
+        raise ConfigError(f"{where}: nested too deeply to read") from None
 
 
 def load_yaml(path: Path, what: str = "topology file"):
@@ -163,14 +266,4 @@ def load_yaml(path: Path, what: str = "topology file"):
         With the file, the line and what is wrong, for unreadable, oversized, too deep, recursive
         or invalid YAML.
     """
-    text = read_text(path, what)
-    try:
-        _check_shape(text, str(path))
-        return yaml.load(text, Loader=SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
-    except RecursionError:  # a last guard: the depth check above should make this unreachable
-        raise ConfigError(f"{path}: nested too deeply to read") from None
+    return load_text(read_text(path, what), str(path))
