@@ -80,7 +80,7 @@ def _pipelined_tree_us(p: int, size: int) -> float:
     stages i with 0 <= r - i < m are busy on one chunk each (size/m, half on each tree); a round costs
     alpha plus the busiest directed link's bytes over one link.
     """
-    from collections import Counter
+    import numpy as np
 
     from trnsim.collectives.cost import MAX_CHUNKS, MIN_CHUNK_BYTES
 
@@ -93,13 +93,17 @@ def _pipelined_tree_us(p: int, size: int) -> float:
     stages = [[(c, par) for lv, c, par in edges if lv == d] for d in range(depth, 0, -1)]
     stages += [[(par, c) for lv, c, par in edges if lv == d] for d in range(1, depth + 1)]
     n = len(stages)
+    links = sorted({link for stage in stages for link in stage})
+    # uses[i, l]: how many of stage i's flows cross directed link l; prefix sums over the stages
+    uses = np.array([[stage.count(link) for link in links] for stage in stages], dtype=float)
+    prefix = np.vstack([np.zeros(len(links)), np.cumsum(uses, axis=0)])
 
     def total(m):
-        time = 0.0
-        for r in range(m + n - 1):
-            busy = Counter(link for i in range(n) if 0 <= r - i < m for link in stages[i])
-            time += ALPHA_US + beta(size / 2 / m) * max(busy.values())
-        return time
+        # every round r = 0 .. m+n-2 at once: stages r-m+1 .. r (clipped to 0 .. n-1) are busy
+        rounds = np.arange(m + n - 1)
+        lo, hi = np.maximum(rounds - m + 1, 0), np.minimum(rounds, n - 1)
+        busy = prefix[hi + 1] - prefix[lo]  # rounds x links: flows on each link in each round
+        return float(np.sum(ALPHA_US + beta(size / 2 / m) * busy.max(axis=1)))
 
     top = max(1, min(MAX_CHUNKS, size // MIN_CHUNK_BYTES))
     return min(total(m) for m in range(1, top + 1))
