@@ -101,19 +101,19 @@ def test_bad_chip_exits_2(cli):
 
 
 @pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
-def test_broken_copy_exits_2_without_traceback(path, tmp_path):
+def test_broken_copy_exits_2_without_traceback(path, tmp_path, cli):
+    """In-process: the CLI's error path is what is under test (test_debug_shows_the_traceback and
+    tests/test_limits.py cover the process itself)."""
     import re
 
     text = re.sub(r"lane_gbps: ([0-9.]+)\n", r"lane_gbps: -\1\n", path.read_text())
     broken = tmp_path / path.name
     broken.write_text(text)
-    process = subprocess.run(
-        [sys.executable, "-m", "trnsim", "topo", "validate", str(broken)], capture_output=True, text=True
-    )
-    assert process.returncode == 2
-    assert "Traceback" not in process.stderr
+    result = cli("topo", "validate", str(broken))
+    assert result.code == 2
+    assert "Traceback" not in result.err
     # the bound itself (> 0, >= 0.001) belongs to trnsim/schema.py
-    assert f"{path.name}: chip.lane_gbps: expected `float` >" in process.stderr.replace("\n", "")
+    assert f"{path.name}: chip.lane_gbps: expected `float` >" in result.err.replace("\n", "")
 
 
 def test_debug_shows_the_traceback(tmp_path):
