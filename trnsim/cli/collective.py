@@ -160,8 +160,10 @@ def run(
         typer.echo(f"wrote {heatmap} ({heat.describe()})", err=True)
     applied = tuple(overrides or ())
     variant = label_of(topo, applied)
+    n_chips = len(topo.chips_of(chips))
+    on_chips = f" on {n_chips} chips" if topo.ranks_per_chip > 1 else ""
     header = (
-        f"{topo.name} {op}: {result.ranks} ranks (group {group_text}), alpha {alpha:g} us/step, "
+        f"{topo.name} {op}: {result.ranks} ranks{on_chips} (group {group_text}), alpha {alpha:g} us/step, "
         f"algorithm {algo}, routing {result.routing.label}; bandwidth bound limited by "
         f"{result.bound.limited_by}"
         + ("" if result.bound.exact else " (a valid bound, perhaps not the optimum)")
@@ -182,6 +184,7 @@ def run(
         "dtype": dtype.strip().lower(),
         "op": op,
         "ranks": result.ranks,
+        "chips": n_chips,
         "group": group_text,
         "group_ranks": [topo.rank_of[c] for c in chips],
         "traffic": describe(traffic, skew, traffic_file),
