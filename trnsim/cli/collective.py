@@ -175,6 +175,11 @@ def run(
     )
     if traffic is not None:
         header += f"; {describe(traffic, skew, traffic_file)} traffic"
+    from trnsim.collectives.borrowed import borrowed_by
+
+    borrowed = borrowed_by(topo, result, every=algo.lower() == "all")
+    if borrowed is not None:
+        header += f"; the group {borrowed.describe()}"
     if applied:
         header += f"; with {edits_text(applied)}"
     payload = {
@@ -194,6 +199,7 @@ def run(
         "bound_limited_by": result.bound.limited_by,
         "bound_exact": result.bound.exact,
         "routing": result.routing.label,
+        "borrowed": borrowed.as_dict() if borrowed is not None else None,
         "rows": [row.as_dict() for row in result.rows],
         "skipped": result.skipped,
         "dropped_sizes": result.dropped,
