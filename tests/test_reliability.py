@@ -211,3 +211,9 @@ def test_cuboid_is_a_torus_policy_and_a_cut_off_chip_takes_the_torus():
     report = sweep("trn2-nl16", overrides=base, kinds=["link x"])
     cut = [o for o in report.classes[0].outcomes if "x0.y0" in o.component.spec.split(":")[1].split(",")]
     assert cut and all(len(o.lost) == 16 and o.busbw_gbps[("allreduce", GIB)] == 0 for o in cut)
+
+
+def test_a_failure_that_leaves_no_two_chips_connected_loses_the_domain():
+    # NVL72 has one switch plane: failing it cuts every GPU off alone (it used to divide by zero)
+    (plane,) = sweep("gb200-nvl72", kinds=["plane"]).classes
+    assert plane.lost_max == 72 and plane.outcomes[0].busbw_gbps[("allreduce", GIB)] == 0.0

@@ -173,6 +173,14 @@ def _check_references(spec: Spec, path: Path) -> None:
                 "switched.switch_fabric.active_lanes",
                 f"expected at most backplane_lanes ({fabric.backplane_lanes}), got {fabric.active_lanes}",
             )
+        total = len(fabric.planes) * fabric.switches_per_plane
+        if fabric.switches_per_tray and total % fabric.switches_per_tray:
+            fail(
+                "switched.switch_fabric.switches_per_tray",
+                f"expected a divisor of a rack's {total} plane switches ({len(fabric.planes)} "
+                f"plane{'s' if len(fabric.planes) > 1 else ''} of {fabric.switches_per_plane}), or 0 for "
+                f"switches in no tray; got {fabric.switches_per_tray}",
+            )
         names = [plane.name for plane in fabric.planes]
         if len(set(names)) != len(names):
             fail("switched.switch_fabric.planes", f"plane names must be unique, got {names}")

@@ -375,15 +375,17 @@ def _switched(topology: Topology) -> Drawing:
 
 def _title(topology: Topology) -> str:
     spec = topology.spec
-    hosts = sum(1 for node in topology.nodes.values() if node.get("role") == "chip")
-    switches = sum(1 for node in topology.nodes.values() if node.get("kind") == "switch") - hosts
     links = sum(
         int(link.get("parallel", 1))
         for (a, b), link in topology.links.items()
         if _drawn(topology, a) and _drawn(topology, b)
     )
-    chips = f"{hosts} chips ({topology.n_chips} ranks)" if hosts else f"{topology.n_chips} chips"
-    return f"{spec.name}: {chips}, {switches} switches, {links} links"
+    chips = (
+        f"{topology.n_chips} chips ({topology.n_ranks} ranks)"
+        if topology.ranks_per_chip > 1
+        else f"{topology.n_chips} chips"
+    )
+    return f"{spec.name}: {chips}, {topology.n_switches} switches, {links} links"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -99,11 +99,17 @@ class FaultReport:
     """A system's single-failure sweep."""
 
     sku: str
-    chips: int
+    ranks: int  # the endpoints that failures lose (a chip's ranks are lost with it)
     policy: str
     healthy: dict[tuple[str, int], float]  # (op, bytes) -> busbw before
     classes: list[ClassResult]
     evaluated: int  # distinct failures run
+    ranks_per_chip: int = 1
+
+    @property
+    def chips(self) -> int:
+        """Physical chips."""
+        return self.ranks // self.ranks_per_chip
 
 
 def default_policy(topology: Topology) -> str:
@@ -281,7 +287,7 @@ def single_failures(
             lost = _lost_with(topology, part, policy)
             outcome = Outcome(part, weight, lost)
             outcomes.append(outcome)
-            if len(lost) >= topology.n_chips - 1:
+            if len(lost) >= topology.n_ranks - 1:
                 outcome.note = "the domain is out of service"
                 outcome.busbw_gbps = dict.fromkeys(healthy, 0.0)
                 continue
@@ -289,8 +295,9 @@ def single_failures(
             faults = [part.spec] + [f"chip:{chip}" for chip in sorted(physical) if chip not in part.nodes]
             try:
                 degraded = load(faults, keep_largest=True)
-            except TrnsimError as exc:
+            except TrnsimError as exc:  # no two chips left connected: the domain is out of service
                 outcome.note = str(exc)
+                outcome.lost = list(topology.chips)
                 outcome.busbw_gbps = dict.fromkeys(healthy, 0.0)
                 continue
             cut_off = [c for c in topology.chips if c not in degraded.rank_of and c not in lost]
@@ -310,7 +317,9 @@ def single_failures(
             for key in healthy:  # a size that aligns to nothing on the survivors moves nothing
                 outcome.busbw_gbps.setdefault(key, 0.0)
         classes.append(ClassResult(kind, len(members), outcomes))
-    return FaultReport(topology.name, topology.n_chips, policy, healthy, classes, evaluated)
+    return FaultReport(
+        topology.name, topology.n_ranks, policy, healthy, classes, evaluated, topology.ranks_per_chip
+    )
 
 
 def loss_summary(report: FaultReport, key: tuple[str, int]) -> list[dict]:
@@ -347,7 +356,7 @@ class Reliability:
     """Failure rates summed over a system's parts."""
 
     failures_per_year: float
-    chips_out: float  # expected chips out of service at a random moment
+    chips_out: float  # expected ranks out of service at a random moment (chips x ranks per chip)
     availability: float  # capacity-weighted: 1 - chips_out / chips
     by_class: list[dict]
     p_degraded: float  # probability that some part is down at a random moment
@@ -368,7 +377,7 @@ def reliability(report: FaultReport, rates: dict[str, float], mttr_h: float) -> 
     symmetric systems), so the chips out never exceed the chips.
     """
     rows, total_rate, log_up, log_healthy, log_domain = [], 0.0, 0.0, 0.0, 0.0
-    n = report.chips
+    n = report.ranks
     for result in report.classes:
         rate_class = result.outcomes[0].component.rate
         if rate_class is None:  # not a part that fails by itself (a plane, lanes)
@@ -498,7 +507,7 @@ def random_failures(
         outcome = Outcome(drawn[0], 1, lost, note="; ".join(part.spec for part in drawn))
         out.append(outcome)
         keys = [(op, size) for op in ops for size in sizes]
-        if len(lost) >= topology.n_chips - 1:
+        if len(lost) >= topology.n_ranks - 1:
             outcome.busbw_gbps = dict.fromkeys(keys, 0.0)
             continue
         physical = {topology.nodes[c].get("chip", c) for c in lost}
@@ -506,7 +515,8 @@ def random_failures(
         failures += [f"chip:{chip}" for chip in sorted(physical) if not any(chip in p.nodes for p in drawn)]
         try:
             degraded = load(failures, keep_largest=True)
-        except TrnsimError:
+        except TrnsimError:  # no two chips left connected: the domain is out of service
+            outcome.lost = list(topology.chips)
             outcome.busbw_gbps = dict.fromkeys(keys, 0.0)
             continue
         outcome.lost = lost + [c for c in topology.chips if c not in degraded.rank_of and c not in lost]

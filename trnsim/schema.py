@@ -100,11 +100,16 @@ class Plane(Section, kw_only=True):
 
 
 class SwitchFabric(Section, kw_only=True):
-    """Switch trays: per rack, ``switches_per_plane`` switches in each plane, each linked to every chip
-    of its plane's slots in the rack."""
+    """Switch planes: per rack, ``switches_per_plane`` switches in each plane, each linked to every chip
+    of its plane's slots in the rack, mounted ``switches_per_tray`` to a switch tray."""
 
     planes: list[Plane]
     switches_per_plane: PositiveInt
+    # switch chips per switch tray, the board that fails and is swapped whole: a rack's trays hold
+    # its plane switches in order, switch k of each plane before switch k+1 (trnsim.topology.trays);
+    # 0: the switches sit on a node's board, in no tray (HGX); unset: one switch of each plane, an
+    # assumption (trnsim.topology.trays.DEFAULT_ASSUMPTION)
+    switches_per_tray: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] | None = None
     switch_model: str
     lanes_per_link: PositiveInt
     backplane_lanes: PositiveInt
@@ -112,6 +117,21 @@ class SwitchFabric(Section, kw_only=True):
     cls: str = "backplane"
     medium: Medium = "backplane"
     source: str = ""
+
+    @property
+    def tray_size(self) -> int:
+        """Switch chips in one switch tray (0: in no tray); unset, one switch of each plane."""
+        return len(self.planes) if self.switches_per_tray is None else self.switches_per_tray
+
+    @property
+    def trays_per_rack(self) -> int:
+        """Switch trays in one rack (0 when the switches are in no tray)."""
+        return len(self.planes) * self.switches_per_plane // self.tray_size if self.tray_size else 0
+
+    def tray_of(self, plane_index: int, k: int) -> int | None:
+        """The switch tray, within its rack, of switch ``k`` of the plane at ``plane_index``: a
+        rack's plane switches fill its trays in order, switch k of every plane before switch k+1."""
+        return (k * len(self.planes) + plane_index) // self.tray_size if self.tray_size else None
 
 
 class CrossRack(Section, kw_only=True):

@@ -24,9 +24,9 @@ def _dims(sku: str, group: str = "all"):
 @pytest.mark.parametrize("sku", [sku for sku in SKUS if sku not in TWISTED])
 def test_every_catalog_system_is_a_product_of_its_lines(sku):
     topo, dims = _dims(sku)
-    assert int(np.prod([d.size for d in dims])) == topo.n_chips
+    assert int(np.prod([d.size for d in dims])) == topo.n_ranks
     coords = np.stack([d.coord for d in dims], axis=1)
-    assert len({tuple(row) for row in coords}) == topo.n_chips  # every combination once
+    assert len({tuple(row) for row in coords}) == topo.n_ranks  # every combination once
     for d in dims:
         assert d.coord.min() == 0 and d.coord.max() == d.size - 1
         assert d.classes and set(d.modes) == set(d.classes)

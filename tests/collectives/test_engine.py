@@ -86,7 +86,7 @@ def test_every_applicable_algorithm_respects_the_bound(sku, op):
 )
 def test_random_groups_never_beat_their_bound(sku, op, data):
     topo = topology(sku)
-    ranks = data.draw(st.lists(st.integers(0, topo.n_chips - 1), min_size=2, max_size=12, unique=True))
+    ranks = data.draw(st.lists(st.integers(0, topo.n_ranks - 1), min_size=2, max_size=12, unique=True))
     group = [topo.chips[r] for r in sorted(ranks)]
     _check_rows(evaluate(topo, op, SIZES, group, algo="auto"), op)
 

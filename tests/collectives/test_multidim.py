@@ -43,7 +43,7 @@ def test_stream_loads_add_up_to_p_minus_one_in_any_order():
     topo = load_topology("trn3-nl72x2-gen2")
     chosen = plan(Context(topo, topo.chips))
     for stream in chosen.streams:
-        assert sum(stream_loads(chosen.dims, stream.order, stream.classes).values()) == topo.n_chips - 1
+        assert sum(stream_loads(chosen.dims, stream.order, stream.classes).values()) == topo.n_ranks - 1
     assert np.isclose(sum(s.weight for s in chosen.streams), 1)
 
 
@@ -70,7 +70,7 @@ def test_large_collectives_reach_the_bound_on_every_catalog_system(sku, op):
     row = evaluate(topo, op, [1 << 30], topo.chips, algo=algo).rows[0]
     assert row.busbw_gbps <= row.bound_busbw_gbps * (1 + 1e-9)
     # nvls sends the size (1 + 1/p) each way, the bound's argument only the size: p/(p+1) of it at most
-    reach = topo.n_chips / (topo.n_chips + 1) if algo == "nvls" else 1.0
+    reach = topo.n_ranks / (topo.n_ranks + 1) if algo == "nvls" else 1.0
     assert row.busbw_gbps >= LONG_RINGS.get(sku, 0.9) * reach * row.bound_busbw_gbps
 
 

@@ -15,7 +15,7 @@ def test_nvls_all_reduce_sends_each_byte_once_up_and_once_down(sku, bw):
     # pipelined, a member's links carry size (1 + 1/p) each way at the steady state: the reduce
     # stage's size up and its shard down, the multicast's shard up and the size down
     topo = topology(sku, raw=True)
-    p = topo.n_chips
+    p = topo.n_ranks
     row = evaluate(topo, "allreduce", [BIG], topo.chips, algo="nvls").rows[0]
     # m chunks in m + 1 rounds: the first only reduces (size/m up), the last only multicasts
     # (size/m down), the others do both; each round pays alpha plus link, switch, link

@@ -48,8 +48,8 @@ def random_group(topo, seed: int) -> list[str]:
     rng = np.random.default_rng(seed + 1000)
     if rng.random() < 0.3:
         return list(topo.chips)
-    k = int(rng.integers(2, topo.n_chips + 1))
-    return [topo.chips[i] for i in sorted(rng.choice(topo.n_chips, k, replace=False))]
+    k = int(rng.integers(2, topo.n_ranks + 1))
+    return [topo.chips[i] for i in sorted(rng.choice(topo.n_ranks, k, replace=False))]
 
 
 def subsets(n: int) -> np.ndarray:
@@ -409,7 +409,7 @@ def test_the_catalog_list_is_complete():
 def test_catalog_optima_match_the_closed_forms(sku):
     topo = topology(sku, raw=True)
     chip, alltoall = _catalog_expectation(sku)
-    p = topo.n_chips
+    p = topo.n_ranks
     in_network = sku in IN_NETWORK  # switches reduce: a member sends and receives the size once
     for op, expected, tolerance in [
         ("allgather", chip, 1e-9),
@@ -418,7 +418,7 @@ def test_catalog_optima_match_the_closed_forms(sku):
         ("alltoall", alltoall, 5e-3),
     ]:
         bound = lower_bound(topo, topo.chips, OPS[op], 0.0, 1)
-        got = OPS[op].busbw_factor(topo.n_chips) / bound.seconds_per_byte / 1e9
+        got = OPS[op].busbw_factor(topo.n_ranks) / bound.seconds_per_byte / 1e9
         assert got == pytest.approx(expected, rel=tolerance), op
         assert bound.exact or (in_network and op == "allreduce"), op
 

@@ -23,7 +23,7 @@ def test_bfs_counts_latencies_and_loads_equal_the_numpy_walk(sku, edits, relay):
     topology = load_topology(sku, overrides=edits)
     arrays = graph_arrays(topology)
     transit = transit_mask(arrays, relay)
-    sources = np.arange(topology.n_chips)
+    sources = np.arange(topology.n_ranks)
     reference = bfs(arrays, sources, transit)
     dist, sigma, latency = kernels.bfs_all(arrays, sources, transit)
     assert np.array_equal(dist, reference.dist)
@@ -31,7 +31,7 @@ def test_bfs_counts_latencies_and_loads_equal_the_numpy_walk(sku, edits, relay):
     assert np.allclose(latency, path_latency_ns(arrays, reference))
     rng = np.random.default_rng(1)
     demand = np.zeros((len(sources), arrays.n_nodes))
-    demand[:, : topology.n_chips] = rng.random((len(sources), topology.n_chips))
+    demand[:, : topology.n_ranks] = rng.random((len(sources), topology.n_ranks))
     demand[sources, sources] = 0.0
     reached = reference.dist >= 0
     demand *= reached

@@ -114,8 +114,8 @@ def _flows(rng, p: int, count: int | None = None):
 def _group(topo: Topology, rng) -> list[str]:
     if rng.random() < 0.4:
         return list(topo.chips)
-    k = int(rng.integers(2, topo.n_chips + 1))
-    return [topo.chips[i] for i in sorted(rng.choice(topo.n_chips, k, replace=False))]
+    k = int(rng.integers(2, topo.n_ranks + 1))
+    return [topo.chips[i] for i in sorted(rng.choice(topo.n_ranks, k, replace=False))]
 
 
 def _meeting(topo: Topology, group: list[str], relay: bool) -> list[str]:
@@ -280,7 +280,7 @@ def test_single_on_a_torus_corrects_axes_in_file_order(name):
     router = Router(topo, list(topo.chips), routing=Routing("single"))
     axes = [axis.name for axis in topo.spec.torus.axes]
     coord = {chip: topo.nodes[chip]["coord"] for chip in topo.chips}
-    for a, b in itertools.permutations(range(topo.n_chips), 2):
+    for a, b in itertools.permutations(range(topo.n_ranks), 2):
         s, t = topo.chips[a], topo.chips[b]
         path = _path_of(router, _single_route(router, (a, b)), s, t, 1.0)
         assert len(path) - 1 == nx.shortest_path_length(topo.graph, s, t)
@@ -299,7 +299,7 @@ def test_single_gives_a_pair_the_same_path_in_every_step():
     topo = topology("trn3-nl72x2-gen1")
     router = Router(topo, topo.chips, routing=Routing("single"))
     rng = np.random.default_rng(5)
-    pairs, _ = _flows(rng, topo.n_chips, count=40)
+    pairs, _ = _flows(rng, topo.n_ranks, count=40)
     alone = [_single_route(router, pair) for pair in pairs]
     for trial in range(3):
         chosen = sorted(rng.choice(len(pairs), 15, replace=False))
@@ -344,7 +344,7 @@ def test_hash_puts_each_flow_on_one_shortest_path(name, seed, relay):
 def test_hash_seeds_are_different_hash_functions_and_each_is_repeatable():
     topo = topology("trn3-nl32x2-gen1")
     rng = np.random.default_rng(11)
-    pairs, _ = _flows(rng, topo.n_chips, count=200)
+    pairs, _ = _flows(rng, topo.n_ranks, count=200)
     step = Step.of(pairs, 1.0)
     by_seed = {}
     for seed in range(4):
@@ -378,7 +378,7 @@ def test_hash_keeps_a_pair_on_its_path_across_steps():
     topo = topology("trn3-nl72x2-gen1")
     router = Router(topo, topo.chips, routing=Routing("hash"), seed=7)
     rng = np.random.default_rng(8)
-    pairs, _ = _flows(rng, topo.n_chips, count=30)
+    pairs, _ = _flows(rng, topo.n_ranks, count=30)
     alone = [_single_route(router, pair) for pair in pairs]
     for trial in range(3):
         chosen = sorted(rng.choice(len(pairs), 12, replace=False))

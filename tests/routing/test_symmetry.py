@@ -91,7 +91,7 @@ def test_name_automorphisms_are_true_automorphisms(sku, fails, chip_orbits):
 
     topo = load_topology(sku, overrides=fails)
     arrays = graph_arrays(topo)
-    members = np.arange(topo.n_chips)
+    members = np.arange(topo.n_ranks)
     edge_key, node_key = _keys(arrays, members)
     perms = name_automorphisms(arrays.nodes, arrays.src, arrays.dst, edge_key, node_key)
     assert perms
@@ -103,7 +103,7 @@ def test_name_automorphisms_are_true_automorphisms(sku, fails, chip_orbits):
     if chip_orbits is not None:
         assert found == chip_orbits
     else:  # the damaged chip is in an orbit of its own, yet some symmetry is left
-        assert 1 < found < topo.n_chips
+        assert 1 < found < topo.n_ranks
         assert np.sum(label[members] == label[arrays.index["r0.n0.A"]]) == 1
 
 

@@ -32,7 +32,7 @@ def test_many_rank_chips_are_refused():
 @pytest.mark.parametrize("sku", ["trn3-nl32x2-gen2", "trn3-nl72x2-gen3", "trn3-ultraserver-gen2"])
 def test_single_plane_fabrics_export_and_cover_every_chip(sku):
     data = _load(sku)
-    assert math.prod(data["npus_count"]) == topology(sku).n_chips
+    assert math.prod(data["npus_count"]) == topology(sku).n_ranks
     assert data["topology"][-1] == "Ring" and data["npus_count"][-1] == 2  # the paired racks
 
 

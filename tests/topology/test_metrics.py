@@ -1,11 +1,14 @@
 """Hop metrics: the seed's paths, per-rack maxima, and agreement with networkx."""
 
+import itertools
+from collections import Counter
+
 import networkx as nx
 import numpy as np
 import pytest
 from conftest import CATALOG, topology
 
-from trnsim.routing.hops import hop_stats, link_distances, shortest_path
+from trnsim.routing.hops import chip_hop_stats, hop_stats, link_distances, shortest_path
 from trnsim.topology.metrics import cut_bandwidth_gbps, natural_cuts
 
 
@@ -58,10 +61,28 @@ def test_distances_equal_networkx(path):
 @pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
 def test_hop_histogram_counts_every_pair_once(path):
     topo = topology(path.stem)
-    stats = hop_stats(topo)
-    n = topo.n_chips
-    assert stats.pairs == n * (n - 1) // 2 == sum(stats.histogram_links.values())
-    assert stats.diameter_hops == stats.diameter_links - 1 == max(stats.histogram_hops)
+    for stats, n in ((hop_stats(topo), topo.n_ranks), (chip_hop_stats(topo), topo.n_chips)):
+        assert stats.pairs == n * (n - 1) // 2 == sum(stats.histogram_links.values())
+        assert stats.diameter_hops == stats.diameter_links - 1 == max(stats.histogram_hops)
+
+
+def test_hops_between_ranks_and_between_chips_are_told_apart():
+    """trn1: a 4x4 torus of chips with 2 ranks each. Between chips, the distances of a 4x4 torus
+    (counted here by brute force over coordinates); between ranks of two chips, two on-chip links
+    more, and ranks of one chip meet through their chip (2 links)."""
+    topo = topology("trn1-nl16")
+    axes = topo.spec.torus.axes
+    per_chip = topo.spec.chip.ranks
+    coords = list(itertools.product(*(range(axis.size) for axis in axes)))
+    ring = [lambda a, b, n=axis.size: min(abs(a - b), n - abs(a - b)) for axis in axes]
+    expected = Counter(
+        sum(f(x, y) for f, x, y in zip(ring, a, b, strict=True)) for a, b in itertools.combinations(coords, 2)
+    )
+    assert topo.n_chips == len(coords) and topo.n_ranks == per_chip * len(coords)
+    assert chip_hop_stats(topo).histogram_links == dict(expected)
+    ranks = Counter({links + 2: count * per_chip**2 for links, count in expected.items()})
+    ranks[2] += len(coords) * per_chip * (per_chip - 1) // 2
+    assert hop_stats(topo).histogram_links == dict(ranks)
 
 
 def test_path_counts_match_networkx():

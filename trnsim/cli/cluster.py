@@ -105,7 +105,7 @@ def _domain_and_plan(
         named = f"--sku {sku}" if sku is not None else f"--topology {topology}"
         raise UsageError(f"{named}: give the cluster's size: --domains N or --chips N")
     domain = load(sku, topology, edits(overrides))
-    per_domain = domain.n_chips // domain.spec.chip.ranks
+    per_domain = domain.n_chips
     if chips is not None:
         if not 1 <= chips <= 1 << 30:
             raise UsageError(f"--chips: expected 1 to 1,073,741,824, got {chips}")

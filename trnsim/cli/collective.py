@@ -160,8 +160,10 @@ def run(
         typer.echo(f"wrote {heatmap} ({heat.describe()})", err=True)
     applied = tuple(overrides or ())
     variant = label_of(topo, applied)
+    n_chips = len(topo.chips_of(chips))
+    on_chips = f" on {n_chips} chips" if topo.ranks_per_chip > 1 else ""
     header = (
-        f"{topo.name} {op}: {result.ranks} ranks (group {group_text}), alpha {alpha:g} us/step, "
+        f"{topo.name} {op}: {result.ranks} ranks{on_chips} (group {group_text}), alpha {alpha:g} us/step, "
         f"algorithm {algo}, routing {result.routing.label}; bandwidth bound limited by "
         f"{result.bound.limited_by}"
         + ("" if result.bound.exact else " (a valid bound, perhaps not the optimum)")
@@ -173,6 +175,11 @@ def run(
     )
     if traffic is not None:
         header += f"; {describe(traffic, skew, traffic_file)} traffic"
+    from trnsim.collectives.borrowed import borrowed_by
+
+    borrowed = borrowed_by(topo, result, every=algo.lower() == "all")
+    if borrowed is not None:
+        header += f"; the group {borrowed.describe()}"
     if applied:
         header += f"; with {edits_text(applied)}"
     payload = {
@@ -182,6 +189,7 @@ def run(
         "dtype": dtype.strip().lower(),
         "op": op,
         "ranks": result.ranks,
+        "chips": n_chips,
         "group": group_text,
         "group_ranks": [topo.rank_of[c] for c in chips],
         "traffic": describe(traffic, skew, traffic_file),
@@ -191,6 +199,7 @@ def run(
         "bound_limited_by": result.bound.limited_by,
         "bound_exact": result.bound.exact,
         "routing": result.routing.label,
+        "borrowed": borrowed.as_dict() if borrowed is not None else None,
         "rows": [row.as_dict() for row in result.rows],
         "skipped": result.skipped,
         "dropped_sizes": result.dropped,

@@ -364,6 +364,14 @@ def compare(
         if (note := result.evaluation.alignment_note()) is not None:
             by_note.setdefault(note, []).append(letter)
     notes = [f"{', '.join(names)}: {note}" for note, names in by_note.items()]
+    borrowed = {}  # a group run alone may use idle links of chips outside it (see --groups)
+    if not groups:
+        from trnsim.collectives.borrowed import borrowed_by
+
+        for letter, result in zip(letters, results, strict=True):
+            borrowed[result.label] = borrowed_by(result.topology, result.evaluation)
+            if borrowed[result.label] is not None:
+                notes.append(f"{letter}: the group {borrowed[result.label].describe()}")
     count = f"{len(results)} variant{'s' if len(results) != 1 else ''}"
     where = f"{shape} at once (the slowest group)" if groups else f"group {shape}"
     where += f", {skewed}" if skewed else ""
@@ -382,6 +390,7 @@ def compare(
         "min_chunk_bytes": chunk_bytes(min_chunk),
         "overrides": list(common),
         "variants": meta,
+        "borrowed": {label: b.as_dict() if b is not None else None for label, b in borrowed.items()},
         "rows": payload_rows,
     }
     if heatmap is not None:  # every variant drawable, or no picture at all

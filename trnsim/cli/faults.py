@@ -236,7 +236,7 @@ def faults(
             mc_rows = None
         rel = reliability(report, rates, mttr_h)
         rel_rows = [
-            {**row, "failures_per_year": row["failures_per_year"], "chips_out": row["chips_out"]}
+            {**row, "failures_per_year": row["failures_per_year"], "chips_out": row["chips_out"] / per_chip}
             for row in rel.by_class
         ]
         tables.append(
@@ -253,7 +253,7 @@ def faults(
                 rel_rows,
                 [
                     f"# {rel.failures_per_year:.2f} failures a year; {rel.chips_out / per_chip:.3f} of "
-                    f"{report.chips // per_chip} chips out of service on average: availability "
+                    f"{report.chips} chips out of service on average: availability "
                     f"{100 * rel.availability:.3f}% of the capacity"
                     + (f" (counting only the parts swept: {', '.join(kind)})" if kind else "")
                 ],
@@ -274,7 +274,7 @@ def faults(
         summary.append(
             {
                 "system": label,
-                "chips": report.chips // per_chip,
+                "chips": report.chips,
                 "policy": report.policy,
                 "failures_per_year": rel.failures_per_year,
                 "chips_out": rel.chips_out / per_chip,
@@ -296,6 +296,7 @@ def faults(
             {
                 "system": label,
                 "chips": report.chips,
+                "ranks": report.ranks,
                 "policy": report.policy,
                 "evaluated": report.evaluated,
                 "healthy_busbw_gbps": [
@@ -304,7 +305,7 @@ def faults(
                 "classes": rows,
                 "reliability": {
                     "failures_per_year": rel.failures_per_year,
-                    "chips_out": rel.chips_out,
+                    "chips_out": rel.chips_out / per_chip,
                     "availability": rel.availability,
                     "p_degraded": rel.p_degraded,
                     "p_down": rel.p_down,

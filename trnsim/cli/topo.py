@@ -63,6 +63,28 @@ def _unit(topology) -> str:
     return "rank" if topology.spec.chip.ranks > 1 else "chip"
 
 
+def _counts(topology) -> dict:
+    """Chips, ranks, switches and links: the figures every topo command prints (one definition,
+    :class:`trnsim.topology.graph.Topology`)."""
+    return {
+        "chips": topology.n_chips,
+        "ranks": topology.n_ranks,
+        "ranks_per_chip": topology.ranks_per_chip,
+        "switches": topology.n_switches,
+        "links": topology.n_links,
+    }
+
+
+def _hops(stats) -> dict:
+    return {
+        "diameter_links": stats.diameter_links,
+        "diameter_hops": stats.diameter_hops,
+        "avg_links": stats.avg_links,
+        "avg_hops": stats.avg_hops,
+        "hop_histogram": {str(k): v for k, v in stats.histogram_hops.items()},
+    }
+
+
 def _summary(topology) -> dict:
     from trnsim.routing import hops
     from trnsim.routing.policy import routing_of
@@ -77,21 +99,17 @@ def _summary(topology) -> dict:
         "description": topology.spec.description,
         "kind": topology.spec.kind,
         "chip": topology.spec.chip.name,
-        "chips": topology.n_chips,
+        **_counts(topology),
         "failed": list(topology.faults),
-        "switches": sum(topology.nodes[s].get("role") != "chip" for s in topology.switches),
-        "links": sum(link["parallel"] for link in topology.links.values()),
         "chip_bw_gbps": max(bandwidth.values()),
         "chip_bw_min_gbps": min(bandwidth.values()),
         "chip_raw_bw_gbps": max(raw.values()),
-        "ranks_per_chip": topology.spec.chip.ranks,
         "routing": routing_of(topology.spec).label,
         "routing_source": topology.spec.routing.source,
-        "diameter_links": stats.diameter_links,
-        "diameter_hops": stats.diameter_hops,
-        "avg_links": stats.avg_links,
-        "avg_hops": stats.avg_hops,
-        "hop_histogram": {str(k): v for k, v in stats.histogram_hops.items()},
+        # between ranks (the endpoints collectives run on); chip_hops: between physical chips
+        "hops_between": _unit(topology) + "s",
+        **_hops(stats),
+        "chip_hops": _hops(hops.chip_hop_stats(topology) if topology.ranks_per_chip > 1 else stats),
         "source": str(topology.path.name if topology.path else ""),
     }
 
@@ -111,10 +129,7 @@ def list_(fmt: FormatOption = Format.table) -> None:
                 "name": topology.name,
                 "aliases": list(topology.spec.aliases),
                 "chip": topology.spec.chip.name,
-                "chips": topology.n_chips // topology.spec.chip.ranks,
-                "ranks": topology.n_chips,
-                # a many-rank chip is modelled as a device its ranks hang off; it is not a switch
-                "switches": sum(topology.nodes[s].get("role") != "chip" for s in topology.switches),
+                **{k: v for k, v in _counts(topology).items() if k in ("chips", "ranks", "switches")},
                 "kind": topology.spec.kind,
                 "chip_raw_bw_gbps": max(device_bandwidth_gbps(topology, raw=True).values()),
                 "chip_bw_gbps": max(device_bandwidth_gbps(topology).values()),
@@ -169,8 +184,11 @@ def show(
         label = topo.spec.switched.node_label
         cuts.append({"cut": f"one {label} vs the rest (smallest)", "bw_gbps": min(node_cuts)})
     scale_out = topo.spec.scale_out
+    from trnsim.topology.trays import trays
+
     payload = {
         **summary,
+        "trays": trays(topo.spec),
         "link_classes": classes,
         "switch_roles": roles,
         "cuts": cuts,
@@ -194,21 +212,18 @@ def show(
         ("description", topo.spec.description),
         ("chip", topo.spec.chip.name),
         *([("failed", ", ".join(topo.faults))] if topo.faults else []),
-        ("chips", topo.n_chips // topo.spec.chip.ranks),
+        ("chips", summary["chips"]),
         *(
-            [("ranks", f"{topo.n_chips} ({topo.spec.chip.ranks} per chip)")]
-            if topo.spec.chip.ranks > 1
+            [("ranks", f"{summary['ranks']} ({summary['ranks_per_chip']} per chip)")]
+            if summary["ranks_per_chip"] > 1
             else []
         ),
         ("switches", summary["switches"]),
+        *_tray_items(payload["trays"]),
         ("links", summary["links"]),
         ("GB/s per chip (per direction)", f"{bw_text} effective; {summary['chip_raw_bw_gbps']:,.1f} raw"),
         ("routing", summary["routing"]),
-        (
-            "diameter",
-            f"{_count(summary['diameter_links'], 'link')} = {_count(summary['diameter_hops'], 'hop')}",
-        ),
-        ("average", f"{summary['avg_links']:.3f} links = {summary['avg_hops']:.3f} hops"),
+        *_hop_items(summary, topo.ranks_per_chip > 1),
     ]
     if scale_out is not None:
         items.append(
@@ -276,6 +291,53 @@ def show(
     emit(payload, tables, fmt)
 
 
+def _hop_items(summary: dict, several: bool) -> list[tuple[str, str]]:
+    """Diameter and average, between ranks and between chips when chips host several ranks."""
+    levels = [("ranks", summary), ("chips", summary["chip_hops"])] if several else [("", summary)]
+    items = []
+    for unit, stats in levels:
+        suffix = f" (between {unit})" if unit else ""
+        diameter = f"{_count(stats['diameter_links'], 'link')} = {_count(stats['diameter_hops'], 'hop')}"
+        items.append(("diameter" + suffix, diameter))
+        items.append(("average" + suffix, f"{stats['avg_links']:.3f} links = {stats['avg_hops']:.3f} hops"))
+    return items
+
+
+def _tray_items(trays: dict) -> list[tuple[str, str]]:
+    """What a compute tray (or server) and a switch tray hold, for ``topo show``."""
+    from trnsim.topology.trays import DEFAULT_ASSUMPTION
+
+    items = []
+    node = trays.get("node")
+    if node is not None:
+        held = [_count(node["chips"], "chip")]
+        if node["ranks"] != node["chips"]:
+            held.append(_count(node["ranks"], "rank"))
+        held.append(_count(node["switches"], "switch"))
+        label = "compute trays" if node["label"] == "tray" and trays.get("switch") else f"{node['label']}s"
+        items.append((label, f"{_how_many(node)}; each {', '.join(held)}"))
+    if "switch" in trays:
+        tray = trays["switch"]
+        if tray is None:
+            items.append(("switch trays", f"none: the switches sit on the {node['label']}'s board"))
+        else:
+            assumed = f" ({DEFAULT_ASSUMPTION})" if tray["assumed"] else ""
+            items.append(
+                (
+                    "switch trays",
+                    f"{_how_many(tray)}; each {_count(tray['switches'], 'switch')} ({tray['model']}){assumed}",
+                )
+            )
+    return items
+
+
+def _how_many(trays: dict) -> str:
+    """``18``, or ``18 per rack, 36 in all``."""
+    if trays["per_rack"] is None or trays["per_rack"] == trays["count"]:
+        return str(trays["count"])
+    return f"{trays['per_rack']} per rack, {trays['count']} in all"
+
+
 class DistanceMetric(str, Enum):
     hops = "hops"
     links = "links"
@@ -327,10 +389,10 @@ def hops(
         links = hops.link_distances(topo)
         values = links if metric == DistanceMetric.links else (links - 1).clip(min=0)
         rows = [
-            {"rank": r, **{str(c): int(values[r, c]) for c in range(topo.n_chips)}}
-            for r in range(topo.n_chips)
+            {"rank": r, **{str(c): int(values[r, c]) for c in range(topo.n_ranks)}}
+            for r in range(topo.n_ranks)
         ]
-        columns = [Column("rank", "rank")] + [Column(str(c), str(c)) for c in range(topo.n_chips)]
+        columns = [Column("rank", "rank")] + [Column(str(c), str(c)) for c in range(topo.n_ranks)]
         emit(
             {"name": topo.name, "metric": metric.value, "matrix": values.tolist()},
             [Table(f"{topo.name}: {metric.value} between ranks", columns, rows)],
@@ -501,9 +563,7 @@ def export(
         typer.echo(text, nl=not text.endswith("\n"))
     else:
         write_text(output, text)
-        typer.echo(
-            f"wrote {output} ({fmt.value}, {topo.n_chips} chips, {len(topo.switches)} switches)", err=True
-        )
+        typer.echo(f"wrote {output} ({fmt.value}, {_count_text(topo)})", err=True)
 
 
 @app.command()
@@ -534,7 +594,7 @@ def draw(
     if title is not None:
         picture.title = title
     drawing.save(picture, output)
-    counts = picture.title.split(": ", 1)[-1] if title is None else f"{topo.n_chips} chips"
+    counts = picture.title.split(": ", 1)[-1] if title is None else _count_text(topo)
     typer.echo(f"wrote {output} ({counts}; {len(picture.segments)} drawn lines)", err=True)
 
 
@@ -564,9 +624,7 @@ def validate(
                 {
                     "file": str(file),
                     "name": None,
-                    "chips": None,
-                    "switches": None,
-                    "links": None,
+                    **dict.fromkeys(("chips", "ranks", "ranks_per_chip", "switches", "links")),
                     "status": reason,
                 }
             )
@@ -575,9 +633,7 @@ def validate(
             {
                 "file": str(file),
                 "name": topo.name,
-                "chips": topo.n_chips,
-                "switches": len(topo.switches),
-                "links": sum(link["parallel"] for link in topo.links.values()),
+                **_counts(topo),
                 "status": "ok",
             }
         )
@@ -590,6 +646,7 @@ def validate(
                     Column("file", "file", align="left"),
                     Column("name", "name", align="left", drop_priority=1),
                     Column("chips", "chips"),
+                    Column("ranks", "ranks", drop_priority=4),
                     Column("switches", "switches", drop_priority=2),
                     Column("links", "links", drop_priority=3),
                     Column("status", "status", align="left"),
@@ -604,5 +661,11 @@ def validate(
 
 
 def _count(number: int, noun: str) -> str:
-    """``1 hop``, ``2 hops``."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+    """``1 hop``, ``2 hops``, ``2 switches``."""
+    return f"{number} {noun}{'' if number == 1 else 'es' if noun.endswith('ch') else 's'}"
+
+
+def _count_text(topology) -> str:
+    """``16 chips (32 ranks), 0 switches``: the counts of :func:`_counts` in words."""
+    ranks = f" ({topology.n_ranks} ranks)" if topology.ranks_per_chip > 1 else ""
+    return f"{_count(topology.n_chips, 'chip')}{ranks}, {_count(topology.n_switches, 'switch')}"

@@ -152,13 +152,13 @@ def _torus_lines(ctx: Context):
         raise NotApplicable("needs a torus topology")
     if topology.spec.chip.ranks > 1:
         raise NotApplicable("runs on tori of one rank per chip")
-    if ctx.p != topology.n_chips:
+    if ctx.p != topology.n_ranks:
         raise NotApplicable("runs over the whole torus: use --group all")
     axes = topology.spec.torus.axes
     sizes = [axis.size for axis in axes]
     if any(axis.twist for axis in axes):
         raise NotApplicable("needs plain rings along the axes (this torus is twisted)")
-    if topology.n_chips != int(np.prod(sizes)):
+    if topology.n_ranks != int(np.prod(sizes)):
         raise NotApplicable("needs every chip of the torus (its rings follow the axes by rank arithmetic)")
     strides = [int(np.prod(sizes[i + 1 :])) for i in range(len(sizes))]
     # fastest axes first: a reduce-scatter moves the most data in its first phase

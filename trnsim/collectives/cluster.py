@@ -185,7 +185,7 @@ def evaluate_cluster(
             f"--inter-algo {inter_algo!r}: {op.name} across domains runs {', '.join(choices)} or auto"
         )
     names = choices if inter_algo == "auto" else (inter_algo,)
-    n, d = domain.n_chips, plan.domains
+    n, d = domain.n_ranks, plan.domains
     per_rank_gbit = plan.choice.nic_gbit_per_chip / domain.spec.chip.ranks
     nic_gbps = per_rank_gbit / 8 * plan.choice.efficiency
     shares = {name: uplink_share(plan, _flows_leaving(plan, name)) for name in names}

@@ -77,8 +77,13 @@ class Plan:
         return index, self.items[index].edge_seconds_per_byte(self.bw_bps)
 
     @cached_property
+    def edge_busy(self) -> np.ndarray:
+        """How long each directed link is busy over the whole plan, per byte of collective size."""
+        return np.asarray(sum(item.edge_seconds_per_byte(self.bw_bps) for item in self.items))
+
+    @cached_property
     def _class_busy(self) -> dict[str, tuple[float, float]]:
-        busy = sum(item.edge_seconds_per_byte(self.bw_bps) for item in self.items)
+        busy = self.edge_busy
         out = {}
         classes = np.asarray(self.edge_class)
         for cls in dict.fromkeys(self.edge_class):

@@ -116,16 +116,16 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
     per_chip = topology.spec.chip.ranks
     unit = "rank" if per_chip > 1 else "chip"
     if ranks is not None:
-        if not 2 <= ranks <= topology.n_chips:
+        if not 2 <= ranks <= topology.n_ranks:
             held = (
-                f"{topology.n_chips} ranks ({per_chip} on each chip)"
+                f"{topology.n_ranks} ranks ({per_chip} on each chip)"
                 if per_chip > 1
-                else f"{topology.n_chips} chips"
+                else f"{topology.n_ranks} chips"
             )
-            raise UsageError(f"--ranks {ranks}: {topology.name} has {held}; give 2..{topology.n_chips}")
+            raise UsageError(f"--ranks {ranks}: {topology.name} has {held}; give 2..{topology.n_ranks}")
         selected = list(range(ranks))
     elif spec is None or spec.strip().lower() == "all":
-        selected = list(range(topology.n_chips))
+        selected = list(range(topology.n_ranks))
     else:
         key, sep, value = spec.partition(":")
         selected = (
@@ -155,7 +155,7 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
     text = spec.strip()
     key, sep, value = text.partition(":")
     key, value = key.strip().lower(), value.strip()
-    n = topology.n_chips
+    n = topology.n_ranks
     if ";" in text:
         try:
             groups = [select_group(topology, part) for part in text.split(";") if part.strip()]

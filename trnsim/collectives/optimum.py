@@ -967,7 +967,7 @@ def _optimum(topology: Topology, group: list[str], op_name: str) -> Optimum:
         return Optimum(top, label, exact)
     if op_name == "alltoall":
         symmetry = translations(topology, group)
-        if symmetry is not None and p == topology.n_chips:
+        if symmetry is not None and p == topology.n_ranks:
             # the whole torus: the translation orbits are the classes, exact by symmetrisation
             dual = alltoall_dual(net, symmetry.edge_orbit, symmetry)
             return Optimum(dual.seconds_per_byte, _class_label(net, dual), dual.exact)

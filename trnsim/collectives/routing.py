@@ -91,7 +91,7 @@ def routing_work(topology: Topology, group: list[str]) -> int:
     enough to be routed by translation keeps only its group x devices matrices.
     """
     devices = len(topology.nodes)
-    if len(group) == topology.n_chips >= _SYMMETRY_FROM and torus_symmetry(topology) is not None:
+    if len(group) == topology.n_ranks >= _SYMMETRY_FROM and torus_symmetry(topology) is not None:
         return len(group) * devices
     return len(group) * (devices + 2 * len(topology.links))
 
@@ -136,7 +136,7 @@ class Router:
         symmetry = (
             None if restricted or routing.policy != "ecmp" or not routing.relay else torus_symmetry(topology)
         )
-        self.symmetry = symmetry if symmetry is not None and topology.n_chips >= _SYMMETRY_FROM else None
+        self.symmetry = symmetry if symmetry is not None and topology.n_ranks >= _SYMMETRY_FROM else None
         self.compiled = len(self.rows) * (arrays.n_nodes + len(arrays.src)) >= COMPILED_FROM
         if self.symmetry is None and self.compiled:
             # one source at a time at compiled speed; no DAG is kept (loads are recomputed per step)

@@ -55,19 +55,19 @@ def alltoall_link_loads(topology: Topology) -> np.ndarray:
     axis wrapped, one source's loads summed over each edge's translation orbit give the answer.
     """
     arrays = graph_arrays(topology)
-    chips = np.arange(topology.n_chips)  # chips come first in node order
+    chips = np.arange(topology.n_ranks)  # chips come first in node order
     symmetry = torus_symmetry(topology)
     if symmetry is not None:
         result = bfs(arrays, np.array([0]))
         demand = np.zeros((1, arrays.n_nodes))
-        demand[0, 1 : topology.n_chips] = 1.0
+        demand[0, 1 : topology.n_ranks] = 1.0
         from_zero = ecmp_loads(arrays, result, demand)
         orbit = symmetry.edge_orbits(arrays.src, arrays.dst)
         return np.bincount(orbit, weights=from_zero)[orbit]
     loads = np.zeros(len(arrays.src))
     for _, chunk in source_chunks(arrays, chips):
         demand = np.zeros((len(chunk), arrays.n_nodes))
-        demand[:, : topology.n_chips] = 1.0
+        demand[:, : topology.n_ranks] = 1.0
         demand[np.arange(len(chunk)), chunk] = 0.0
         loads += ecmp_loads(arrays, bfs(arrays, chunk), demand)
     return loads

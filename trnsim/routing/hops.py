@@ -68,7 +68,7 @@ def link_distances(topology: Topology, sources: list[str] | None = None) -> np.n
         len(rows) * (arrays.n_nodes + len(arrays.src)),
         f"{topology.where}: distances from {len(rows):,} chips need",
     )
-    dist = _distances(arrays, rows, _transit(topology, arrays))[:, : topology.n_chips]
+    dist = _distances(arrays, rows, _transit(topology, arrays))[:, : topology.n_ranks]
     return _connected(topology, names, topology.chips, dist)
 
 
@@ -82,8 +82,20 @@ def _distances(arrays, rows: np.ndarray, transit) -> np.ndarray:
 
 
 def hop_stats(topology: Topology, chips: list[str] | None = None) -> HopStats:
-    """Hop statistics over all unordered pairs of the given chips (all chips by default)."""
+    """Hop statistics over all unordered pairs of the given endpoints (all ranks by default).
+
+    Where chips host several ranks, a rank's path starts and ends on its chip's on-chip link:
+    between ranks of two chips it is two links (and two hops) longer than between the chips
+    (:func:`chip_hop_stats`).
+    """
     return hop_histogram(topology, chips)
+
+
+def chip_hop_stats(topology: Topology) -> HopStats:
+    """Hop statistics over all unordered pairs of physical chips (the ranks' when one per chip)."""
+    if topology.ranks_per_chip == 1:
+        return hop_stats(topology)
+    return hop_histogram(topology, topology.physical_chips)
 
 
 def _ring_distance_counts(size: int, wrap: bool) -> np.ndarray:
@@ -115,7 +127,7 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
         ordered = np.array([1], dtype=np.int64)
         for axis in topology.spec.torus.axes:
             ordered = np.convolve(ordered, _ring_distance_counts(axis.size, axis.wrap))
-        ordered[0] -= topology.n_chips  # a chip and itself
+        ordered[0] -= topology.n_ranks  # a chip and itself
         counts = ordered // 2
         links = np.flatnonzero(counts)
         histogram = {int(d): int(counts[d]) for d in links}

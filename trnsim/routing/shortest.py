@@ -81,7 +81,7 @@ def graph_arrays(topology: Topology) -> GraphArrays:
     lat = np.fromiter((d["latency_ns"] for d in data), dtype=float, count=m)
     arrays = GraphArrays(
         nodes=nodes,
-        n_chips=topology.n_chips,
+        n_chips=topology.n_ranks,
         src=np.concatenate([u_idx, v_idx]),
         dst=np.concatenate([v_idx, u_idx]),
         edge=np.concatenate([np.arange(m), np.arange(m)]),

@@ -129,6 +129,6 @@ def to_astra_sim(topology: Topology) -> str:
     total = 1
     for d in dims:
         total *= d[1]
-    if total != topology.n_chips:
-        raise UsageError(f"{topology.name}: dimensions give {total} NPUs, not {topology.n_chips} chips")
+    if total != topology.n_ranks:
+        raise UsageError(f"{topology.name}: dimensions give {total} NPUs, not {topology.n_ranks} chips")
     return "\n".join(lines) + "\n"

@@ -281,7 +281,8 @@ def switched_fabric(spec: Spec) -> Topology:
     -------
     Topology
         Chips ``r<rack>.n<node>.<slot>`` with rank ``(rack * nodes_per_rack + node) * slots + slot``;
-        plane switches ``r<rack>.<plane>.sw<k>``, node switches ``r<rack>.n<node>.sw<k>``.
+        plane switches ``r<rack>.<plane>.sw<k>`` (with ``switch_tray``, their tray in the rack, see
+        :mod:`trnsim.topology.trays`), node switches ``r<rack>.n<node>.sw<k>``.
     """
     layout = spec.switched
     latency = spec.latency
@@ -350,7 +351,7 @@ def switched_fabric(spec: Spec) -> Topology:
             wired = planes_of_slot * fabric.switches_per_plane * fabric.lanes_per_link
             derate = min(1.0, fabric.active_lanes / wired) if wired else 1.0
             for rack in range(layout.racks):
-                for plane in fabric.planes:
+                for plane_index, plane in enumerate(fabric.planes):
                     if slot not in plane.slots:
                         continue
                     for k in range(fabric.switches_per_plane):
@@ -363,6 +364,7 @@ def switched_fabric(spec: Spec) -> Topology:
                                 "rack": rack,
                                 "node": None,
                                 "plane": plane.name,
+                                "switch_tray": fabric.tray_of(plane_index, k),
                                 "ports": model.ports,
                                 "lanes": model.lanes,
                                 "latency_ns": latency.switch_ns,

@@ -10,7 +10,7 @@ A fault is written ``KIND:WHAT`` (``--fail``, repeatable, or ``--set fail=KIND:W
                               spare lanes, or the chip's only class)
 ``switch:NAME``               a switch and its links
 ``plane:NAME[:RACK]``         every switch of a switch plane (in one rack, or all)
-``switch-tray:K[:RACK]``      switch K of every plane (in one rack, or all)
+``switch-tray:K[:RACK]``      the switches of switch tray K (in one rack, or in every rack)
 ``cable:CHIP``                the chip's cross-rack cable (its link to the paired rack)
 ============================  =====================================================================
 
@@ -26,8 +26,9 @@ losing 16 of 80 lanes costs nothing, the 17th costs 1/64 of the class's bandwidt
 to a port (an assumption: which lanes are spares is not published); a failed switch, switch tray or
 cable takes its whole port, and the chip's other ports of the class absorb it from the spares.
 
-Assumption: a switch tray holds switch K of every plane of its rack (NL72x2 Gen1 has 10 switch trays
-and 4 planes of 10 switches per rack; which switches share a tray is not published).
+A switch tray holds ``switched.switch_fabric.switches_per_tray`` switches of its rack
+(:mod:`trnsim.topology.trays`: GB200 NVL72's 9 trays of 2; one switch of each plane when the file
+does not say, an assumption); tray numbers outside the file's trays are refused.
 """
 
 from dataclasses import dataclass, replace
@@ -145,23 +146,45 @@ def parse_fault(topology: Topology, text: str) -> Fault:
         if count > classes[cls][0]:
             raise UsageError(f"--fail {text!r}: {chip} wires {classes[cls][0]:g} lanes of {cls}")
         return Fault(fault, lanes=((chip, cls, count),))
-    # plane and switch-tray: switches by their plane, index and rack
+    return _switch_group(topology, kind, what, text)
+
+
+def _switch_group(topology: Topology, kind: str, what: str, text: str) -> Fault:
+    """``plane:NAME[:RACK]`` or ``switch-tray:K[:RACK]``: switches by plane or tray, and rack."""
+    nodes, spec = topology.nodes, topology.spec
     name, _, rack_text = what.partition(":")
+    name = name.strip()
+    fabric = spec.switched.switch_fabric if spec.kind == "switched" else None
+    if fabric is None:
+        raise UsageError(f"--fail {text!r}: {topology.name} has no switch planes")
+    racks = spec.switched.racks
     rack = None
     if rack_text:
         if not rack_text.isascii() or not rack_text.isdigit():
             raise UsageError(f"--fail {text!r}: expected {kind}:{'NAME' if kind == 'plane' else 'K'}[:RACK]")
         rack = int(rack_text)
+        if rack >= racks:
+            raise UsageError(f"--fail {text!r}: {topology.name} has racks 0..{racks - 1}")
     planes = [n for n, d in nodes.items() if d["kind"] == "switch" and d.get("role") == "plane"]
-    if not planes:
-        raise UsageError(f"--fail {text!r}: {topology.name} has no switch planes")
     if kind == "plane":
-        chosen = {n for n in planes if str(nodes[n]["plane"]) == name and rack in (None, nodes[n]["rack"])}
-    else:
-        chosen = {n for n in planes if n.rsplit(".sw", 1)[-1] == name and rack in (None, nodes[n]["rack"])}
-    if not chosen:
-        raise UsageError(f"--fail {text!r}: {topology.name} has no such {kind}")
-    return Fault(fault, nodes=frozenset(chosen))
+        names = [plane.name for plane in fabric.planes]
+        if name not in names:
+            raise UsageError(f"--fail {text!r}: {topology.name} has planes {', '.join(names)}")
+        chosen = {n for n in planes if nodes[n]["plane"] == name and rack in (None, nodes[n]["rack"])}
+        return Fault(text.strip(), nodes=frozenset(chosen))
+    per_rack = fabric.trays_per_rack
+    if not per_rack:
+        raise UsageError(
+            f"--fail {text!r}: {topology.name} has no switch trays (its switches sit on the "
+            f"{spec.switched.node_label}'s board): fail them one by one with switch:NAME"
+        )
+    if not name.isascii() or not name.isdigit() or int(name) >= per_rack:
+        where = "each of its racks" if racks > 1 else "its rack"
+        raise UsageError(
+            f"--fail {text!r}: {topology.name} has {per_rack} switch trays in {where}: K is 0..{per_rack - 1}"
+        )
+    chosen = {n for n in planes if nodes[n]["switch_tray"] == int(name) and rack in (None, nodes[n]["rack"])}
+    return Fault(text.strip(), nodes=frozenset(chosen))
 
 
 def _chip_classes(topology: Topology, chip: str) -> dict[str, tuple[float, float]]:
@@ -269,6 +292,8 @@ def apply_faults(topology: Topology, texts: list[str], keep_largest: bool = Fals
         raise UsageError(
             f"{topology.where}: the failures ({', '.join(texts)}) split the chips into {len(parts)} parts: {shown}"
         )
+    if len(parts[0][0]) < 2:  # every chip cut off alone (a single switch plane failed): nothing runs
+        raise UsageError(f"{topology.where}: the failures ({', '.join(texts)}) leave no two chips connected")
     keep = parts[0][1]
     return replace(
         failed,
@@ -328,7 +353,7 @@ def components(topology: Topology) -> list[Component]:
         rate = "optical link" if data.get("medium") in OPTICAL_MEDIA else "copper link"
         out.append(Component(f"link {data['cls']}", f"link:{ends[0]},{ends[1]}", links=(ends,), rate=rate))
     planes: dict[tuple[int, str], list[str]] = {}
-    trays: dict[tuple[int, str], list[str]] = {}
+    trays: dict[tuple[int, int], list[str]] = {}
     for name, data in nodes.items():
         if data["kind"] != "switch" or data.get("role") == "chip":
             continue
@@ -339,7 +364,8 @@ def components(topology: Topology) -> list[Component]:
         )
         if data.get("role") == "plane":
             planes.setdefault((data["rack"], str(data["plane"])), []).append(name)
-            trays.setdefault((data["rack"], name.rsplit(".sw", 1)[-1]), []).append(name)
+            if data.get("switch_tray") is not None:
+                trays.setdefault((data["rack"], data["switch_tray"]), []).append(name)
     for (rack, index), members in sorted(trays.items()):
         out.append(
             Component("switch tray", f"switch-tray:{index}:{rack}", nodes=tuple(members), rate="switch tray")

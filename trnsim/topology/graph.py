@@ -50,9 +50,42 @@ class Topology:
     def name(self) -> str:
         return self.spec.name
 
+    # One definition of the counts every command prints. ``chips`` (the list) holds the endpoints
+    # collectives run on, the ranks; a chip that hosts several ranks is a device of its own (a
+    # "switch" with role "chip", see builders.expand_ranks), neither a rank nor a switch.
+
+    @property
+    def ranks_per_chip(self) -> int:
+        return self.spec.chip.ranks
+
+    @property
+    def n_ranks(self) -> int:
+        """Endpoints: the ranks collectives run on (``len(chips)``)."""
+        return len(self.chips)
+
+    @cached_property
+    def physical_chips(self) -> list[str]:
+        """The physical chips' device names, in rank order (the ranks themselves when one per chip)."""
+        return self.chips if self.ranks_per_chip == 1 else self.chips_of(self.chips)
+
     @property
     def n_chips(self) -> int:
-        return len(self.chips)
+        """Physical chips (``n_ranks / ranks_per_chip``)."""
+        return len(self.physical_chips)
+
+    def chips_of(self, ranks: list[str]) -> list[str]:
+        """The physical chips that host ``ranks`` (endpoint names), each once, in order."""
+        return list(dict.fromkeys(self.nodes[rank].get("chip", rank) for rank in ranks))
+
+    @property
+    def n_switches(self) -> int:
+        """Switch chips: plane and on-node switches (not the chips that host several ranks)."""
+        return sum(self.nodes[name].get("role") != "chip" for name in self.switches)
+
+    @property
+    def n_links(self) -> int:
+        """Links (a bundle of ``parallel`` links counts each), the on-chip rank links included."""
+        return sum(data["parallel"] for data in self.links.values())
 
     @cached_property
     def rank_of(self) -> dict[str, int]:
@@ -60,6 +93,7 @@ class Topology:
 
     @cached_property
     def switches(self) -> list[str]:
+        """Every device that is not a rank: switch chips, and chips that host several ranks."""
         return [node for node, data in self.nodes.items() if data["kind"] == "switch"]
 
     @cached_property
@@ -107,10 +141,10 @@ class Topology:
         digits = text.removeprefix("-")
         if digits.isascii() and digits.isdigit():
             rank = int(text)
-            if not 0 <= rank < self.n_chips:
+            if not 0 <= rank < self.n_ranks:
                 unit = "rank" if self.spec.chip.ranks > 1 else "chip"
                 raise UsageError(
-                    f"rank {rank} is not a {unit} of {self.name}: ranks are 0..{self.n_chips - 1}"
+                    f"rank {rank} is not a {unit} of {self.name}: ranks are 0..{self.n_ranks - 1}"
                 )
             return self.chips[rank]
         if text in self.rank_of:
@@ -120,5 +154,5 @@ class Topology:
         close = difflib.get_close_matches(text, self.chips, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise UsageError(
-            f"{text!r} is not a chip of {self.name}: give a rank 0..{self.n_chips - 1} or a name{hint}"
+            f"{text!r} is not a chip of {self.name}: give a rank 0..{self.n_ranks - 1} or a name{hint}"
         )

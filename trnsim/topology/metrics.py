@@ -72,9 +72,11 @@ def link_classes(topology: Topology) -> list[dict]:
 
 
 def switch_roles(topology: Topology) -> list[dict]:
-    """Switches grouped by role and model."""
+    """Switch chips grouped by role and model (chips that host several ranks are not switches)."""
     counts = Counter(
-        (data["role"], data["model"]) for data in topology.nodes.values() if data["kind"] == "switch"
+        (data["role"], data["model"])
+        for data in topology.nodes.values()
+        if data["kind"] == "switch" and data["role"] != "chip"
     )
     return [{"role": role, "model": model, "count": count} for (role, model), count in sorted(counts.items())]
 
