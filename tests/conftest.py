@@ -42,3 +42,21 @@ def cli(capsys):
         return Result(code, captured.out, captured.err)
 
     return run
+
+
+def cli_commands() -> list[tuple[tuple[str, ...], object]]:
+    """Every command of the CLI as ``(path, click command)``, e.g. ``(("topo", "show"), ...)``."""
+    from typer.main import get_command
+
+    from trnsim.cli.app import _register_collective, app
+
+    _register_collective()
+
+    def walk(command, path):
+        if getattr(command, "commands", None):
+            for name, sub in command.commands.items():
+                yield from walk(sub, (*path, name))
+        else:
+            yield path, command
+
+    return list(walk(get_command(app), ()))

@@ -7,7 +7,7 @@ import yaml
 from conftest import CATALOG
 
 from trnsim.catalog import find_sku, load_spec, read_document, validate_document
-from trnsim.errors import ConfigError, UsageError
+from trnsim.errors import ConfigError, FileAsSkuError, UsageError
 
 CONTRACT = {
     "trn1-nl16": {"trn1", "trn1.32xlarge", "nl16-trn1"},
@@ -97,6 +97,33 @@ def test_unknown_sku_suggests_close_names():
         find_sku("nl72x3")
     with pytest.raises(UsageError, match="trn3-nl32x2"):
         find_sku("trn3-nl32")
+
+
+@pytest.mark.parametrize("exists", [True, False])
+@pytest.mark.parametrize("suffix", [".yaml", ".YML", ".txt"])
+def test_a_file_path_as_a_sku_says_it_is_a_file(tmp_path, monkeypatch, exists, suffix):
+    monkeypatch.chdir(tmp_path)
+    name = f"mine{suffix}"
+    if exists:
+        (tmp_path / name).write_text("name: mine\n")
+    for spelled in (name, f"./{name}", str(tmp_path / name)):
+        if not exists and suffix == ".txt":  # neither a file nor a YAML name: an unknown SKU
+            with pytest.raises(UsageError, match="unknown SKU") as caught:
+                find_sku(spelled)
+            assert not isinstance(caught.value, FileAsSkuError)
+            continue
+        with pytest.raises(FileAsSkuError) as caught:
+            find_sku(spelled)
+        message = str(caught.value)
+        assert message.startswith(f"{spelled!r} is a file path, not a SKU name")
+        assert ("no such file" in message) != exists
+        assert "--" not in message  # the library names no option: the CLI adds it
+
+
+def test_names_that_cannot_be_paths_are_unknown_skus():
+    for name in ("x" * 5000, "a\x00b"):
+        with pytest.raises(UsageError, match="unknown SKU"):
+            find_sku(name)
 
 
 def _breakages(document: dict):

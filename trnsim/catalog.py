@@ -9,7 +9,7 @@ from pathlib import Path
 
 import msgspec
 
-from trnsim.errors import ConfigError, UsageError
+from trnsim.errors import ConfigError, FileAsSkuError, UsageError
 from trnsim.overrides import apply_overrides, edits_text
 from trnsim.schema import Spec
 from trnsim.yamlio import SafeLoader, load_yaml, read_text
@@ -245,12 +245,23 @@ def catalog_files() -> list[Path]:
     return sorted(catalog_dir().glob("*.yaml"))
 
 
+def _is_file(text: str) -> bool:
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # a name too long for a path, or with a NUL byte: no file
+        return False
+
+
 def find_sku(name: str) -> Path:
     """Resolve a SKU name or alias to its file; an unknown name suggests the closest ones."""
     index = _catalog_index(catalog_dir())
     key = name.strip().lower()
     if key in index:
         return index[key]
+    is_file = _is_file(name.strip())
+    if is_file or key.endswith((".yaml", ".yml")):
+        exists = "" if is_file else " (and no such file exists)"
+        raise FileAsSkuError(f"{name!r} is a file path, not a SKU name{exists}: load it as a topology file")
     close = difflib.get_close_matches(key, index, n=4, cutoff=0.5)
     if not close:
         close = [candidate for candidate in index if key in candidate or candidate in key][:4]

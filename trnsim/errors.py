@@ -23,6 +23,10 @@ class UsageError(TrnsimError):
     """Bad command-line input: an unknown SKU, a malformed size, a group naming missing chips."""
 
 
+class FileAsSkuError(UsageError):
+    """A file path given where a catalog SKU name goes; the CLI adds the option that takes files."""
+
+
 class NotApplicableError(UsageError):
     """An algorithm asked for by name cannot run this op on this group."""
 

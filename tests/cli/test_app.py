@@ -1,6 +1,11 @@
 """The root command: exit codes, bare group commands, ``--debug`` and literal error text."""
 
+from pathlib import Path
+
 import pytest
+from conftest import cli_commands
+
+from trnsim.catalog import find_sku
 
 
 @pytest.mark.parametrize("argv", [[], ["topo"], ["collective"], ["--debug", "topo"]])
@@ -103,3 +108,39 @@ def test_parser_error_text_is_never_markup(cli):
 def test_an_error_stays_on_one_line_when_user_text_has_a_line_break(cli, tmp_path):
     result = cli("topo", "show", "--topology", str(tmp_path / "two\nlines.yaml"))
     assert result.code == 2 and result.err.count("\n") == 1 and "two lines.yaml: no such file" in result.err
+
+
+def _sku_cases(folder) -> dict[tuple[str, ...], list[str]]:
+    """A command line per command that takes a SKU, with a topology file where the SKU goes."""
+    file = str(find_sku("nl16"))
+    log = str(Path(__file__).resolve().parents[2] / "examples" / "measurements" / "n5-allgather-32r.txt")
+    lines = {
+        ("compare",): ["allreduce", "--sku", file],
+        ("report",): ["allreduce", "--sku", file, "-o", str(folder / "r.html")],
+        ("sweep",): ["--sku", file],
+        ("plot",): ["allreduce", "--sku", file, "--terminal"],
+        ("calibrate",): [log, "--sku", file],
+        ("layout",): ["--sku", file, "--tp", "2"],
+        ("faults",): [file],
+        ("topo", "show"): [file],
+        ("topo", "hops"): ["--sku", file],
+        ("topo", "path"): ["--sku", file, "0", "1"],
+        ("topo", "export"): ["--sku", file],
+        ("topo", "draw"): ["--sku", file, "-o", str(folder / "d.svg")],
+        ("cluster", "fabric"): ["--sku", file, "--domains", "2"],
+        ("cluster", "collective"): ["allreduce", "--sku", file, "--domains", "2"],
+    }
+    for op in ("allreduce", "allgather", "reducescatter", "alltoall"):
+        lines[("collective", op)] = ["--sku", file]
+    return lines
+
+
+def test_every_command_that_takes_a_sku_says_a_file_goes_to_topology(cli, tmp_path):
+    cases = _sku_cases(tmp_path)
+    takers = {path for path, command in cli_commands() if any("sku" in p.name for p in command.params)}
+    assert set(cases) == takers  # a new command with a SKU gets a line here
+    for path, args in cases.items():
+        result = cli(*path, *args)
+        assert result.code == 2 and result.out == "", (path, result.err)
+        (line,) = result.err.splitlines()
+        assert "is a file path, not a SKU name" in line and line.endswith("with --topology"), (path, line)

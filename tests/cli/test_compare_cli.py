@@ -264,8 +264,49 @@ def test_baseline_rows_match_on_group_and_report_one_sided_rows(cli, tmp_path):
     assert other.code == 2 and "no row of this run matches the baseline" in other.err
     partly = cli("compare", "allreduce", "--sku", "nl16", "--sizes", "1M,1G", "--baseline", str(base))
     assert partly.code == 0
-    assert "1 rows only in the baseline: trn2-nl16 allreduce group all algo auto float 1024 B" in partly.err
-    assert "1 rows only in the run" in partly.err
+    assert (
+        "1 row of the baseline not produced by this run, not checked; --require-all-rows fails on them: "
+        "trn2-nl16 allreduce group all algo auto float 1024 B" in partly.err
+    )
+    assert "1 row of this run not in the baseline, not checked" in partly.err
+
+
+def test_require_all_rows_fails_on_baseline_rows_the_run_does_not_produce(cli, tmp_path):
+    from trnsim.baseline import describe_key, row_key
+
+    base = tmp_path / "b.json"
+    both = ["compare", "allreduce", "--sku", "nl16", "--sku", "nl64"]
+    assert cli(*both, "--sizes", "1K,64K,1M,1G", "--save-baseline", str(base)).code == 0
+    rows = {row_key(row) for row in json.loads(base.read_text())["rows"]}
+    # another size range and one variant fewer: the baseline's other rows are not produced
+    run = ["compare", "allreduce", "--sku", "nl16", "--sizes", "1M,1G,4G", "--baseline", str(base)]
+    produced = {key for key in rows if key[0] == "trn2-nl16" and key[-1] in (2**20, 2**30)}
+    missing = rows - produced
+    lenient = cli(*run)
+    assert lenient.code == 0, lenient.err
+    assert f"{len(missing)} rows of the baseline not produced by this run, not checked" in lenient.err
+    assert "1 row of this run not in the baseline" in lenient.err  # 4 GiB
+    strict = cli(*run, "--require-all-rows")
+    assert strict.code == 1 and "trn2-nl16" in strict.out  # the table is still printed
+    (failure,) = [line for line in strict.err.splitlines() if line.startswith("regression:")]
+    assert f"regression: {len(missing)} rows of the baseline not produced by this run" in failure
+    assert "--require-all-rows" in failure
+    shown = [key for key in missing if describe_key(key) in failure]
+    assert len(shown) == min(5, len(missing)) and f"and {len(missing) - 5} more" in failure
+    # every row of the baseline produced (new rows are only listed): the gate passes
+    whole = cli(*both, "--sizes", "1K,64K,1M,1G,4G", "--baseline", str(base), "--require-all-rows")
+    assert whole.code == 0, whole.err
+
+
+def test_require_all_rows_on_a_sweep(cli, tmp_path):
+    base = tmp_path / "sweep.json"
+    args = ["sweep", "--sku", "nl16", "--sizes", "1M"]
+    assert cli(*args, "--op", "allreduce", "--op", "alltoall", "--save-baseline", str(base)).code == 0
+    fewer = cli(*args, "--op", "allreduce", "--baseline", str(base), "--require-all-rows")
+    assert (
+        fewer.code == 1 and "1 row of the baseline not produced by this run (--require-all-rows)" in fewer.err
+    )
+    assert "alltoall" in fewer.err.splitlines()[-1]
 
 
 def test_every_output_names_the_edits(cli):

@@ -10,7 +10,7 @@ import typer
 from trnsim import __version__
 from trnsim.cli import topo
 from trnsim.cli.render import print_error
-from trnsim.errors import EXIT_THRESHOLD, EXIT_USAGE, TrnsimError
+from trnsim.errors import EXIT_THRESHOLD, EXIT_USAGE, FileAsSkuError, TrnsimError
 
 app = typer.Typer(
     name="trnsim",
@@ -123,7 +123,9 @@ def main(argv: list[str] | None = None) -> None:
             _show_help_and_fail(args)
         code = app(args=argv, prog_name="trnsim", standalone_mode=False)
     except TrnsimError as exc:
-        _fail(str(exc), exc.exit_code, debug, "regression" if exc.exit_code == EXIT_THRESHOLD else "error")
+        # the library names no option; every command that takes a SKU takes files with --topology
+        message = f"{exc} with --topology" if isinstance(exc, FileAsSkuError) else str(exc)
+        _fail(message, exc.exit_code, debug, "regression" if exc.exit_code == EXIT_THRESHOLD else "error")
     except BrokenPipeError:
         sys.exit(0)
     except (KeyboardInterrupt, SystemExit):

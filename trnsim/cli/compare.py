@@ -36,6 +36,7 @@ from trnsim.cli.options import (
     write_text,
 )
 from trnsim.cli.render import Column, Format, Table, emit
+from trnsim.cli.typed import OrderedCommand, in_typed_order, refuse_without
 from trnsim.collectives.groups import group_label
 from trnsim.errors import ThresholdError, UsageError
 from trnsim.overrides import edits_text
@@ -69,22 +70,35 @@ BaselineOption = Annotated[
 MaxRegression = Annotated[
     str, typer.Option("--max-regression", help="Allowed worsening per row against --baseline (5% or 0.05).")
 ]
+RequireAllRows = Annotated[
+    bool,
+    typer.Option(
+        "--require-all-rows",
+        help="Fail (exit 1) when a row of --baseline is missing from the run (another size, variant, op "
+        "or algorithm); without it such rows are listed and not checked. Rows new in the run are listed.",
+    ),
+]
+# the options that only act on a check against --baseline
+_CHECK_OPTIONS = ("max_regression", "require_all_rows")
 
 _VALUE_KEY = {"busbw": "busbw_gbps", "time": "time_us", "efficiency": "efficiency"}
 _VALUE_FMT = {"busbw": "{:.2f}", "time": "{:.2f}", "efficiency": lambda v: f"{100 * v:.1f}"}
 _VALUE_HEAD = {"busbw": "busbw (GB/s)", "time": "time (us)", "efficiency": "eff %"}
 
 
-def _variants(skus, files, overrides, routings=None, calibration=None, fail=None):
-    """The variants to run, and the edits common to all; each --routing multiplies the variants."""
+def _variants(named, overrides, routings=None, calibration=None, fail=None):
+    """The variants to run, and the edits common to all; each --routing multiplies the variants.
+
+    ``named`` holds ``("sku", text)`` and ``("topology", path)`` pairs in the order typed (see
+    :func:`trnsim.cli.typed.in_typed_order`): the first is A, the base of the ratios.
+    """
     from dataclasses import replace
 
     from trnsim.routing.policy import routing_overrides
     from trnsim.variants import Variant
 
     common = tuple(edits(overrides, None, calibration, fail))
-    variants = [Variant.parse(text, common=common) for text in skus or []]
-    variants += [Variant.parse(str(path), is_file=True, common=common) for path in files or []]
+    variants = [Variant.parse(str(value), is_file=kind == "topology", common=common) for kind, value in named]
     if calibration is not None and any(variant.calibrations for variant in variants):
         raise UsageError(
             f"--calibration {calibration} and a variant's own calibration=FILE: give one calibration to "
@@ -137,9 +151,17 @@ def _variant_meta(results) -> list[dict]:
 
 
 def _baselines(
-    rows: list[dict], variants: list[dict], context: dict, save_path, check_path, max_regression, metric: str
+    rows: list[dict],
+    variants: list[dict],
+    context: dict,
+    save_path,
+    check_path,
+    max_regression,
+    metric: str,
+    require_all: bool = False,
 ) -> None:
-    """Save and/or check a baseline; a check prints its report on stderr and exits 1 on a regression."""
+    """Save and/or check a baseline; a check prints its report on stderr and exits 1 on a regression,
+    or with ``require_all`` on a baseline row the run did not produce."""
     from trnsim import baseline
     from trnsim.units import parse_percent
 
@@ -176,24 +198,50 @@ def _baselines(
         lines.append(f"note: topology file changed since the baseline for {', '.join(changed)}")
     if edits_note:
         lines.append(edits_note)
-    for side, keys in (("baseline", result.only_in_baseline), ("run", result.only_in_run)):
-        if keys:
-            shown = "; ".join(baseline.describe_key(k) for k in keys[:3])
-            more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
-            lines.append(f"note: {len(keys)} rows only in the {side}: {shown}{more}")
+    missing, new = result.only_in_baseline, result.only_in_run
+    if missing:
+        unless = "" if require_all else "; --require-all-rows fails on them"
+        lines.append(
+            f"note: {_rows(len(missing))} of the baseline not produced by this run, not checked{unless}: "
+            f"{_examples(missing, 3)}"
+        )
+    if new:
+        lines.append(
+            f"note: {_rows(len(new))} of this run not in the baseline, not checked: {_examples(new, 3)}"
+        )
     lines += [
         f"REGRESSION {c.label}: {metric} {c.baseline:.4g} -> {c.current:.4g} ({100 * c.change:+.1f}%)"
         for c in bad
     ]
     typer.echo("\n".join(lines), err=True)
+    failures = []
     if bad:
         named = "; ".join(f"{c.label} {100 * c.change:+.1f}%" for c in bad[:5])
         more = f"; and {len(bad) - 5} more" if len(bad) > 5 else ""
-        raise ThresholdError(
+        failures.append(
             f"{len(bad)} of {len(result.checks)} rows worse than the baseline by more than "
             f"{100 * threshold:g}%: {named}{more}"
         )
+    if missing and require_all:
+        failures.append(
+            f"{_rows(len(missing))} of the baseline not produced by this run (--require-all-rows): "
+            f"{_examples(missing, 5)}"
+        )
+    if failures:
+        raise ThresholdError("; ".join(failures))
     typer.echo(f"ok: no row worse than {100 * threshold:g}%", err=True)
+
+
+def _rows(count: int) -> str:
+    return f"{count} row{'s' if count != 1 else ''}"
+
+
+def _examples(keys: list[tuple], shown: int) -> str:
+    """The first ``shown`` row identities, and how many more there are."""
+    from trnsim.baseline import describe_key
+
+    more = f"; and {len(keys) - shown} more" if len(keys) > shown else ""
+    return "; ".join(describe_key(key) for key in keys[:shown]) + more
 
 
 def _prepare(
@@ -219,6 +267,7 @@ def _prepare(
 
 
 def compare(
+    ctx: typer.Context,
     op: OpArgument,
     sku: Skus = None,
     topology: Files = None,
@@ -244,6 +293,7 @@ def compare(
     save_baseline: SaveBaseline = None,
     baseline: BaselineOption = None,
     max_regression: MaxRegression = "5%",
+    require_all_rows: RequireAllRows = False,
     heatmap: Annotated[
         Path | None,
         typer.Option(
@@ -266,12 +316,14 @@ def compare(
     op = get_op(op).name
     algo = algo.strip().lower()  # one spelling in titles, JSON and baselines
     _prepare(algo, max_regression, baseline, save_baseline, "compare", groups, group, ranks)
+    refuse_without(ctx, "baseline", _CHECK_OPTIONS)
     picture_path(heatmap, "--heatmap")
     if heatmap is not None and groups is not None:
         raise UsageError("--heatmap draws one group's run; --groups is not drawn yet")
     if (skew is not None or traffic is not None) and op != "alltoall":
         raise UsageError(f"--skew and --traffic are for alltoall; {op} sends the same to every rank")
-    variants, common = _variants(sku, topology, overrides, routing, calibration, fail)
+    named = in_typed_order(ctx, sku=sku, topology=topology)
+    variants, common = _variants(named, overrides, routing, calibration, fail)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(
         variants,
@@ -419,6 +471,7 @@ def compare(
         baseline,
         max_regression,
         metric.value,
+        require_all_rows,
     )
 
 
@@ -432,6 +485,7 @@ def _draw_heat(result, op: str, path: Path, title: str) -> None:
 
 
 def sweep(
+    ctx: typer.Context,
     sku: Annotated[
         list[str] | None, typer.Option("--sku", help="SKUs or what-ifs (default: the whole catalog).")
     ] = None,
@@ -465,10 +519,10 @@ def sweep(
     save_baseline: SaveBaseline = None,
     baseline: BaselineOption = None,
     max_regression: MaxRegression = "5%",
+    require_all_rows: RequireAllRows = False,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Run the cross product of SKUs x ops x algorithms x sizes; write CSV or JSON."""
-    from trnsim.catalog import catalog_files
     from trnsim.collectives.ops import OPS, get_op
     from trnsim.sweep import Task, run_sweep
 
@@ -476,15 +530,9 @@ def sweep(
         raise UsageError(f"-o {output}: give a .csv or .json file")
     writable(output, "-o")
     _prepare("auto", max_regression, baseline, save_baseline, "sweep", groups, group, ranks)
-    skus = list(sku or [])
-    if not skus and not topology or "all" in (s.lower() for s in skus):
-        # the whole catalog, plus any other --sku and --topology named alongside `all`
-        files = [str(path) for path in catalog_files()] + [str(path) for path in topology or []]
-        variants, common = _variants(
-            [s for s in skus if s.lower() != "all"], files, overrides, routing, calibration, fail
-        )
-    else:
-        variants, common = _variants(skus, topology, overrides, routing, calibration, fail)
+    refuse_without(ctx, "baseline", _CHECK_OPTIONS)
+    named = _whole_catalog_for_all(in_typed_order(ctx, sku=sku, topology=topology))
+    variants, common = _variants(named, overrides, routing, calibration, fail)
     ops = [get_op(name).name for name in (op or list(OPS))]
     from trnsim.collectives.algorithms import REGISTRY
 
@@ -551,7 +599,25 @@ def sweep(
         baseline,
         max_regression,
         metric.value,
+        require_all_rows,
     )
+
+
+def _whole_catalog_for_all(named: list[tuple]) -> list[tuple]:
+    """No variant, or ``--sku all``, is the whole catalog: put where ``all`` stands among the others."""
+    from trnsim.catalog import catalog_files
+
+    def is_all(item: tuple) -> bool:
+        return item[0] == "sku" and str(item[1]).strip().lower() == "all"
+
+    catalog = [("topology", path) for path in catalog_files()]
+    if not named:
+        return catalog
+    first = next((n for n, item in enumerate(named) if is_all(item)), None)
+    if first is None:
+        return named
+    rest = [item for item in named if not is_all(item)]
+    return rest[:first] + catalog + rest[first:]
 
 
 # narrow terminals drop the run's constant settings first, then the derived columns
@@ -617,6 +683,7 @@ def _write_rows(path: Path, rows: list[dict]) -> None:
 
 
 def plot(
+    ctx: typer.Context,
     op: OpArgument,
     sku: Skus = None,
     topology: Files = None,
@@ -660,7 +727,9 @@ def plot(
     algo = algo.strip().lower()  # one spelling in titles, JSON and baselines
     _prepare(algo, "5%", None, None, "plot")
     writable(output, "-o")
-    variants, common = _variants(sku, topology, overrides, routing, calibration, fail)
+    variants, common = _variants(
+        in_typed_order(ctx, sku=sku, topology=topology), overrides, routing, calibration, fail
+    )
     runs = []
     for path in measured or []:
         from trnsim.calibration.readers import read_measurement
@@ -707,6 +776,7 @@ def plot(
 
 
 def report(
+    ctx: typer.Context,
     op: OpArgument,
     sku: Skus = None,
     topology: Files = None,
@@ -753,7 +823,9 @@ def report(
     op = get_op(op).name
     algo = algo.strip().lower()
     _prepare(algo, "5%", None, None, "report")
-    variants, common = _variants(sku, topology, overrides, routing, calibration, fail)
+    variants, common = _variants(
+        in_typed_order(ctx, sku=sku, topology=topology), overrides, routing, calibration, fail
+    )
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(
         variants, op, size_list, group=group, ranks=ranks, algo=algo, dtype=dtype, alpha_us=alpha_us,
@@ -838,10 +910,11 @@ def report(
 
 def register(app: typer.Typer) -> None:
     """Add the commands to the root app."""
-    app.command("compare")(compare)
-    app.command("report")(report)
-    app.command("sweep")(sweep)
-    app.command("plot")(plot)
+    # the variants keep the order typed across --sku and --topology (A is the base of the ratios)
+    app.command("compare", cls=OrderedCommand)(compare)
+    app.command("report", cls=OrderedCommand)(report)
+    app.command("sweep", cls=OrderedCommand)(sweep)
+    app.command("plot", cls=OrderedCommand)(plot)
     from trnsim.cli.calibrate import calibrate
     from trnsim.cli.faults import faults
     from trnsim.cli.layout import layout
