@@ -275,11 +275,11 @@ def writable(path: Path | None, what: str = "output") -> Path | None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write a file, turning an OS refusal into one clear line."""
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+    """Write a file whole or not at all (:func:`trnsim.atomic.write_atomic`); an OS refusal is one
+    clear line."""
+    from trnsim.atomic import write_atomic
+
+    write_atomic(path, text)
 
 
 HEATMAP_HELP = (
