@@ -30,6 +30,7 @@ def _register_collective() -> None:
         app.add_typer(collective.app, name="collective")
         compare.register(app)
         _reflow_help(app)
+        _guard_files(app)
 
 
 def _reflow(doc: str) -> str:
@@ -53,6 +54,17 @@ def _reflow_help(typer_app: typer.Typer) -> None:
             command.callback.__doc__ = _reflow(command.callback.__doc__)
     for group in typer_app.registered_groups:
         _reflow_help(group.typer_instance)
+
+
+def _guard_files(typer_app: typer.Typer) -> None:
+    """Every command checks its output files against its inputs before it runs (:mod:`.files`)."""
+    from trnsim.cli.files import guarded
+
+    for command in typer_app.registered_commands:
+        if command.callback is not None:
+            command.callback = guarded(command.callback)
+    for group in typer_app.registered_groups:
+        _guard_files(group.typer_instance)
 
 
 def _version(value: bool) -> None:

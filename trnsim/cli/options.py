@@ -264,9 +264,13 @@ def chunk_bytes(text: str | None) -> int | None:
 
 
 def writable(path: Path | None, what: str = "output") -> Path | None:
-    """Check before any work that ``path`` can be written: its folder exists and it is no folder."""
+    """Check before any work that ``path`` can be written: its folder exists, it is no folder, and
+    it is none of the files the run reads (:mod:`trnsim.cli.files`)."""
     if path is None:
         return None
+    from trnsim.atomic import refuse_inputs
+
+    refuse_inputs(path, what)
     if path.is_dir():
         raise UsageError(f"{what} {path} is a folder; give a file name")
     if not path.resolve().parent.is_dir():
