@@ -196,3 +196,41 @@ def test_processes_saving_one_baseline_at_once_leave_one_whole_valid_baseline(tm
     (winner,) = {row["variant"] for row in saved["rows"]}
     assert len(saved["rows"]) == 1000 * (int(winner[1:]) + 2)
     assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["topo", "export", "nl16", "-o", "OUT.graphml"],
+        ["topo", "draw", "nl16", "-o", "OUT.png"],
+        ["calibrate", "MEASURED", "--sku", "nl16", "--fit", "step_ns", "-o", "OUT.yaml"],
+        ["collective", "allreduce", "--sku", "nl16", "--sizes", "1M", "--export-schedule", "OUT.json"],
+        ["collective", "allreduce", "--sku", "nl16", "--sizes", "1M", "--heatmap", "OUT.svg"],
+        ["compare", "allreduce", "--sku", "nl16", "--sizes", "1M", "--save-baseline", "OUT.json"],
+        ["sweep", "--sku", "nl16", "--op", "allreduce", "--sizes", "1M", "-o", "OUT.csv"],
+        ["plot", "allreduce", "--sku", "nl16", "--sizes", "1M,1G", "-o", "OUT.pdf"],
+    ],
+    ids=lambda argv: " ".join(argv[:2]),
+)
+def test_every_command_that_writes_a_file_leaves_the_old_one_when_the_disk_fills(
+    cli, tmp_path, monkeypatch, argv
+):
+    """The writer fails halfway (a full disk) in each command that writes a file: exit 2, one line,
+    the old file as it was and no temporary file."""
+    from pathlib import Path
+
+    pytest.importorskip("matplotlib")
+    measured = Path(__file__).resolve().parents[1] / "examples" / "measurements" / "n2-allreduce-2r-gbs.txt"
+    (output,) = [word for word in argv if word.startswith("OUT.")]
+    old = tmp_path / output
+    old.write_bytes(b"what the user had")
+    argv = [str(old) if word == output else str(measured) if word == "MEASURED" else word for word in argv]
+
+    def fail_halfway(fd, data):
+        os.write(fd, data[: len(data) // 2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic, "_write_all", fail_halfway)
+    result = cli(*argv)
+    assert result.code == 2 and result.err.strip().endswith(f"cannot write {old}: No space left on device")
+    assert old.read_bytes() == b"what the user had" and _leftovers(tmp_path) == []
