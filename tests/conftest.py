@@ -1,5 +1,7 @@
-"""Shared fixtures: the catalog, loaded topologies and an in-process CLI runner."""
+"""Shared fixtures: the catalog, loaded topologies and an in-process CLI runner; the ``slow``
+marker (skipped unless ``--runslow`` or ``TRNSIM_SLOW=1``)."""
 
+import os
 from dataclasses import dataclass
 from functools import cache
 
@@ -60,3 +62,16 @@ def cli_commands() -> list[tuple[tuple[str, ...], object]]:
             yield path, command
 
     return list(walk(get_command(app), ()))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False, help="run the tests marked slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--runslow") or os.environ.get("TRNSIM_SLOW") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow or TRNSIM_SLOW=1")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -1,5 +1,5 @@
 """Allow ``python -m trnsim``."""
 
-from trnsim.cli.app import main
+from trnsim.cli.entry import main
 
 main()

@@ -108,7 +108,9 @@ def save(path: Path, rows: list[dict], variants: list[dict], context: dict) -> N
         "variants": variants,
         "rows": rows,
     }
-    Path(path).write_text(json.dumps(document, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    from trnsim.atomic import write_atomic
+
+    write_atomic(path, json.dumps(document, indent=1, allow_nan=False) + "\n")
 
 
 def load(path: Path) -> dict:

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from trnsim.errors import UsageError
+from trnsim.pictures import quiet, save_picture
 from trnsim.topology.graph import Topology
 
 FORMATS = (".png", ".svg", ".pdf")
@@ -411,6 +412,7 @@ def link_shares(topology: Topology, busy: np.ndarray) -> dict[tuple[str, str], f
 # rendering (matplotlib, optional)
 
 
+@quiet()
 def save(
     drawing: Drawing,
     output: Path,
@@ -590,9 +592,7 @@ def save(
     axes.axis("off")
     figure.tight_layout()
     try:
-        figure.savefig(output, bbox_inches="tight")
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror}") from None
+        save_picture(figure, output, bbox_inches="tight")
     finally:
         pyplot.close(figure)
 

@@ -35,3 +35,34 @@ class ThresholdError(TrnsimError):
     """A comparison failed its threshold (exit code 1)."""
 
     exit_code = EXIT_THRESHOLD
+
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (temporary files go, worker processes stop) and exit
+    128 + the signal's number. A BaseException, so that no ``except Exception`` swallows it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.exit_code = 128 + signum
+
+
+def printable(text: str, newlines: bool = False) -> str:
+    """``text`` with control and format characters (a bell, a terminal escape, a bidi override)
+    shown as escapes such as ``\\x07``, so that printing or drawing it shows what it holds and does
+    nothing else; line breaks and tabs become spaces unless ``newlines`` (then only tabs do)."""
+    import unicodedata
+
+    shown = []
+    for char in text:
+        if char == "\n" and newlines:
+            shown.append(char)
+        elif char in "\n\r\t":
+            shown.append(" ")
+        elif unicodedata.category(char)[0] == "C":
+            shown.append(char.encode("unicode_escape").decode("ascii"))
+        else:
+            shown.append(char)
+    return "".join(shown)

@@ -2,12 +2,15 @@
 
 Both are optional (the ``plot`` extra: ``pip install '.[plot]'`` in a trnsim checkout); without
 them the command says how to get them. Labels and titles are user text: matplotlib would read
-``$...$`` in them as mathematics and hide a legend entry that starts with ``_``, so both are escaped.
+``$...$`` in them as mathematics and hide a legend entry that starts with ``_``, so both are escaped,
+and control characters (which no font draws) are shown as escapes. matplotlib's warnings stay off
+stderr and a picture is written whole or not at all (:mod:`trnsim.pictures`).
 """
 
 from pathlib import Path
 
-from trnsim.errors import UsageError
+from trnsim.errors import UsageError, printable
+from trnsim.pictures import quiet, save_picture
 from trnsim.units import format_size
 from trnsim.variants import VariantResult
 
@@ -15,8 +18,9 @@ HINT = "install the plot extra: pip install '.[plot]' in the trnsim checkout (or
 
 
 def _literal(text: str) -> str:
-    """``text`` as matplotlib shows it verbatim: no mathtext, no hidden ``_`` legend entries."""
-    text = text.replace("$", r"\$")
+    """``text`` as matplotlib shows it verbatim: no mathtext, no hidden ``_`` legend entries, control
+    characters as escapes (a bell or a terminal escape has no glyph: matplotlib would warn)."""
+    text = printable(text, newlines=True).replace("$", r"\$")
     return "\u200b" + text if text.startswith("_") else text
 
 
@@ -29,6 +33,7 @@ def require(module: str):
         raise UsageError(f"plotting needs {module.split('.')[0]}, which is not installed: {HINT}") from None
 
 
+@quiet()
 def save_figure(results: list[VariantResult], op: str, output: Path, title: str, measured=()) -> None:
     """Draw busbw vs size (log x axis), one line per variant and its bound dashed, to PNG or SVG.
 
@@ -85,9 +90,7 @@ def save_figure(results: list[VariantResult], op: str, output: Path, title: str,
     axes.legend(fontsize=8)
     figure.tight_layout()
     try:
-        figure.savefig(output)
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror}") from None
+        save_picture(figure, output)
     finally:
         pyplot.close(figure)
 
@@ -100,22 +103,21 @@ def terminal_chart(results: list[VariantResult], op: str, title: str, measured=(
         plotext.scatter(
             [row.size_bytes for row in run.rows],
             [row.busbw_gbps for row in run.rows],
-            label=f"measured: {Path(run.path).name}",
+            label=printable(f"measured: {Path(run.path).name}"),
             marker="x",
         )
     for result in results:
         rows = result.evaluation.rows
         sizes = [row.bytes for row in rows]
-        plotext.plot(sizes, [row.busbw_gbps for row in rows], label=result.display)
+        label = printable(result.display)  # the terminal would act on a control character
+        plotext.plot(sizes, [row.busbw_gbps for row in rows], label=label)
         # characters have no dashes: the bound is drawn with dots
-        plotext.plot(
-            sizes, [row.bound_busbw_gbps for row in rows], label=f"{result.display} (bound)", marker="dot"
-        )
+        plotext.plot(sizes, [row.bound_busbw_gbps for row in rows], label=f"{label} (bound)", marker="dot")
     plotext.xscale("log")
     sizes = [row.bytes for row in results[0].evaluation.rows]
     ticks = sizes[:: max(1, len(sizes) // 6)]
     plotext.xticks(ticks, [format_size(size).replace(" ", "") for size in ticks])
-    plotext.title(title)
+    plotext.title(printable(title))
     plotext.xlabel("message size (bytes)")
     plotext.ylabel("busbw (GB/s)")
     plotext.plotsize(100, 25)

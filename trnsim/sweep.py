@@ -82,8 +82,31 @@ def run_sweep(
                 on_done(task)
             yield rows
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_signals)
+    try:
         for task, rows in zip(tasks, pool.map(run_task, tasks), strict=True):
             if on_done:
                 on_done(task)
             yield rows
+    except BaseException:  # an error, Ctrl-C, SIGTERM, or the caller stopped reading: stop the workers
+        pool.shutdown(wait=False, cancel_futures=True)
+        workers = [child for child in multiprocessing.active_children() if child not in before]
+        for worker in workers:
+            worker.terminate()  # waiting for their running tasks could take minutes
+        for worker in workers:
+            worker.join(timeout=5)
+        raise
+    pool.shutdown()
+
+
+def _worker_signals() -> None:
+    """A worker leaves Ctrl-C to the sweep, which stops it (a terminal sends SIGINT to every process
+    of the job: the workers would each print a traceback), and dies at once on SIGTERM (the parent's
+    handler, inherited when the worker is forked, would unwind a task instead)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -10,7 +10,7 @@ import typer
 from trnsim import __version__
 from trnsim.cli import topo
 from trnsim.cli.render import print_error
-from trnsim.errors import EXIT_THRESHOLD, EXIT_USAGE, FileAsSkuError, TrnsimError
+from trnsim.errors import EXIT_INTERRUPTED, EXIT_THRESHOLD, EXIT_USAGE, FileAsSkuError, TrnsimError
 
 app = typer.Typer(
     name="trnsim",
@@ -30,6 +30,7 @@ def _register_collective() -> None:
         app.add_typer(collective.app, name="collective")
         compare.register(app)
         _reflow_help(app)
+        _guard_files(app)
 
 
 def _reflow(doc: str) -> str:
@@ -53,6 +54,17 @@ def _reflow_help(typer_app: typer.Typer) -> None:
             command.callback.__doc__ = _reflow(command.callback.__doc__)
     for group in typer_app.registered_groups:
         _reflow_help(group.typer_instance)
+
+
+def _guard_files(typer_app: typer.Typer) -> None:
+    """Every command checks its output files against its inputs before it runs (:mod:`.files`)."""
+    from trnsim.cli.files import guarded
+
+    for command in typer_app.registered_commands:
+        if command.callback is not None:
+            command.callback = guarded(command.callback)
+    for group in typer_app.registered_groups:
+        _guard_files(group.typer_instance)
 
 
 def _version(value: bool) -> None:
@@ -90,11 +102,21 @@ def _show_help_and_fail(args: list[str]) -> None:
 
 def _fail(message: str, code: int, debug: bool, label: str = "error") -> None:
     """Exit with ``code``: the traceback of the error being handled with --debug, else one line."""
-    if debug:
-        traceback.print_exc()
-    else:
-        print_error(message, label)
+    try:
+        if debug:
+            traceback.print_exc()
+        else:
+            print_error(message, label)
+    except OSError:  # stderr itself cannot be written (2>/dev/full): the exit code still tells
+        pass
     sys.exit(code)
+
+
+def _interrupted() -> None:
+    """Ctrl-C: one line and exit 130, no traceback."""
+    with contextlib.suppress(OSError):
+        print("interrupted", file=sys.stderr)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -128,7 +150,9 @@ def main(argv: list[str] | None = None) -> None:
         _fail(message, exc.exit_code, debug, "regression" if exc.exit_code == EXIT_THRESHOLD else "error")
     except BrokenPipeError:
         sys.exit(0)
-    except (KeyboardInterrupt, SystemExit):
+    except KeyboardInterrupt:
+        _interrupted()
+    except SystemExit:
         raise
     except MemoryError:
         _fail(
@@ -159,5 +183,7 @@ def main(argv: list[str] | None = None) -> None:
             given = next((arg for arg in args if arg.startswith(option) and arg != option), None)
             message += f" (in {given!r})" if given else ""
         _fail(f"{message} (see: {command} --help)", EXIT_USAGE if exc.exit_code else 0, debug)
+    if code == EXIT_INTERRUPTED:  # typer turns a Ctrl-C in a command into Exit(130); no command uses 130
+        _interrupted()
     # typer returns the code of an explicit Exit (e.g. `topo validate` with a bad file; --help is 0)
     sys.exit(code if type(code) is int else 0)

@@ -324,6 +324,9 @@ def compare(
         raise UsageError(f"--skew and --traffic are for alltoall; {op} sends the same to every rank")
     named = in_typed_order(ctx, sku=sku, topology=topology)
     variants, common = _variants(named, overrides, routing, calibration, fail)
+    if heatmap is not None:  # the files it draws, checked before the work
+        for letter in _letters(len(variants)):
+            writable(_heat_path(heatmap, letter), "--heatmap")
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(
         variants,
@@ -454,7 +457,7 @@ def compare(
     emit(payload, [Table(title, columns, table_rows, legend + notes)], fmt)
     if heatmap is not None:
         for letter, result in zip(letters, results, strict=True):
-            path = heatmap.with_name(f"{heatmap.stem}-{letter}{heatmap.suffix}")
+            path = _heat_path(heatmap, letter)
             _draw_heat(result, op, path, f"{letter} = {result.display}: {op}, group {group_text}")
     _baselines(
         baseline_rows,
@@ -473,6 +476,11 @@ def compare(
         metric.value,
         require_all_rows,
     )
+
+
+def _heat_path(heatmap: Path, letter: str) -> Path:
+    """``heat.png`` gives ``heat-A.png`` for variant A."""
+    return heatmap.with_name(f"{heatmap.stem}-{letter}{heatmap.suffix}")
 
 
 def _draw_heat(result, op: str, path: Path, title: str) -> None:

@@ -264,9 +264,13 @@ def chunk_bytes(text: str | None) -> int | None:
 
 
 def writable(path: Path | None, what: str = "output") -> Path | None:
-    """Check before any work that ``path`` can be written: its folder exists and it is no folder."""
+    """Check before any work that ``path`` can be written: its folder exists, it is no folder, and
+    it is none of the files the run reads (:mod:`trnsim.cli.files`)."""
     if path is None:
         return None
+    from trnsim.atomic import refuse_inputs
+
+    refuse_inputs(path, what)
     if path.is_dir():
         raise UsageError(f"{what} {path} is a folder; give a file name")
     if not path.resolve().parent.is_dir():
@@ -275,11 +279,11 @@ def writable(path: Path | None, what: str = "output") -> Path | None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write a file, turning an OS refusal into one clear line."""
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+    """Write a file whole or not at all (:func:`trnsim.atomic.write_atomic`); an OS refusal is one
+    clear line."""
+    from trnsim.atomic import write_atomic
+
+    write_atomic(path, text)
 
 
 HEATMAP_HELP = (

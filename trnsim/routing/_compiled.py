@@ -10,8 +10,11 @@ import numpy as np
 # sources are split into this many parts, run on the machine's threads and summed in a fixed order
 PARTS = 16
 
-jit = numba.njit(cache=True, nogil=True)
-parallel = numba.njit(cache=True, nogil=True, parallel=True)
+# numba's disk cache; trnsim.routing.kernels loads a second copy of this module with CACHE set to
+# False before it runs, for when the cache is damaged or has no writable folder
+CACHE = globals().get("CACHE", True)
+jit = numba.njit(cache=CACHE, nogil=True)
+parallel = numba.njit(cache=CACHE, nogil=True, parallel=True)
 
 
 @parallel

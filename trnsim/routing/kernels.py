@@ -12,32 +12,27 @@ Every kernel takes the graph as CSR over directed edges: ``starts`` (length n + 
 (directed edge indices sorted by tail), with ``dst`` the head of each directed edge.
 """
 
+import functools
+
 import numpy as np
 
 # sources x (nodes + directed edges) from which the compiled kernels are used
 COMPILED_FROM = 4_000_000
 
+_NAMES = ("bfs_all", "ecmp_demand", "length_loads", "flow_loads")
 _KERNELS = None
 
 
 def kernels():
-    """The compiled kernels (numba is imported and the kernels compiled, or loaded from the disk
-    cache, on first use only)."""
+    """The compiled kernels by name (numba is imported and the kernels compiled, or loaded from the
+    disk cache, on first use only; a cache that fails is done without, see :mod:`.jitcache`)."""
     global _KERNELS
     if _KERNELS is None:
-        _KERNELS = _compile()
+        from trnsim.routing.jitcache import Compiled
+
+        module = Compiled("trnsim.routing._compiled")
+        _KERNELS = {name: functools.partial(module.call, name) for name in _NAMES}
     return _KERNELS
-
-
-def _compile():
-    from trnsim.routing import _compiled
-
-    return {
-        "bfs_all": _compiled.bfs_all,
-        "ecmp_demand": _compiled.ecmp_demand,
-        "length_loads": _compiled.length_loads,
-        "flow_loads": _compiled.flow_loads,
-    }
 
 
 def csr(src: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -65,12 +60,12 @@ def bfs_all(
         starts.astype(np.int64),
         order.astype(np.int64),
         arrays.dst.astype(np.int64),
-        np.asarray(sources, dtype=np.int64),
+        np.ascontiguousarray(sources, dtype=np.int64),
         forward,
         arrays.link_latency_ns.astype(float),
         arrays.node_latency_ns.astype(float),
         with_latency,
-        np.asarray(columns, dtype=np.int64),
+        np.ascontiguousarray(columns, dtype=np.int64),
     )
 
 
@@ -97,12 +92,12 @@ def demand_loads(src, dst, n_nodes: int, sources, forward, demand, out_csr=None,
     return kernels()["ecmp_demand"](
         starts.astype(np.int64),
         edge_ids.astype(np.int64),
-        np.asarray(dst, dtype=np.int64),
+        np.ascontiguousarray(dst, dtype=np.int64),
         in_starts.astype(np.int64),
         in_ids.astype(np.int64),
-        np.asarray(src, dtype=np.int64),
+        np.ascontiguousarray(src, dtype=np.int64),
         len(src),
-        np.asarray(sources, dtype=np.int64),
+        np.ascontiguousarray(sources, dtype=np.int64),
         forward,
         demand,
         demand.shape[0] == 1 and len(sources) != 1,
@@ -122,13 +117,13 @@ def flow_loads(arrays, dist, sigma, rows, flows, n_sets: int, transit: np.ndarra
         arrays.src.astype(np.int64),
         len(arrays.src),
         forward,
-        np.ascontiguousarray(dist),
-        np.ascontiguousarray(sigma),
-        np.asarray(rows, dtype=np.int64),
-        np.asarray(src, dtype=np.int64),
-        np.asarray(rows, dtype=np.int64)[np.asarray(dst, dtype=np.int64)],
-        np.asarray(weight, dtype=float),
-        np.asarray(owner, dtype=np.int64),
+        np.ascontiguousarray(dist, dtype=np.int32),  # one signature per kernel: see jitcache
+        np.ascontiguousarray(sigma, dtype=float),
+        np.ascontiguousarray(rows, dtype=np.int64),
+        np.ascontiguousarray(src, dtype=np.int64),
+        np.ascontiguousarray(rows, dtype=np.int64)[np.ascontiguousarray(dst, dtype=np.int64)],
+        np.ascontiguousarray(weight, dtype=float),
+        np.ascontiguousarray(owner, dtype=np.int64),
         n_sets,
     )
 

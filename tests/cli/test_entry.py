@@ -1,0 +1,139 @@
+"""The ``trnsim`` process: Ctrl-C and SIGTERM at any moment, worker processes, and outputs that
+cannot be written. Each test runs trnsim as a process of its own, as a shell would."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+TRNSIM = [sys.executable, "-m", "trnsim"]
+linux = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads /proc")
+
+
+def _state(pid: int) -> str | None:
+    """The process's state letter (``Z`` for a zombie), None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _handles_sigterm(pid: int) -> bool:
+    """Whether the process has installed its own SIGTERM handler (trnsim does so first thing)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+    except OSError:
+        pass
+    return False
+
+
+def _wait_for(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.002)
+    return False
+
+
+@linux
+@pytest.mark.parametrize("delay", [0.0, 0.01, 0.03, 0.1, 0.3])
+def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(delay):
+    """From the moment trnsim's code runs (before typer, numpy or numba are imported) to the middle
+    of the work. The few milliseconds before that are Python's own start-up."""
+    process = subprocess.Popen(
+        [*TRNSIM, "sweep", "--op", "allreduce", "--sizes", "1M,1G"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(lambda: _handles_sigterm(process.pid) or process.poll() is not None, 5)
+    time.sleep(delay)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, err, out) == (130, "interrupted\n", "")
+
+
+def _sweep_with_workers(**options) -> tuple[subprocess.Popen, list[int]]:
+    process = subprocess.Popen(
+        [*TRNSIM, "sweep", "--jobs", "2", "--sizes", "1M,1G"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **options,
+    )
+    assert _wait_for(lambda: len(_children(process.pid)) >= 2, 60), "the sweep started no workers"
+    time.sleep(0.3)  # the workers are at work
+    return process, _children(process.pid)
+
+
+def _kill_left(workers: list[int]) -> None:
+    """A failing test leaves no worker behind."""
+    for pid in workers:
+        if _state(pid) not in (None, "Z"):
+            os.kill(pid, signal.SIGKILL)
+
+
+@linux
+def test_sigterm_stops_a_sweeps_workers_too():
+    process, workers = _sweep_with_workers()
+    process.terminate()
+    out, err = process.communicate(timeout=60)
+    try:
+        assert (process.returncode, err) == (128 + signal.SIGTERM, "terminated\n")
+        assert _wait_for(lambda: all(_state(pid) in (None, "Z") for pid in workers), 10), [
+            (pid, _state(pid)) for pid in workers
+        ]
+    finally:
+        _kill_left(workers)
+
+
+@linux
+def test_ctrl_c_in_a_terminal_stops_a_sweep_and_its_workers_with_one_line():
+    """A terminal sends SIGINT to every process of the job: the workers stay quiet, the sweep stops them."""
+    process, workers = _sweep_with_workers(start_new_session=True)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    try:
+        assert (process.returncode, err) == (130, "interrupted\n")
+        assert _wait_for(lambda: all(_state(pid) in (None, "Z") for pid in workers), 10)
+    finally:
+        _kill_left(workers)
+
+
+def _run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE):
+    return subprocess.run([*TRNSIM, *argv], stdout=stdout, stderr=stderr, text=True, timeout=120)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_output_that_cannot_be_written_exits_2_never_1():
+    with open("/dev/full", "w") as full:
+        bad_usage = _run(["topo", "show", "nl16", "--bogus"], stderr=full)
+        both = _run(["topo", "show", "nl16"], stdout=full, stderr=full)
+        note = _run(["topo", "export", "nl16", "-o", os.devnull], stderr=full)
+        table = _run(["topo", "list"], stdout=full)
+    assert (bad_usage.returncode, both.returncode, note.returncode) == (2, 2, 2)
+    assert (
+        table.returncode == 2 and table.stderr == "error: cannot write the output: No space left on device\n"
+    )
