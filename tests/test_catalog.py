@@ -226,3 +226,23 @@ def test_optional_sections_take_edits_on_files_without_them(tmp_path):
     assert topo.spec.efficiency.of("y") == 1.0  # a file that names no efficiency runs at raw rates
     with pytest.raises(ConfigError, match="efficiency.classes.z: no link of class 'z'"):
         load_topology(topology=path, overrides=["efficiency.classes.z=0.5"])
+
+
+def test_an_alias_bomb_on_the_aliases_line_is_refused_by_the_yaml_bounds(tmp_path, monkeypatch):
+    """``_names_of`` loaded the raw ``aliases:`` line with no bounds: ten million names to str()."""
+    from trnsim import catalog
+
+    levels = ["&a0 [" + ", ".join(["x"] * 10) + "]"]
+    levels += [f"&a{k} [" + ", ".join([f"*a{k - 1}"] * 10) + "]" for k in range(1, 7)]
+    text = (CATALOG[0].parent / "trn2-nl16.yaml").read_text()
+    assert "\naliases: [nl16, trn2]\n" in text
+    bomb = text.replace("\naliases: [nl16, trn2]\n", f"\naliases: [nl16, trn2, {', '.join(levels)}]\n")
+    (tmp_path / "trn2-nl16.yaml").write_text(bomb)
+    line = 1 + bomb[: bomb.index("\naliases:") + 1].count("\n")
+    monkeypatch.setenv("TRNSIM_CATALOG", str(tmp_path))
+    catalog._catalog_index.cache_clear()
+    try:
+        with pytest.raises(UsageError, match=rf"trn2-nl16.yaml: line {line}: .*TRNSIM_MAX_YAML_NODES"):
+            find_sku("nl16")
+    finally:
+        catalog._catalog_index.cache_clear()

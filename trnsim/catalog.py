@@ -9,10 +9,10 @@ from pathlib import Path
 
 import msgspec
 
-from trnsim.errors import ConfigError, UsageError
+from trnsim.errors import ConfigError, TrnsimError, UsageError
 from trnsim.overrides import apply_overrides, edits_text
 from trnsim.schema import Spec
-from trnsim.yamlio import SafeLoader, load_yaml, read_text
+from trnsim.yamlio import load_text, load_yaml, read_text
 
 
 def catalog_dir() -> Path:
@@ -207,15 +207,19 @@ _TOP_LEVEL_NAMES = re.compile(r"^(name|aliases):(.*)$", re.M)
 
 
 def _names_of(path: Path) -> list[str]:
-    """A file's name and aliases, read from its top-level lines (the whole file only if need be)."""
-    import yaml
+    """A file's name and aliases, read from its top-level lines (the whole file only if need be).
 
+    Each line goes through the same depth and node bounds as a whole file: a one-line alias bomb in
+    ``aliases:`` would otherwise cost minutes and gigabytes on every ``--sku`` lookup.
+    """
     try:
         found = {
-            key: yaml.load(value, Loader=SafeLoader)
+            key: load_text(value, f"{path}: {key}")
             for key, value in _TOP_LEVEL_NAMES.findall(read_text(path, "topology file"))
         }
-    except yaml.YAMLError:
+    except TrnsimError:
+        # a line that is not YAML alone (a flow list over several lines) or breaks a bound: the
+        # whole file is read, and refused with its own line numbers if it breaks the bound too
         found = {}
     if not isinstance(found.get("name"), str) or not isinstance(found.get("aliases", []), list):
         document = read_document(path)
