@@ -8,6 +8,8 @@ about hardware: each can be raised with the environment variable named in its me
 environment variable      what it bounds                       default
 ========================  ===================================  ============================
 TRNSIM_MAX_FILE_BYTES     size of a topology or baseline file  4 MiB
+TRNSIM_MAX_TRAFFIC_BYTES  size of a --traffic matrix file      64 MiB
+TRNSIM_MAX_PICTURE_BYTES  a picture embedded in a report       64 MiB
 TRNSIM_MAX_YAML_DEPTH     nesting depth of a YAML document     64
 TRNSIM_MAX_YAML_NODES     YAML nodes after expanding aliases   100,000
 TRNSIM_MAX_DEVICES        chips plus switches of a topology    131,072
@@ -62,6 +64,8 @@ class Limit:
 
 
 FILE_BYTES = Limit("TRNSIM_MAX_FILE_BYTES", 4 << 20, "bytes")
+TRAFFIC_BYTES = Limit("TRNSIM_MAX_TRAFFIC_BYTES", 64 << 20, "bytes")
+PICTURE_BYTES = Limit("TRNSIM_MAX_PICTURE_BYTES", 64 << 20, "bytes")
 YAML_DEPTH = Limit("TRNSIM_MAX_YAML_DEPTH", 64, "levels of nesting")
 YAML_NODES = Limit("TRNSIM_MAX_YAML_NODES", 100_000, "YAML nodes once aliases are expanded")
 DEVICES = Limit("TRNSIM_MAX_DEVICES", 1 << 17, "devices (chips and switches)")
