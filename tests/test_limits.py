@@ -22,6 +22,19 @@ def test_estimate_counts_what_the_builder_makes(path):
     assert size.links == sum(link["parallel"] for link in built.links.values())
 
 
+@pytest.mark.parametrize("ranks", [1, 2, 3])
+def test_estimate_counts_the_rank_nodes_commands_use(ranks):
+    """The device limit counted chips and switches only: 64 ranks on 100,000 chips built 6.5M nodes."""
+    from trnsim.topology import load_topology
+
+    edits = [f"chip.ranks={ranks}", "chip.rank_gbps=100"]
+    spec = load_spec("trn1", overrides=edits).spec
+    topo = load_topology("trn1", overrides=edits)
+    size = estimate(spec)
+    assert size.devices == len(topo.nodes)
+    assert size.all_links == sum(link["parallel"] for link in topo.links.values())
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     sizes=st.lists(st.integers(1, 6), min_size=1, max_size=3),
@@ -48,6 +61,20 @@ def test_estimate_matches_random_tori(sizes, wraps):
         (["topo", "show", "nl72x2", "--set", "switched.racks=100000"], "25,600,000 devices"),
         (["topo", "show", "nl64", "--set", "torus.axes.z.size=1000000000"], "TRNSIM_MAX_DEVICES"),
         (["topo", "show", "nl72x2", "--set", "switched.switch_fabric.switches_per_plane=100000"], "limit"),
+        (
+            [
+                "topo",
+                "show",
+                "trn1",
+                "--set",
+                "torus.axes.0.size=1000",
+                "--set",
+                "torus.axes.1.size=100",
+                "--set",
+                "chip.ranks=64",
+            ],
+            "6,500,000 devices (chips, switches and the ranks of multi-rank chips), more than the limit",
+        ),
         (
             ["collective", "alltoall", "--topology", "examples/torus-32x32x32.yaml", "--ranks", "4096"],
             "939,524,096 units of routing work (group x (devices + directed links)), more than the limit of 268,435,456",

@@ -12,7 +12,7 @@ TRNSIM_MAX_TRAFFIC_BYTES  size of a --traffic matrix file      64 MiB
 TRNSIM_MAX_PICTURE_BYTES  a picture embedded in a report       64 MiB
 TRNSIM_MAX_YAML_DEPTH     nesting depth of a YAML document     64
 TRNSIM_MAX_YAML_NODES     YAML nodes after expanding aliases   100,000
-TRNSIM_MAX_DEVICES        chips plus switches of a topology    131,072
+TRNSIM_MAX_DEVICES        chips, switches and ranks (>1/chip)  131,072
 TRNSIM_MAX_LINKS          links of a topology                  1,048,576
 TRNSIM_MAX_ROUTING        routing work (see below)             268,435,456
 TRNSIM_MAX_PAIRS_WORK     all-pairs statistics work            268,435,456
@@ -68,7 +68,7 @@ TRAFFIC_BYTES = Limit("TRNSIM_MAX_TRAFFIC_BYTES", 64 << 20, "bytes")
 PICTURE_BYTES = Limit("TRNSIM_MAX_PICTURE_BYTES", 64 << 20, "bytes")
 YAML_DEPTH = Limit("TRNSIM_MAX_YAML_DEPTH", 64, "levels of nesting")
 YAML_NODES = Limit("TRNSIM_MAX_YAML_NODES", 100_000, "YAML nodes once aliases are expanded")
-DEVICES = Limit("TRNSIM_MAX_DEVICES", 1 << 17, "devices (chips and switches)")
+DEVICES = Limit("TRNSIM_MAX_DEVICES", 1 << 17, "devices (chips, switches and the ranks of multi-rank chips)")
 LINKS = Limit("TRNSIM_MAX_LINKS", 1 << 20, "links")
 ROUTING = Limit("TRNSIM_MAX_ROUTING", 1 << 28, "units of routing work (group x (devices + directed links))")
 PAIRS_WORK = Limit("TRNSIM_MAX_PAIRS_WORK", 1 << 28, "units of work (chips x (devices + directed links))")
