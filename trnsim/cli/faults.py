@@ -104,6 +104,7 @@ def faults(
     from trnsim.collectives.ops import get_op
     from trnsim.reliability import (
         RATES,
+        check_random,
         loss_summary,
         random_failures,
         reliability,
@@ -150,6 +151,8 @@ def faults(
             extra = [f"fail={text}" for text in failures]
             return load_topology(variant.sku, variant.file, variant.edits() + extra, keep_largest)
 
+        if random is not None:  # refused before the sweep, not after it
+            check_random(healthy, ops, random, samples)
         try:
             report = single_failures(load, healthy, ops, size_list, policy, kind, exhaustive)
         except UsageError as exc:
