@@ -258,3 +258,17 @@ def test_the_sweep_counts_one_run_per_distinct_failure_that_leaves_chips(monkeyp
     monkeypatch.setenv("TRNSIM_MAX_FAULTS_WORK", str(refine + runs * per_run - 1))
     with pytest.raises(UsageError, match="TRNSIM_MAX_FAULTS_WORK"):
         sweep("trn2-nl64")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--mttr", "nan"], "error: --mttr nan is not a finite number"),  # the option's range let nan through
+        (["--sizes", "-1G"], "error: --sizes: size '-1G' is negative"),
+        (["--sizes", ""], "error: --sizes needs at least one size"),  # was run silently at 1 GiB
+    ],
+)
+def test_bad_faults_options_are_named(cli, args, message):
+    result = cli("faults", "nl16", *args)
+    assert result.code == 2 and result.err.strip().splitlines()[0].startswith(message), result.err
+    assert len(result.err.strip().splitlines()) == 1

@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 
 from trnsim.errors import ConfigError, TrnsimError, UsageError
-from trnsim.overrides import apply_overrides, edits_text
+from trnsim.overrides import apply_overrides, blame, edits_text
 from trnsim.schema import Spec
 from trnsim.yamlio import load_text, load_yaml, read_text
 
@@ -106,26 +106,36 @@ def _describe_validation(exc: msgspec.ValidationError) -> tuple[str, str]:
     return keypath, message
 
 
-def validate_document(document: dict, path: Path | str) -> Spec:
+def validate_document(
+    document: dict, path: Path | str, edits: list[str] = (), file: Path | None = None
+) -> Spec:
     """Convert a raw document into a :class:`Spec`, checking types, ranges and cross-references.
+
+    ``edits`` are the edits the document carries, applied to ``file``: a refused key that an edit
+    from a calibration file set is reported as that file's entry (:func:`trnsim.overrides.blame`).
 
     Raises
     ------
     ConfigError
-        With one line naming the file, the key path and what was expected.
+        With one line naming the file (or the edit), the key path and what was expected.
     """
     try:
         spec = msgspec.convert(document, Spec, strict=True)
     except msgspec.ValidationError as exc:
         keypath, message = _describe_validation(exc)
-        raise ConfigError(f"{path}: {keypath}: {message}") from None
-    _check_references(spec, path)
+        raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}") from None
+    _check_references(spec, path, edits, file)
     return spec
 
 
-def _check_references(spec: Spec, path: Path) -> None:
+def _where(path: Path | str, edits: list[str], file: Path | None, keypath: str) -> str:
+    source = blame(list(edits), keypath)
+    return f"{source} (applied to {file or path})" if source else str(path)
+
+
+def _check_references(spec: Spec, path: Path, edits: list[str] = (), file: Path | None = None) -> None:
     def fail(keypath: str, message: str) -> None:
-        raise ConfigError(f"{path}: {keypath}: {message}")
+        raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}")
 
     section = spec.torus if spec.kind == "torus" else spec.switched
     other = "switched" if spec.kind == "torus" else "torus"
@@ -289,5 +299,8 @@ def load_spec(sku: str | None = None, topology: Path | None = None, overrides: l
         # a value that fails validation came from --set, not from the file: say so
         where = f"{path} with --set {', '.join(overrides)}"
     return LoadedSpec(
-        spec=validate_document(document, where), path=path, document=document, overrides=tuple(overrides)
+        spec=validate_document(document, where, overrides, path),
+        path=path,
+        document=document,
+        overrides=tuple(overrides),
     )

@@ -28,6 +28,7 @@ from trnsim.cli.options import (
     Skew,
     StepFactor,
     TrafficFile,
+    algorithm,
     chunk_bytes,
     edits,
     note_calibration_target,
@@ -207,6 +208,7 @@ def _prepare(
         raise UsageError("give --groups, or --group/--ranks for one group, not both")
     if algo.lower() == "all":
         raise UsageError(f"--algo all is for trnsim collective; {command} takes one algorithm or auto")
+    algorithm(algo)  # an unknown name is refused before the work, naming --algo
     parse_percent(max_regression)  # a bad threshold is an error even before a baseline is given
     if baseline is not None:
         baselines.load(baseline)  # a missing or malformed baseline fails before the work, not after
