@@ -209,7 +209,7 @@ def _prepare(
     if algo.lower() == "all":
         raise UsageError(f"--algo all is for trnsim collective; {command} takes one algorithm or auto")
     algorithm(algo)  # an unknown name is refused before the work, naming --algo
-    parse_percent(max_regression)  # a bad threshold is an error even before a baseline is given
+    parse_percent(max_regression, "--max-regression")  # an error even before a baseline is given
     if baseline is not None:
         baselines.load(baseline)  # a missing or malformed baseline fails before the work, not after
         if save_baseline is not None and Path(save_baseline).resolve() == Path(baseline).resolve():
