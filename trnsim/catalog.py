@@ -102,7 +102,7 @@ def _describe_validation(exc: msgspec.ValidationError) -> tuple[str, str]:
         .replace("Expected", "expected")
     )
     if "matching regex" in message:  # the schema's Name pattern, said in words
-        message = "expected a name on one line of printable text (no control characters)"
+        message = "expected one line of printable text (no control characters)"
     return keypath, message
 
 

@@ -36,7 +36,7 @@ from trnsim.cli.options import (
     writable,
     write_text,
 )
-from trnsim.cli.render import Column, Format, Table, emit
+from trnsim.cli.render import Column, Format, Table, emit, visible
 from trnsim.collectives.groups import group_label
 from trnsim.errors import ThresholdError, UsageError
 from trnsim.overrides import edits_text
@@ -186,7 +186,7 @@ def _baselines(
         f"REGRESSION {c.label}: {metric} {c.baseline:.4g} -> {c.current:.4g} ({100 * c.change:+.1f}%)"
         for c in bad
     ]
-    typer.echo("\n".join(lines), err=True)
+    typer.echo(visible("\n".join(lines)), err=True)  # labels and edits come from the baseline file
     if bad:
         named = "; ".join(f"{c.label} {100 * c.change:+.1f}%" for c in bad[:5])
         more = f"; and {len(bad) - 5} more" if len(bad) > 5 else ""

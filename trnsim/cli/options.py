@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from trnsim.cli.render import Format
+from trnsim.cli.render import Format, visible
 from trnsim.collectives.ops import DTYPES
 from trnsim.errors import UsageError
 
@@ -87,11 +87,11 @@ def note_calibration_target(calibration: Path | None, systems: list[str]) -> Non
     target = calibration_target(calibration)
     others = sorted({name for name in systems if target and name != target})
     if others:
-        typer.echo(
+        note = (
             f"note: {calibration} was fitted on {target}; applying it to {', '.join(others)} "
-            "transfers its parameters (a what-if, not a measurement)",
-            err=True,
+            "transfers its parameters (a what-if, not a measurement)"
         )
+        typer.echo(visible(note), err=True)  # the file's sku is its own text
 
 
 def load(sku: str | None, topology: Path | None, overrides: list[str] | None):
