@@ -1,6 +1,7 @@
 """Every catalog file loads, builds, carries sources, and every broken copy is refused cleanly."""
 
 import copy
+import re
 
 import pytest
 import yaml
@@ -253,3 +254,58 @@ def test_optional_sections_take_edits_on_files_without_them(tmp_path):
     assert topo.spec.efficiency.of("y") == 1.0  # a file that names no efficiency runs at raw rates
     with pytest.raises(ConfigError, match="efficiency.classes.z: no link of class 'z'"):
         load_topology(topology=path, overrides=["efficiency.classes.z=0.5"])
+
+
+def test_an_alias_bomb_on_the_aliases_line_is_refused_by_the_yaml_bounds(tmp_path, monkeypatch):
+    """``_names_of`` loaded the raw ``aliases:`` line with no bounds: ten million names to str()."""
+    from trnsim import catalog
+
+    levels = ["&a0 [" + ", ".join(["x"] * 10) + "]"]
+    levels += [f"&a{k} [" + ", ".join([f"*a{k - 1}"] * 10) + "]" for k in range(1, 7)]
+    text = (CATALOG[0].parent / "trn2-nl16.yaml").read_text()
+    assert "\naliases: [nl16, trn2]\n" in text
+    bomb = text.replace("\naliases: [nl16, trn2]\n", f"\naliases: [nl16, trn2, {', '.join(levels)}]\n")
+    (tmp_path / "trn2-nl16.yaml").write_text(bomb)
+    line = 1 + bomb[: bomb.index("\naliases:") + 1].count("\n")
+    monkeypatch.setenv("TRNSIM_CATALOG", str(tmp_path))
+    catalog._catalog_index.cache_clear()
+    try:
+        with pytest.raises(UsageError, match=rf"trn2-nl16.yaml: line {line}: .*TRNSIM_MAX_YAML_NODES"):
+            find_sku("nl16")
+    finally:
+        catalog._catalog_index.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("keypath", "text"),
+    [
+        ("description", "clears the screen \x1b[2J"),
+        ("description", "csi \x9b2J"),
+        ("source", "bell \x07"),
+        ("chip.source", "two\nlines"),
+        ("torus.axes[0].source", "rtl \u202e"),
+    ],
+)
+def test_descriptions_and_sources_are_printable_text(keypath, text):
+    """topo show printed a description's escape codes raw (it cleared the screen)."""
+    document = copy.deepcopy(read_document(CATALOG[0].parent / "trn2-nl16.yaml"))
+    node, *path = keypath.replace("[0]", ".0").split(".")
+    target = document
+    for key in [node, *path][:-1]:
+        target = target[int(key)] if key.isdigit() else target[key]
+    last = [node, *path][-1]
+    target[last] = text
+    with pytest.raises(
+        ConfigError, match=rf"x.yaml: {re.escape(keypath)}: expected one line of printable text"
+    ):
+        validate_document(document, "x.yaml")
+
+
+def test_a_description_with_an_escape_code_is_refused_by_topo_show(cli, tmp_path):
+    document = read_document(CATALOG[0].parent / "trn2-nl16.yaml")
+    document["description"] = "\x1b[2J\x1b[Hgone"
+    path = tmp_path / "escape.yaml"
+    path.write_text(yaml.safe_dump(document))
+    result = cli("topo", "show", "--topology", str(path))
+    assert result.code == 2 and "\x1b" not in result.out + result.err
+    assert "description: expected one line of printable text" in result.err

@@ -22,6 +22,19 @@ def test_estimate_counts_what_the_builder_makes(path):
     assert size.links == sum(link["parallel"] for link in built.links.values())
 
 
+@pytest.mark.parametrize("ranks", [1, 2, 3])
+def test_estimate_counts_the_rank_nodes_commands_use(ranks):
+    """The device limit counted chips and switches only: 64 ranks on 100,000 chips built 6.5M nodes."""
+    from trnsim.topology import load_topology
+
+    edits = [f"chip.ranks={ranks}", "chip.rank_gbps=100"]
+    spec = load_spec("trn1", overrides=edits).spec
+    topo = load_topology("trn1", overrides=edits)
+    size = estimate(spec)
+    assert size.devices == len(topo.nodes)
+    assert size.all_links == sum(link["parallel"] for link in topo.links.values())
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     sizes=st.lists(st.integers(1, 6), min_size=1, max_size=3),
@@ -49,9 +62,53 @@ def test_estimate_matches_random_tori(sizes, wraps):
         (["topo", "show", "nl64", "--set", "torus.axes.z.size=1000000000"], "TRNSIM_MAX_DEVICES"),
         (["topo", "show", "nl72x2", "--set", "switched.switch_fabric.switches_per_plane=100000"], "limit"),
         (
+            [
+                "topo",
+                "show",
+                "trn1",
+                "--set",
+                "torus.axes.0.size=1000",
+                "--set",
+                "torus.axes.1.size=100",
+                "--set",
+                "chip.ranks=64",
+            ],
+            "6,500,000 devices (chips, switches and the ranks of multi-rank chips), more than the limit",
+        ),
+        (
             ["collective", "alltoall", "--topology", "examples/torus-32x32x32.yaml", "--ranks", "4096"],
             "939,524,096 units of routing work (group x (devices + directed links)), more than the limit of 268,435,456",
         ),
+        (
+            [
+                "collective",
+                "alltoall",
+                "--topology",
+                "examples/torus-32x32x32.yaml",
+                "--groups",
+                "blocks:1024",
+                "--sizes",
+                "1G",
+            ],
+            "32 groups of 1,024 chips at once (1 routed, 31 translates of them) on 32,768 devices need",
+        ),
+        (
+            [
+                "layout",
+                "--topology",
+                "examples/torus-32x32x32.yaml",
+                "--ep",
+                "1024",
+                "--dp",
+                "32",
+                "--size",
+                "ep=1M,dp=1M",
+            ],
+            "ep (alltoall of 1048576 B on 32 groups): ",
+        ),
+        (["faults", "--topology", "examples/torus-16x16x16.yaml"], "TRNSIM_MAX_FAULTS_WORK"),
+        (["faults", "tpu-v6e-16x16", "--exhaustive"], "runs 2 ops on 256 chips 513 times"),
+        (["faults", "nl72x2", "--random", "2", "--samples", "10000"], "10,000 draws of 2 failed parts"),
         (["collective", "allreduce", "--sku", "nl16", "-f", "1.000001"], "TRNSIM_MAX_SIZES"),
         (["collective", "allreduce", "--sku", "nl16", "--sizes", "1e400"], "too large"),
         (["collective", "allreduce", "--sku", "nl16", "-e", "1e400"], "too large"),
@@ -203,3 +260,18 @@ def test_closed_or_full_stdout_is_one_line(tmp_path):
         f"{sys.executable} -m trnsim topo list --format csv >&-", shell=True, capture_output=True, text=True
     )
     assert closed.returncode == 2 and "standard output is closed" in closed.stderr
+
+
+def test_the_readme_lists_every_limit_with_its_default():
+    from conftest import CATALOG
+
+    from trnsim import limits
+    from trnsim.units import parse_size
+
+    text = (CATALOG[0].parent.parent / "README.md").read_text()
+    table = dict(re.findall(r"^\| `(TRNSIM_MAX_\w+)` \|.*\| ([0-9][0-9,]*(?: [KMG]iB)?) \|$", text, re.M))
+    declared = {v.env: v.default for v in vars(limits).values() if isinstance(v, limits.Limit)}
+    assert table.keys() == declared.keys()
+    for env, default in declared.items():
+        shown = table[env].replace(",", "")
+        assert (parse_size(shown.replace(" ", "")) if "iB" in shown else int(shown)) == default, env

@@ -152,3 +152,18 @@ def test_numbers_through_the_cli(cli):
     assert cli("topo", "show", "nl16", "--set", "torus.axes.x.lanes=16").code == 0
     assert cli("topo", "show", "nl16", "--set", "latency.switch_ns=1e-3").code == 0
     assert cli("topo", "show", "nl16", "--set", "torus.axes.x.wrap=false").code == 0
+
+
+def test_an_edit_keeps_its_origin_through_pickling_and_is_blamed_for_its_keys():
+    import copy
+    import pickle
+
+    from trnsim.overrides import Edit, blame
+
+    edit = Edit("efficiency.classes={nvlink: 7}", "cal.yaml: edits[1]")
+    for again in (pickle.loads(pickle.dumps(edit)), copy.deepcopy(edit)):  # sweep's workers get them pickled
+        assert again == edit and again.origin == edit.origin
+    edits = ["latency.step_ns=1", edit, "chip.lanes=3"]
+    assert blame(edits, "efficiency.classes[...]") == "cal.yaml: edits[1] 'efficiency.classes={nvlink: 7}'"
+    assert blame(edits, "efficiency.classesx") is None and blame(edits, "chip.lanes") is None
+    assert blame([*edits, "efficiency.classes.nvlink=0.5"], "efficiency.classes.nvlink") is None  # --set last

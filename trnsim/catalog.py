@@ -9,10 +9,10 @@ from pathlib import Path
 
 import msgspec
 
-from trnsim.errors import ConfigError, FileAsSkuError, UsageError
-from trnsim.overrides import apply_overrides, edits_text
+from trnsim.errors import ConfigError, FileAsSkuError, TrnsimError, UsageError
+from trnsim.overrides import apply_overrides, blame, edits_text
 from trnsim.schema import Spec
-from trnsim.yamlio import SafeLoader, load_yaml, read_text
+from trnsim.yamlio import load_text, load_yaml, read_text
 
 
 def catalog_dir() -> Path:
@@ -102,30 +102,40 @@ def _describe_validation(exc: msgspec.ValidationError) -> tuple[str, str]:
         .replace("Expected", "expected")
     )
     if "matching regex" in message:  # the schema's Name pattern, said in words
-        message = "expected a name on one line of printable text (no control characters)"
+        message = "expected one line of printable text (no control characters)"
     return keypath, message
 
 
-def validate_document(document: dict, path: Path | str) -> Spec:
+def validate_document(
+    document: dict, path: Path | str, edits: list[str] = (), file: Path | None = None
+) -> Spec:
     """Convert a raw document into a :class:`Spec`, checking types, ranges and cross-references.
+
+    ``edits`` are the edits the document carries, applied to ``file``: a refused key that an edit
+    from a calibration file set is reported as that file's entry (:func:`trnsim.overrides.blame`).
 
     Raises
     ------
     ConfigError
-        With one line naming the file, the key path and what was expected.
+        With one line naming the file (or the edit), the key path and what was expected.
     """
     try:
         spec = msgspec.convert(document, Spec, strict=True)
     except msgspec.ValidationError as exc:
         keypath, message = _describe_validation(exc)
-        raise ConfigError(f"{path}: {keypath}: {message}") from None
-    _check_references(spec, path)
+        raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}") from None
+    _check_references(spec, path, edits, file)
     return spec
 
 
-def _check_references(spec: Spec, path: Path) -> None:
+def _where(path: Path | str, edits: list[str], file: Path | None, keypath: str) -> str:
+    source = blame(list(edits), keypath)
+    return f"{source} (applied to {file or path})" if source else str(path)
+
+
+def _check_references(spec: Spec, path: Path, edits: list[str] = (), file: Path | None = None) -> None:
     def fail(keypath: str, message: str) -> None:
-        raise ConfigError(f"{path}: {keypath}: {message}")
+        raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}")
 
     section = spec.torus if spec.kind == "torus" else spec.switched
     other = "switched" if spec.kind == "torus" else "torus"
@@ -215,15 +225,19 @@ _TOP_LEVEL_NAMES = re.compile(r"^(name|aliases):(.*)$", re.M)
 
 
 def _names_of(path: Path) -> list[str]:
-    """A file's name and aliases, read from its top-level lines (the whole file only if need be)."""
-    import yaml
+    """A file's name and aliases, read from its top-level lines (the whole file only if need be).
 
+    Each line goes through the same depth and node bounds as a whole file: a one-line alias bomb in
+    ``aliases:`` would otherwise cost minutes and gigabytes on every ``--sku`` lookup.
+    """
     try:
         found = {
-            key: yaml.load(value, Loader=SafeLoader)
+            key: load_text(value, f"{path}: {key}")
             for key, value in _TOP_LEVEL_NAMES.findall(read_text(path, "topology file"))
         }
-    except yaml.YAMLError:
+    except TrnsimError:
+        # a line that is not YAML alone (a flow list over several lines) or breaks a bound: the
+        # whole file is read, and refused with its own line numbers if it breaks the bound too
         found = {}
     if not isinstance(found.get("name"), str) or not isinstance(found.get("aliases", []), list):
         document = read_document(path)
@@ -304,5 +318,8 @@ def load_spec(sku: str | None = None, topology: Path | None = None, overrides: l
         # a value that fails validation came from --set, not from the file: say so
         where = f"{path} with --set {', '.join(overrides)}"
     return LoadedSpec(
-        spec=validate_document(document, where), path=path, document=document, overrides=tuple(overrides)
+        spec=validate_document(document, where, overrides, path),
+        path=path,
+        document=document,
+        overrides=tuple(overrides),
     )

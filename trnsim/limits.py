@@ -8,18 +8,25 @@ about hardware: each can be raised with the environment variable named in its me
 environment variable      what it bounds                       default
 ========================  ===================================  ============================
 TRNSIM_MAX_FILE_BYTES     size of a topology or baseline file  4 MiB
+TRNSIM_MAX_TRAFFIC_BYTES  size of a --traffic matrix file      64 MiB
+TRNSIM_MAX_PICTURE_BYTES  a picture embedded in a report       64 MiB
 TRNSIM_MAX_YAML_DEPTH     nesting depth of a YAML document     64
 TRNSIM_MAX_YAML_NODES     YAML nodes after expanding aliases   100,000
-TRNSIM_MAX_DEVICES        chips plus switches of a topology    131,072
+TRNSIM_MAX_DEVICES        chips, switches and ranks (>1/chip)  131,072
 TRNSIM_MAX_LINKS          links of a topology                  1,048,576
 TRNSIM_MAX_ROUTING        routing work (see below)             268,435,456
 TRNSIM_MAX_PAIRS_WORK     all-pairs statistics work            268,435,456
+TRNSIM_MAX_SHARED_WORK    concurrent groups' link loads        268,435,456
+TRNSIM_MAX_FAULTS_WORK    a fault sweep (faults)               268,435,456
 TRNSIM_MAX_SIZES          message sizes in one run             1,000
 ========================  ===================================  ============================
 
 Work is counted as sources x (devices + directed links): what a breadth-first search from every
 source touches. Collective routing counts the group as its sources, except on a wrapped torus
-routed by translation (the whole torus as the group), which needs group x devices. At the default
+routed by translation (the whole torus as the group), which needs group x devices; concurrent groups
+(``--groups``, ``layout``) count every group routed by itself (a translate of another on a wrapped
+torus costs nothing more), times the hash seeds. Their shared-link work is what they keep and
+touch per schedule step: each routed group's load on every directed link, and the sum. At the default
 limits a run takes seconds to about half a minute and a few GB on this project's 2-core machines.
 """
 
@@ -62,10 +69,23 @@ class Limit:
 
 
 FILE_BYTES = Limit("TRNSIM_MAX_FILE_BYTES", 4 << 20, "bytes")
+TRAFFIC_BYTES = Limit("TRNSIM_MAX_TRAFFIC_BYTES", 64 << 20, "bytes")
+PICTURE_BYTES = Limit("TRNSIM_MAX_PICTURE_BYTES", 64 << 20, "bytes")
 YAML_DEPTH = Limit("TRNSIM_MAX_YAML_DEPTH", 64, "levels of nesting")
 YAML_NODES = Limit("TRNSIM_MAX_YAML_NODES", 100_000, "YAML nodes once aliases are expanded")
-DEVICES = Limit("TRNSIM_MAX_DEVICES", 1 << 17, "devices (chips and switches)")
+DEVICES = Limit("TRNSIM_MAX_DEVICES", 1 << 17, "devices (chips, switches and the ranks of multi-rank chips)")
 LINKS = Limit("TRNSIM_MAX_LINKS", 1 << 20, "links")
 ROUTING = Limit("TRNSIM_MAX_ROUTING", 1 << 28, "units of routing work (group x (devices + directed links))")
+SHARED_WORK = Limit(
+    "TRNSIM_MAX_SHARED_WORK",
+    1 << 28,
+    "units of shared-link work (schedule steps x directed links x (routed groups + 2), over the algorithms tried)",
+)
+FAULTS_WORK = Limit(
+    "TRNSIM_MAX_FAULTS_WORK",
+    1 << 28,
+    "units of fault-sweep work (runs x ops x (chips x (devices + directed links) + 2^19), plus parts x "
+    "refinement rounds x (devices + directed links))",
+)
 PAIRS_WORK = Limit("TRNSIM_MAX_PAIRS_WORK", 1 << 28, "units of work (chips x (devices + directed links))")
 SIZES = Limit("TRNSIM_MAX_SIZES", 1000, "message sizes")

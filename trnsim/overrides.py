@@ -163,6 +163,37 @@ def _child_index(container: list, part: str, path: str) -> int:
     raise UsageError(f"--set {path}: no element {part!r} in that list; expected {choices}")
 
 
+class Edit(str):
+    """A ``KEY=VALUE`` edit that remembers where it came from when that is not ``--set`` (an entry
+    of a calibration file), so that a refusal names its source."""
+
+    origin: str
+
+    def __new__(cls, text: str, origin: str) -> "Edit":
+        edit = super().__new__(cls, text)
+        edit.origin = origin
+        return edit
+
+    def __reduce__(self):  # sweep's worker processes receive edits pickled
+        return (Edit, (str(self), self.origin))
+
+
+def origin_of(edit: str) -> str | None:
+    """Where an edit came from, when not ``--set`` (see :class:`Edit`)."""
+    return getattr(edit, "origin", None)
+
+
+def blame(edits: list[str], keypath: str) -> str | None:
+    """The source of the last edit of ``keypath`` (or of a section holding it), when that edit came
+    from somewhere other than ``--set``: ``"file: edits[0] 'KEY=VALUE'"``."""
+    for edit in reversed(edits):
+        key = edit.partition("=")[0].strip()
+        if keypath == key or keypath.startswith((f"{key}.", f"{key}[")):
+            origin = origin_of(edit)
+            return f"{origin} {edit.strip()!r}" if origin else None
+    return None
+
+
 def apply_overrides(document: dict, assignments: list[str]) -> dict:
     """Return a copy of ``document`` with each ``KEY=VALUE`` assignment applied.
 
@@ -182,30 +213,41 @@ def apply_overrides(document: dict, assignments: list[str]) -> dict:
 
     edited = copy.deepcopy(document)
     for text in assignments:
-        key, value = parse_assignment(text)
-        parts = key.split(".")
-        node: Any = edited
-        for depth, part in enumerate(parts):
-            last = depth == len(parts) - 1
-            if isinstance(node, list):
-                index = _child_index(node, part, key)
-                if last:
-                    node[index] = value
-                else:
-                    node = node[index]
-            elif isinstance(node, dict):
-                if part not in node and not last:
-                    where = ".".join(parts[:depth]) or "the top level"
-                    known = ", ".join(sorted(map(str, node))) or "none"
-                    raise UsageError(f"--set {key}: no section {part!r} under {where}; keys there: {known}")
-                # a missing last key may be an optional field the file leaves out; the schema refuses typos
-                if last:
-                    node[part] = value
-                else:
-                    node = node[part]
-            else:
-                raise UsageError(f"--set {key}: {'.'.join(parts[:depth])} is a value, not a section")
+        try:
+            _apply(edited, text)
+        except UsageError as exc:
+            origin = origin_of(text)
+            if origin is None:
+                raise
+            raise UsageError(f"{origin} {text.strip()!r}: {str(exc).removeprefix('--set ')}") from None
     return edited
+
+
+def _apply(edited: dict, text: str) -> None:
+    """Apply one ``KEY=VALUE`` edit in place."""
+    key, value = parse_assignment(text)
+    parts = key.split(".")
+    node: Any = edited
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        if isinstance(node, list):
+            index = _child_index(node, part, key)
+            if last:
+                node[index] = value
+            else:
+                node = node[index]
+        elif isinstance(node, dict):
+            if part not in node and not last:
+                where = ".".join(parts[:depth]) or "the top level"
+                known = ", ".join(sorted(map(str, node))) or "none"
+                raise UsageError(f"--set {key}: no section {part!r} under {where}; keys there: {known}")
+            # a missing last key may be an optional field the file leaves out; the schema refuses typos
+            if last:
+                node[part] = value
+            else:
+                node = node[part]
+        else:
+            raise UsageError(f"--set {key}: {'.'.join(parts[:depth])} is a value, not a section")
 
 
 def edits_text(edits) -> str:

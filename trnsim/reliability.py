@@ -116,8 +116,9 @@ def default_policy(topology: Topology) -> str:
     return "cuboid" if topology.spec.kind == "torus" else "chip"
 
 
-def _refined_histogram(src, dst, order, starts, edge_colour, node_colour) -> bytes:
-    """Colour refinement to a fixed point; the histogram of the final colours, as bytes.
+def _refined_histogram(src, dst, order, starts, edge_colour, node_colour) -> tuple[bytes, int]:
+    """Colour refinement to a fixed point; the histogram of the final colours, as bytes, and the
+    rounds it took.
 
     Colours are hashed with random 64-bit keys drawn afresh each round from one seed, so equal
     structures get equal hashes in every call (sums wrap modulo 2**64: order does not matter).
@@ -125,7 +126,9 @@ def _refined_histogram(src, dst, order, starts, edge_colour, node_colour) -> byt
     rng = np.random.default_rng(20261123)
     colours = node_colour
     count = len(np.unique(colours))
-    for _ in range(len(colours)):
+    rounds = 0
+    while rounds < len(colours):
+        rounds += 1
         node_keys = rng.integers(1, 2**63, size=int(colours.max()) + 1, dtype=np.uint64)
         edge_keys = rng.integers(
             1, 2**63, size=(int(edge_colour.max()) + 1, int(colours.max()) + 1), dtype=np.uint64
@@ -137,61 +140,106 @@ def _refined_histogram(src, dst, order, starts, edge_colour, node_colour) -> byt
         if len(unique) == count:
             break
         count = len(unique)
-    return unique.tobytes() + np.bincount(colours).astype(np.int64).tobytes()
+    return unique.tobytes() + np.bincount(colours).astype(np.int64).tobytes(), rounds
 
 
-def equivalence_classes(topology: Topology, parts: list[Component]) -> list[list[Component]]:
-    """The parts grouped into classes that look alike (see the module docstring), in order."""
-    from trnsim.routing.shortest import graph_arrays
+class _Refiner:
+    """Colour refinement of a system with one part marked as failed (see the module docstring)."""
 
-    arrays = graph_arrays(topology)
-    index = arrays.index
-    kinds = {}
-    node_colour = np.array(
-        [
-            kinds.setdefault((topology.nodes[n]["kind"], topology.nodes[n].get("role")), len(kinds))
-            for n in arrays.nodes
-        ],
-        dtype=np.int64,
-    )
-    link_kinds: dict = {}
-    undirected = np.array(
-        [
-            link_kinds.setdefault((cls, round(float(bw), 6)), len(link_kinds))
-            for cls, bw in zip(arrays.edge_cls, _edge_bw(arrays), strict=True)
-        ],
-        dtype=np.int64,
-    )
-    edge_of = {ends: k for k, ends in enumerate(arrays.edge_ends)}
-    order = np.argsort(arrays.dst, kind="stable")
-    heads = arrays.dst[order]
-    starts = np.flatnonzero(np.r_[True, heads[1:] != heads[:-1]])
-    if len(starts) != arrays.n_nodes:  # a device without links: no refinement shortcut
-        return [[part] for part in parts]
-    failed_node, failed_edge, degraded_edge = (
-        node_colour.max() + 1,
-        undirected.max() + 1,
-        undirected.max() + 2,
-    )
-    groups: dict[bytes, list] = {}
-    for part in parts:
-        nodes = node_colour.copy()
-        edges = undirected.copy()
+    def __init__(self, topology: Topology):
+        from trnsim.routing.shortest import graph_arrays
+
+        self.arrays = arrays = graph_arrays(topology)
+        kinds: dict = {}
+        self.node_colour = np.array(
+            [
+                kinds.setdefault((topology.nodes[n]["kind"], topology.nodes[n].get("role")), len(kinds))
+                for n in arrays.nodes
+            ],
+            dtype=np.int64,
+        )
+        link_kinds: dict = {}
+        self.undirected = np.array(
+            [
+                link_kinds.setdefault((cls, round(float(bw), 6)), len(link_kinds))
+                for cls, bw in zip(arrays.edge_cls, _edge_bw(arrays), strict=True)
+            ],
+            dtype=np.int64,
+        )
+        self.edge_of = {ends: k for k, ends in enumerate(arrays.edge_ends)}
+        self.directed_cls = np.array([arrays.edge_cls[e] for e in arrays.edge])  # once, not per part
+        self.order = np.argsort(arrays.dst, kind="stable")
+        heads = arrays.dst[self.order]
+        self.starts = np.flatnonzero(np.r_[True, heads[1:] != heads[:-1]])
+        # a device without links: no refinement shortcut
+        self.applies = len(self.starts) == arrays.n_nodes
+
+    def key(self, part: Component) -> tuple[bytes, int]:
+        """The part's kind and refined colour histogram (its class), and the rounds it took."""
+        arrays, index, edge_of = self.arrays, self.arrays.index, self.edge_of
+        failed_node = self.node_colour.max() + 1
+        failed_edge, degraded_edge = self.undirected.max() + 1, self.undirected.max() + 2
+        nodes = self.node_colour.copy()
+        edges = self.undirected.copy()
         for name in part.nodes:
             nodes[index[name]] = failed_node
         for ends in part.links:
             edges[edge_of[ends] if ends in edge_of else edge_of[(ends[1], ends[0])]] = failed_edge
         for chip, cls in part.lanes:
-            at = index[chip]
-            touched = (arrays.src == at) & np.array([arrays.edge_cls[e] == cls for e in arrays.edge])
+            touched = (arrays.src == index[chip]) & (self.directed_cls == cls)
             edges[arrays.edge[touched]] = degraded_edge
-        key = (
-            part.kind.encode()
-            + b"|"
-            + _refined_histogram(arrays.src, arrays.dst, order, starts, edges[arrays.edge], nodes)
+        histogram, rounds = _refined_histogram(
+            arrays.src, arrays.dst, self.order, self.starts, edges[arrays.edge], nodes
         )
-        groups.setdefault(key, []).append(part)
+        return part.kind.encode() + b"|" + histogram, rounds
+
+
+def equivalence_classes(topology: Topology, parts: list[Component]) -> list[list[Component]]:
+    """The parts grouped into classes that look alike (see the module docstring), in order."""
+    refiner = _Refiner(topology)
+    if not refiner.applies:
+        return [[part] for part in parts]
+    groups: dict[bytes, list] = {}
+    for part in parts:
+        groups.setdefault(refiner.key(part)[0], []).append(part)
     return list(groups.values())
+
+
+def _size(topology: Topology) -> int:
+    """Devices plus directed links: what one BFS, or one round of refinement, touches."""
+    return len(topology.nodes) + 2 * len(topology.links)
+
+
+def refinement_work(topology: Topology, parts: list[Component]) -> tuple[int, int]:
+    """(work, most rounds) of telling ``parts`` apart: parts x rounds x (devices + directed links),
+    the rounds measured on the first part of each kind (one refinement each)."""
+    refiner = _Refiner(topology)
+    if not parts or not refiner.applies:
+        return 0, 0
+    by_kind: dict[str, list[Component]] = {}
+    for part in parts:
+        by_kind.setdefault(part.kind, []).append(part)
+    rounds = {kind: refiner.key(members[0])[1] for kind, members in by_kind.items()}
+    work = sum(len(members) * rounds[kind] for kind, members in by_kind.items()) * _size(topology)
+    return work, max(rounds.values())
+
+
+# an assumption calibrated on this project's 2-core machines: a run of one op on a small system
+# costs about 50 ms of scheduling, planning and costing beyond its routing, as much as 2**19 units
+RUN_OVERHEAD = 1 << 19
+
+
+def check_sweep(topology: Topology, runs: int, ops: list[str], done: int, what: str) -> None:
+    """Refuse a fault sweep whose work passes :data:`trnsim.limits.FAULTS_WORK` before it runs.
+
+    A run of the collectives on the system with a failure routes every chip: ops x (chips x (devices
+    + directed links) + :data:`RUN_OVERHEAD`); ``runs`` counts them, ``done`` is the refinement's work (see
+    :func:`refinement_work`) and ``what`` says what the work is for.
+    """
+    from trnsim import limits
+
+    work = done + runs * len(ops) * (topology.n_ranks * _size(topology) + RUN_OVERHEAD)
+    limits.FAULTS_WORK.check(work, f"{topology.where}: {what} needs")
 
 
 def _edge_bw(arrays) -> np.ndarray:
@@ -231,6 +279,19 @@ def _lost_with(topology: Topology, part: Component, policy: str) -> list[str]:
     return [c for c in topology.chips if all(nodes[c].get(k) == data.get(k) for k in key)]
 
 
+def _chosen(topology: Topology, kind: str, members: list[Component], exhaustive: bool) -> list:
+    """The parts of one kind to evaluate, each with how many parts it stands for."""
+    if exhaustive:
+        return [(part, 1.0) for part in members]
+    chosen = []
+    for alike in equivalence_classes(topology, members):
+        # a failed chip changes the group, and the survivors' schedules follow rank order, which no
+        # symmetry of the graph keeps: sample chips spread over the ranks
+        picks = alike[:: max(1, len(alike) // CHIP_SAMPLES)][:CHIP_SAMPLES] if kind == "chip" else alike[:1]
+        chosen += [(part, len(alike) / len(picks)) for part in picks]
+    return chosen
+
+
 def single_failures(
     load,
     topology: Topology,
@@ -260,30 +321,37 @@ def single_failures(
         if unknown:
             raise UsageError(f"--kind {unknown[0]!r}: {topology.name} has {', '.join(known)}")
         parts = [part for part in parts if part.kind in kinds]
+    by_kind: dict[str, list[Component]] = {}
+    for part in parts:
+        by_kind.setdefault(part.kind, []).append(part)
+    done, what = 0, ""
+    if not exhaustive:
+        done, rounds = refinement_work(topology, parts)
+        what = f" that tells {len(parts):,} parts apart ({rounds} rounds of colour refinement each)"
+        check_sweep(topology, 1, ops, done, "a fault sweep" + what)
+    chosen = {kind: _chosen(topology, kind, members, exhaustive) for kind, members in by_kind.items()}
+    runs = [
+        part
+        for picks in chosen.values()
+        for part, _ in picks
+        if len(_lost_with(topology, part, policy)) < topology.n_ranks - 1
+    ]
+    check_sweep(
+        topology,
+        1 + len(runs),
+        ops,
+        done,
+        f"a fault sweep{what + ' and' if what else ' that'} runs {len(ops)} op{'s' if len(ops) != 1 else ''} "
+        f"on {topology.n_ranks:,} ranks {1 + len(runs):,} times (healthy, and once per distinct failure)",
+    )
     healthy = {}
     for op in ops:
         for row in evaluate(topology, op, sizes, topology.chips, exact_bounds=False).rows:
             healthy[(op, row.requested_bytes)] = row.busbw_gbps
-    by_kind: dict[str, list[Component]] = {}
-    for part in parts:
-        by_kind.setdefault(part.kind, []).append(part)
     classes, evaluated = [], 0
     for kind, members in by_kind.items():
-        if exhaustive:
-            chosen = [(part, 1.0) for part in members]
-        else:
-            chosen = []
-            for alike in equivalence_classes(topology, members):
-                # a failed chip changes the group, and the survivors' schedules follow rank order,
-                # which no symmetry of the graph keeps: sample chips spread over the ranks
-                picks = (
-                    alike[:: max(1, len(alike) // CHIP_SAMPLES)][:CHIP_SAMPLES]
-                    if kind == "chip"
-                    else alike[:1]
-                )
-                chosen += [(part, len(alike) / len(picks)) for part in picks]
         outcomes = []
-        for part, weight in chosen:
+        for part, weight in chosen[kind]:
             lost = _lost_with(topology, part, policy)
             outcome = Outcome(part, weight, lost)
             outcomes.append(outcome)
@@ -467,6 +535,13 @@ def straggler(
     }
 
 
+def check_random(topology: Topology, ops: list[str], count: int, samples: int) -> None:
+    """Refuse Monte Carlo draws whose runs pass the fault-sweep limit (see :func:`check_sweep`)."""
+    plural = "s" if len(ops) != 1 else ""
+    what = f"{samples:,} draws of {count} failed parts, each running {len(ops)} op{plural} on {topology.n_ranks:,} ranks,"
+    check_sweep(topology, samples, ops, 0, what)
+
+
 def random_failures(
     load,
     topology: Topology,
@@ -496,6 +571,7 @@ def random_failures(
     ]
     if not 1 <= count <= len(parts):
         raise UsageError(f"--random {count}: {topology.name} has {len(parts)} parts that fail by themselves")
+    check_random(topology, ops, count, samples)
     weights = np.array([1.0 / rates[part.rate] for part in parts])
     rng = np.random.default_rng(seed)
     out = []

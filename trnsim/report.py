@@ -49,10 +49,13 @@ class Report:
 
 def svg_of(draw_to) -> str:
     """The SVG that ``draw_to(path)`` writes, as text to inline (the XML prologue dropped)."""
+    from trnsim import limits
+    from trnsim.yamlio import read_text
+
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "picture.svg"
         draw_to(path)
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, "picture", limits.PICTURE_BYTES)
     return text[text.index("<svg") :]
 
 

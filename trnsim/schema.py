@@ -16,8 +16,12 @@ LaneGbps = Annotated[float, msgspec.Meta(ge=1e-3, le=1e4)]
 LatencyNs = Annotated[float, msgspec.Meta(ge=0, le=1e9)]
 PositiveFloat = Annotated[float, msgspec.Meta(gt=0, le=1e9)]
 Medium = Literal["pcb", "backplane", "copper", "aec", "optics", "onchip"]
-# names become device names, table cells and exported files: one line of printable text
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")]
+# names become device names, table cells and exported files: one line of printable text (no C0 or
+# C1 control character, no bidirectional override: nothing a terminal would act on)
+_PRINTABLE = "[^\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=f"^{_PRINTABLE}+$")]
+# descriptions and sources are printed too (topo show): printable text on one line, of any length
+Text = Annotated[str, msgspec.Meta(max_length=10_000, pattern=f"^{_PRINTABLE}*$")]
 
 
 # at least 1%: below that a link is broken, not slow (and rates must stay well above rounding)
@@ -39,7 +43,7 @@ class Chip(Section, kw_only=True):
     # its chip's links and its sibling ranks (per direction); a chip is one rank unless a file says
     ranks: Annotated[int, msgspec.Meta(ge=1, le=64)] = 1
     rank_gbps: Annotated[float, msgspec.Meta(ge=1e-3, le=1e5)] | None = None
-    source: str = ""
+    source: Text = ""
 
     @property
     def usable_lanes(self) -> int:
@@ -58,16 +62,16 @@ class Axis(Section, kw_only=True):
     # a twisted torus: crossing this axis's wrap link also moves the named axes by these offsets
     # (Camarero et al.; TPU v4's 4x4x8 and 4x8x8 slices, Jouppi et al. ISCA 2023)
     twist: dict[str, Annotated[int, msgspec.Meta(ge=0, le=1 << 20)]] = msgspec.field(default_factory=dict)
-    source: str = ""
+    source: Text = ""
 
 
 class Torus(Section, kw_only=True):
     """An N-dimensional torus; ranks enumerate coordinates row-major, the last axis fastest."""
 
     axes: list[Axis]
-    server_axis: str | None = None
-    hypercube_plane: list[str] | None = None
-    source: str = ""
+    server_axis: Name | None = None
+    hypercube_plane: list[Name] | None = None
+    source: Text = ""
 
 
 class SwitchModel(Section, kw_only=True):
@@ -77,7 +81,7 @@ class SwitchModel(Section, kw_only=True):
     ports: PositiveInt | None = None
     # reduces data in the network and multicasts it (NVLink SHARP, "NVLS"): the nvls algorithm
     reduction: bool = False
-    source: str = ""
+    source: Text = ""
 
 
 class NodeLocal(Section, kw_only=True):
@@ -86,10 +90,10 @@ class NodeLocal(Section, kw_only=True):
     kind: Literal["direct", "switches"]
     lanes_per_link: PositiveInt
     switches: PositiveInt = 1
-    switch_model: str | None = None
-    cls: str = "pcb"
+    switch_model: Name | None = None
+    cls: Name = "pcb"
     medium: Medium = "pcb"
-    source: str = ""
+    source: Text = ""
 
 
 class Plane(Section, kw_only=True):
@@ -110,13 +114,13 @@ class SwitchFabric(Section, kw_only=True):
     # 0: the switches sit on a node's board, in no tray (HGX); unset: one switch of each plane, an
     # assumption (trnsim.topology.trays.DEFAULT_ASSUMPTION)
     switches_per_tray: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] | None = None
-    switch_model: str
+    switch_model: Name
     lanes_per_link: PositiveInt
     backplane_lanes: PositiveInt
     active_lanes: PositiveInt
-    cls: str = "backplane"
+    cls: Name = "backplane"
     medium: Medium = "backplane"
-    source: str = ""
+    source: Text = ""
 
     @property
     def tray_size(self) -> int:
@@ -138,9 +142,9 @@ class CrossRack(Section, kw_only=True):
     """Direct links from each chip to the chip in the same position of the paired rack."""
 
     lanes: PositiveInt
-    cls: str = "xrack"
+    cls: Name = "xrack"
     medium: Medium = "aec"
-    source: str = ""
+    source: Text = ""
 
 
 class Switched(Section, kw_only=True):
@@ -153,7 +157,7 @@ class Switched(Section, kw_only=True):
     node_local: NodeLocal | None = None
     switch_fabric: SwitchFabric | None = None
     cross_rack: CrossRack | None = None
-    source: str = ""
+    source: Text = ""
 
 
 class Latency(Section, kw_only=True):
@@ -166,7 +170,7 @@ class Latency(Section, kw_only=True):
     relay_ns: LatencyNs
     switch_ns: LatencyNs = 0.0
     node_switch_ns: LatencyNs = 0.0
-    source: str = ""
+    source: Text = ""
 
 
 class Routing(Section, kw_only=True):
@@ -175,7 +179,7 @@ class Routing(Section, kw_only=True):
     policy: Literal["ecmp", "single", "hash"] = "ecmp"
     relay: bool = True  # may chips forward traffic for others
     hash_seeds: Annotated[int, msgspec.Meta(ge=1, le=64)] = 8
-    source: str = ""
+    source: Text = ""
 
 
 class LinkEfficiency(Section, kw_only=True):
@@ -183,7 +187,7 @@ class LinkEfficiency(Section, kw_only=True):
 
     default: Efficiency = 1.0
     classes: dict[Name, Efficiency] = {}  # per link class, where it differs from the default
-    source: str = ""
+    source: Text = ""
 
     def of(self, cls: str) -> float:
         """The efficiency of a link class."""
@@ -212,7 +216,7 @@ class ScaleOut(Section, kw_only=True):
     design: Literal["tor", "rail"] = "tor"  # rail: a chip's port i goes to the rail switch of its rank
     oversubscription: Annotated[float, msgspec.Meta(ge=1, le=64)] = 1.0  # ToR down : up
     policy: Literal["spray", "hash"] = "spray"  # SRD sprays packets over paths; hash: one path per flow
-    source: str = ""
+    source: Text = ""
 
 
 class Spec(Section, kw_only=True):
@@ -222,9 +226,9 @@ class Spec(Section, kw_only=True):
     kind: Literal["torus", "switched"]
     chip: Chip
     latency: Latency
-    description: str = ""
+    description: Text = ""
     aliases: list[Name] = []
-    source: str = ""
+    source: Text = ""
     torus: Torus | None = None
     switched: Switched | None = None
     switch_models: dict[Name, SwitchModel] = {}

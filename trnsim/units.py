@@ -89,8 +89,8 @@ def format_bytes(nbytes: int) -> str:
     return format_size(nbytes) if nbytes % unit == 0 else f"{int(nbytes):,} B"
 
 
-def parse_percent(text: str) -> float:
-    """Parse ``"5%"`` or ``"0.05"`` into a fraction (0.05).
+def parse_percent(text: str, option: str = "threshold") -> float:
+    """Parse ``"5%"`` or ``"0.05"`` into a fraction (0.05); messages start with ``option``.
 
     A bare number above 1 is refused rather than read as hundreds of percent: ``5`` is almost
     certainly meant as 5%, and a threshold that silently passes everything defeats a CI gate.
@@ -99,12 +99,12 @@ def parse_percent(text: str) -> float:
     try:
         value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:
-        raise UsageError(f"threshold {text!r} is not a percentage such as 5% or 0.05") from None
+        raise UsageError(f"{option} {text!r} is not a percentage such as 5% or 0.05") from None
     if not math.isfinite(value) or value < 0:
-        raise UsageError(f"threshold {text!r} must be a finite percentage >= 0, such as 5% or 0.05")
+        raise UsageError(f"{option} {text!r} must be a finite percentage >= 0, such as 5% or 0.05")
     if not raw.endswith("%") and value > 1:
         raise UsageError(
-            f"threshold {text!r} would mean {100 * value:g}%: write {raw}% or a fraction such as 0.05"
+            f"{option} {text!r} would mean {100 * value:g}%: write {raw}% or a fraction such as 0.05"
         )
     return value
 

@@ -111,7 +111,10 @@ class VariantResult:
 
 
 def file_sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """The hash of an input file's bytes, read as every input is (strict UTF-8 re-encodes to the same bytes)."""
+    from trnsim.yamlio import read_text
+
+    return hashlib.sha256(read_text(Path(path)).encode("utf-8")).hexdigest()
 
 
 def label_of(topology: Topology, edits: tuple[str, ...]) -> str:

@@ -132,8 +132,18 @@ def depth_bound(text: str) -> int:
     return deepest_flow + deepest_block
 
 
-def read_text(path: Path, what: str = "file") -> str:
-    """Read a regular UTF-8 text file of bounded size.
+def read_text(path: Path, what: str = "file", limit: limits.Limit = limits.FILE_BYTES) -> str:
+    """Read a regular UTF-8 text file of bounded size: every file trnsim reads comes through here.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    what : str
+        What the file should be, for messages ("topology file").
+    limit : Limit
+        The bound on its size in bytes (:data:`trnsim.limits.FILE_BYTES` unless the file is of a kind
+        that is legitimately larger).
 
     Raises
     ------
@@ -151,13 +161,13 @@ def read_text(path: Path, what: str = "file") -> str:
     if not stat.S_ISREG(info.st_mode):
         # a FIFO blocks until someone writes, /dev/zero never ends: read only regular files
         raise ConfigError(f"{path}: not a regular file (a pipe, socket or device); expected a {what}")
-    limits.FILE_BYTES.check(info.st_size, f"{path}: the file has")
+    limit.check(info.st_size, f"{path}: the file has")
     try:
         with path.open("rb") as handle:
-            data = handle.read(limits.FILE_BYTES.value + 1)
+            data = handle.read(limit.value + 1)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    limits.FILE_BYTES.check(len(data), f"{path}: the file has")
+    limit.check(len(data), f"{path}: the file has")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -1,6 +1,7 @@
 """Calibration: fits recover known parameters, files round-trip, and the published runs are reproduced."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -278,3 +279,24 @@ def test_plot_overlays_only_runs_of_the_same_rank_count(cli, tmp_path):
         str(tmp_path / "b.png"),
     )
     assert mixed.code == 2 and "8 ranks" in mixed.err
+
+
+def test_a_calibration_edit_the_schema_refuses_names_the_file_and_its_entry(cli, tmp_path):
+    """Such an edit was reported as coming 'with --set', an option the user never gave."""
+    good = (FOLDER / "calibrations" / "g4-allreduce-4r-ring.yaml").read_text()
+    assert "'efficiency.classes={nvlink: " in good
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        re.sub(r"'efficiency.classes=\{nvlink: [0-9.]+\}'", "'efficiency.classes={nvlink: 7}'", good)
+    )
+    edits = calibration_edits(path)
+    index = next(i for i, edit in enumerate(edits) if edit.startswith("efficiency.classes"))
+    result = cli("collective", "allreduce", "--sku", "nvl72", "--calibration", str(path), "--set",
+                 "latency.step_ns=10", "--sizes", "1M")  # fmt: skip
+    assert result.code == 2 and "--set" not in result.err
+    assert result.err.startswith(
+        f"error: {path}: edits[{index}] 'efficiency.classes={{nvlink: 7}}' (applied to "
+    ) and result.err.rstrip().endswith("efficiency.classes[...]: expected `float` <= 1.0")
+    # an edit of one's own is still reported as --set
+    own = cli("collective", "allreduce", "--sku", "nvl72", "--set", "efficiency.classes={nvlink: 7}")
+    assert own.code == 2 and "with --set efficiency.classes={nvlink: 7}" in own.err

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from trnsim.calibration.readers import MeasuredRow, Measurement, parse_measurement, read_measurement
-from trnsim.errors import ConfigError
+from trnsim.errors import ConfigError, UsageError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "measurements"
 # measured runs are named after their reference id (n2-..., g4-...); other files (README, a manifest) are not runs
@@ -379,3 +379,55 @@ def test_read_measurement_refuses_a_missing_file(tmp_path):
     (tmp_path / "empty.txt").write_text("")
     with pytest.raises(ConfigError, match=r"empty\.txt:1: "):
         read_measurement(tmp_path / "empty.txt")
+
+
+def _text_with_rows(rows: int) -> str:
+    lines = (EXAMPLES / "g4-allreduce-4r-ring.txt").read_text().splitlines()
+    data = [line for line in lines if line.strip() and not line.startswith("#")]
+    header = [line for line in lines if line.startswith("#")]
+    return "\n".join(header + [data[0]] * rows) + "\n"
+
+
+def test_a_run_with_too_many_rows_is_refused_at_the_first_row_past_the_limit(monkeypatch):
+    """A 10^6-row log was parsed whole (71 s, 931 MiB) before the fit refused its row count."""
+    import trnsim.calibration.readers as readers
+
+    monkeypatch.setenv("TRNSIM_MAX_SIZES", "50")
+    parsed = []
+    original = readers._text_row
+    monkeypatch.setattr(readers, "_text_row", lambda *args: parsed.append(1) or original(*args))
+    text = _text_with_rows(10_000)
+    first_row = 1 + next(i for i, line in enumerate(text.splitlines()) if not line.startswith("#"))
+    with pytest.raises(UsageError, match=rf"run.txt:{first_row + 50}: the run has at least 51 message sizes"):
+        parse_measurement(text, "run.txt")
+    assert len(parsed) == 51
+    document = json.loads((EXAMPLES / "g4-allreduce-4r-ring.json").read_text())
+    document["results"] *= 3  # 72 entries
+    with pytest.raises(UsageError, match="run.json:0: the run has at least 72 message sizes"):
+        parse_measurement(json.dumps(document), "run.json")
+
+
+@pytest.mark.parametrize("where", ["rank", "ranks", "json", "time"])
+def test_a_five_thousand_digit_number_is_one_clear_line(where):
+    """Python refuses int() past 4,300 digits with a ValueError that surfaced as 'internal error'."""
+    digits = "1" * 5000
+    if where == "json":
+        text = (
+            (EXAMPLES / "g4-allreduce-4r-ring.json").read_text().replace('"size":1024,', f'"size":{digits},')
+        )
+        expected = "run:1: JSON: a number of 5,000 digits"
+    else:
+        text = (EXAMPLES / "g4-allreduce-4r-ring.txt").read_text()
+        old, new = {
+            "rank": ("#  Rank  1 Group", f"#  Rank  {digits} Group"),
+            "ranks": ("ranks=4", f"ranks={digits}"),
+            "time": ("-1    15.36", f"-1    {digits}"),
+        }[where]
+        assert old in text
+        line = 1 + text[: text.index(old)].count("\n")
+        text = text.replace(old, new, 1)
+        expected = f"run:{line}: "
+    with pytest.raises(ConfigError) as error:
+        parse_measurement(text, "run")
+    message = str(error.value)
+    assert message.startswith(expected) and "\n" not in message and len(message) < 200

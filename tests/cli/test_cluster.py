@@ -65,6 +65,7 @@ def test_cluster_collective_answers_for_400k_chips(cli):
         (["cluster", "fabric", "--sku", "nl64", "--domains", "2", "--port-gbit", "nan"], "--port-gbit"),
         (["cluster", "collective", "alltoall", "--sku", "nl64", "--domains", "2", "--inter-algo", "ring"], "pairwise"),
         (["cluster", "fabric", "--sku", "nl64", "--domains", "200", "--layers", "2"], "--layers 2"),
+        (["cluster", "collective", "allreduce", "--sku", "nl64", "--domains", "2", "--intra-algo", "foo"], "error: --intra-algo 'foo': not an algorithm"),
     ],
 )  # fmt: skip
 def test_bad_cluster_input_is_one_line_and_exit_2(cli, args, words):

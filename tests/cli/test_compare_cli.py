@@ -454,7 +454,16 @@ def test_sweep_all_keeps_the_files_named_beside_it(cli):
 
 def test_a_bad_threshold_is_refused_without_a_baseline(cli):
     result = cli("compare", "alltoall", "--sku", "nl16", "--sizes", "1M", "--max-regression", "garbage")
-    assert result.code == 2 and result.out == "" and "not a percentage" in result.err
+    assert (
+        result.code == 2
+        and result.out == ""
+        and "--max-regression 'garbage' is not a percentage" in result.err
+    )
+    for bad in ("nan", "-1%"):  # the message names the option (it said 'threshold')
+        refused = cli("compare", "alltoall", "--sku", "nl16", "--sizes", "1M", "--max-regression", bad)
+        assert refused.code == 2 and refused.err.startswith(
+            f"error: --max-regression {bad!r} must be a finite"
+        )
 
 
 def test_chunk_limits_are_part_of_a_baseline_row(cli, tmp_path):

@@ -284,3 +284,36 @@ def test_column_api_is_backwards_compatible():
     column = Column("k", "h", "{:.1f}", "left")
     assert (column.short, column.drop_priority) == (None, None)
     assert column.text(2.25) == "2.2" and column.text(None) == "-"
+
+
+CONTROL = ["\x1b[2J\x1b[H", "bell\x07", "csi\x9b31m", "back\rover", "rtl\u202eevil", "nul\x00"]
+
+
+@pytest.mark.parametrize("fmt", [Format.table, Format.csv, Format.markdown])
+def test_control_characters_in_user_text_are_shown_not_acted_on(fmt, terminal):
+    """An escape code in a description or file name cleared the screen in topo show."""
+    from trnsim.cli.render import visible
+
+    table = Table(
+        "title " + CONTROL[0],
+        [Column("text", "text", align="left")],
+        [{"text": text} for text in CONTROL],
+        ["footer " + CONTROL[1]],
+    )
+    out = _render([table], fmt, terminal(200) if fmt == Format.table else None)
+    # nothing a terminal acts on is left, and each text is there in its escaped form
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]", out)
+    for text in CONTROL:
+        shown = visible(" ".join(text.splitlines()) if fmt == Format.markdown else text)
+        assert "\\" in shown or "\r" in text  # an escape such as \x1b stands for each control character
+        if fmt == Format.markdown:  # and Markdown escapes the backslash and the bracket again
+            shown = shown.replace("\\", "\\\\").replace("[", "\\[")
+        assert shown in out
+
+
+def test_error_lines_show_control_characters_escaped(capsys):
+    from trnsim.cli.render import print_error
+
+    print_error("file \x1b[2Jname.yaml: bad")
+    err = capsys.readouterr().err
+    assert "\x1b[2J" not in err and "file \\x1b[2Jname.yaml: bad" in ANSI.sub("", err)

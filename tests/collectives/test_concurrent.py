@@ -254,3 +254,38 @@ def test_concurrent_runs_check_their_options_as_single_groups_do():
         evaluate_concurrent(topo, "allreduce", SIZES, rings, max_chunks=0)
     with pytest.raises(UsageError, match="give larger sizes"):
         evaluate_concurrent(topo, "allreduce", [1], rings)
+
+
+def test_routing_work_scales_with_the_groups_routed(monkeypatch):
+    """Concurrent groups had no work limit: 32 groups of 1,024 ranks ran for minutes."""
+    topo = topology("trn3-nl72x2-gen1")
+    racks = select_groups(topo, "rack:*")
+    one_group = len(racks[0]) * (len(topo.nodes) + 2 * len(topo.links))  # a BFS from every member
+    monkeypatch.setenv("TRNSIM_MAX_ROUTING", str(one_group))
+    evaluate(topo, "allreduce", [1 << 20], racks[0], algo="ring")  # one group fits
+    with pytest.raises(UsageError, match=r"2 groups of 72 chips at once .*TRNSIM_MAX_ROUTING"):
+        evaluate_concurrent(topo, "allreduce", [1 << 20], racks, algo="ring")
+    monkeypatch.setenv("TRNSIM_MAX_ROUTING", str(2 * one_group))
+    evaluate_concurrent(topo, "allreduce", [1 << 20], racks, algo="ring")
+
+
+def test_translates_on_a_torus_cost_no_routing_work(monkeypatch):
+    topo = topology("trn2-nl64")
+    rings = select_groups(topo, "stride:16")  # the 16 z-rings, translates of the first
+    monkeypatch.setenv("TRNSIM_MAX_ROUTING", str(len(rings[0]) * (len(topo.nodes) + 2 * len(topo.links))))
+    assert len(evaluate_concurrent(topo, "allreduce", [1 << 20], rings).groups) == 16
+
+
+def test_shared_link_work_is_refused_before_any_routing(monkeypatch):
+    topo = topology("trn3-nl72x2-gen1")
+    racks = select_groups(topo, "rack:*")
+
+    def no_routing(*args, **kwargs):
+        raise AssertionError("routed before the work was checked")
+
+    monkeypatch.setattr(Router, "route_all", no_routing)
+    # ring's one step keeps each routed group's loads and their sum on every directed link
+    needed = 1 * 2 * len(topo.links) * (len(racks) + 2)
+    monkeypatch.setenv("TRNSIM_MAX_SHARED_WORK", str(needed - 1))
+    with pytest.raises(UsageError, match=f"{needed:,} units of shared-link work.*TRNSIM_MAX_SHARED_WORK"):
+        evaluate_concurrent(topo, "allreduce", [1 << 20], racks, algo="ring")

@@ -1,5 +1,7 @@
 """Parallel layouts: the rank mapping, and the seed's question on NL72x2 answered by the engine."""
 
+import json
+
 import pytest
 from conftest import topology
 
@@ -116,3 +118,54 @@ def test_hot_experts_slow_the_expert_all_to_all(cli):
     ):
         result = cli(*args, *bad)
         assert result.code == 2 and "Traceback" not in result.err, bad
+
+
+def test_compare_mappings_checks_the_work_of_every_run_together(monkeypatch):
+    """Each order's runs fit the limit alone; all of them together must fit it too, before any runs."""
+    from trnsim.collectives.concurrent import prepare_concurrent
+    from trnsim.collectives.layout import OPS
+    from trnsim.collectives.routing import Router
+
+    topo = topology("trn3-nl72x2-gen1")
+    degrees, sizes = {"ep": 72, "tp": 2}, {"ep": 1 << 26, "tp": 1 << 24}
+    works, layouts = [], []
+    for order in (("ep", "tp"), ("tp", "ep")):
+        groups = layout_groups(topo.chips, degrees, order)
+        mine = [prepare_concurrent(topo, OPS[name], [sizes[name]], groups[name]).work[1] for name in order]
+        works += mine
+        layouts.append(sum(mine))
+    monkeypatch.setenv("TRNSIM_MAX_SHARED_WORK", str(max(layouts)))
+    for order in (("ep", "tp"), ("tp", "ep")):
+        evaluate_layout(topo, topo.chips, degrees, order, sizes)  # each layout fits alone
+    monkeypatch.setattr(Router, "route_all", lambda *args: pytest.fail("routed before the check"))
+    with pytest.raises(UsageError, match=f"2 layouts \\(4 distinct runs\\) need {sum(works):,} units"):
+        compare_layouts(topo, topo.chips, degrees, sizes)
+
+
+def test_compare_mappings_runs_each_distinct_dimension_once_with_the_same_results():
+    topo = topology("trn2-nl64")
+    degrees, sizes = {"tp": 4, "ep": 4, "dp": 4}, {"tp": 1 << 24, "ep": 1 << 22, "dp": 1 << 26}
+    compared = {r.order: r for r in compare_layouts(topo, topo.chips, degrees, sizes)}
+    assert len(compared) == 6
+    for order, result in compared.items():
+        alone = evaluate_layout(topo, topo.chips, degrees, order, sizes)
+        assert [d.row.time_us for d in result.dimensions] == [d.row.time_us for d in alone.dimensions]
+
+
+def test_sizes_derived_from_a_model_shape_keep_the_size_cap(cli):
+    """--hidden/--tokens/--topk derived 3.55 PiB and sizes above 2**64, and ran with exit 0."""
+    from trnsim.units import MAX_SIZE
+
+    shape = ("layout", "--sku", "nl16", "--tp", "16", "--tokens", str(1 << 24))  # float: 4 bytes
+    at_cap = cli(*shape, "--hidden", str(MAX_SIZE // 4 // (1 << 24)), "--format", "json")
+    assert at_cap.code == 0, at_cap.err
+    assert json.loads(at_cap.out)["sizes"]["tp"] == MAX_SIZE
+    over = cli(*shape, "--hidden", str(MAX_SIZE // 4 // (1 << 24) + 1))
+    assert over.code == 2 and over.err.strip().splitlines() == [
+        f"error: the tp message size derived from the model shape (--tokens / --cp x --hidden x --dtype) is "
+        f"{4 * (1 << 24) * (MAX_SIZE // 4 // (1 << 24) + 1):,} bytes, more than {MAX_SIZE:,} (1 PiB): give a "
+        "smaller shape or --size tp=BYTES"
+    ]
+    huge = cli("layout", "--sku", "nl72x2", "--ep", "72", "--tp", "2", "--hidden", str(1 << 40), "--tokens",
+               str(1 << 40), "--topk", "8", "--size", "tp=1M")  # fmt: skip
+    assert huge.code == 2 and "the ep message size" in huge.err and "--topk" in huge.err

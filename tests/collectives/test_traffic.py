@@ -1,6 +1,7 @@
 """Skewed all-to-all: the matrices, their routing (linear in the matrix), bounds and the CLI."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from trnsim.collectives.ops import get_op
 from trnsim.collectives.routing import Router
 from trnsim.collectives.schedule import Step
 from trnsim.collectives.traffic import hot_destinations, imbalance, read_traffic, uniform
-from trnsim.errors import NotApplicableError, UsageError
+from trnsim.errors import NotApplicableError, TrnsimError, UsageError
 
 SIZES = [1 << 20, 1 << 30]
 
@@ -127,8 +128,50 @@ def test_traffic_files_are_read_and_checked(tmp_path):
         path.write_text(text)
         with pytest.raises(UsageError, match=message):
             read_traffic(path, 4)
-    with pytest.raises(UsageError, match="cannot read"):
+    with pytest.raises(TrnsimError, match="missing.csv: no such file"):
         read_traffic(tmp_path / "missing.csv", 4)
+
+
+def test_traffic_files_must_be_regular_files(tmp_path):
+    """A FIFO blocked forever and /dev/zero grew to the memory cap: only regular files are read."""
+    import os
+    import threading
+
+    fifo = tmp_path / "matrix.fifo"
+    os.mkfifo(fifo)
+    outcome = []
+
+    def read():
+        try:
+            read_traffic(fifo, 4)
+        except TrnsimError as exc:
+            outcome.append(str(exc))
+
+    reader = threading.Thread(target=read, daemon=True)  # before the fix it blocks in open()
+    reader.start()
+    reader.join(timeout=10)
+    assert not reader.is_alive(), "reading a FIFO blocked"
+    assert outcome and "not a regular file" in outcome[0]
+    # /dev/null is a device that ends at once: before the fix it was read as an empty matrix
+    with pytest.raises(TrnsimError, match="/dev/null: not a regular file"):
+        read_traffic(Path("/dev/null"), 4)
+
+
+def test_traffic_file_size_is_bounded_by_its_own_limit(tmp_path, monkeypatch):
+    path = tmp_path / "m.csv"
+    path.write_text("0,1,1,1\n1,0,1,1\n1,1,0,1\n1,1,1,0\n")
+    monkeypatch.setenv("TRNSIM_MAX_TRAFFIC_BYTES", str(path.stat().st_size - 1))
+    with pytest.raises(TrnsimError, match="TRNSIM_MAX_TRAFFIC_BYTES"):
+        read_traffic(path, 4)
+    monkeypatch.setenv("TRNSIM_MAX_TRAFFIC_BYTES", str(path.stat().st_size))
+    assert read_traffic(path, 4).shape == (4, 4)
+
+
+def test_traffic_option_refuses_a_device(cli):
+    result = cli("collective", "alltoall", "--sku", "nl16", "--sizes", "1M", "--traffic", "/dev/zero")
+    assert result.code == 2 and result.err.strip().splitlines() == [
+        "error: /dev/zero: not a regular file (a pipe, socket or device); expected a traffic matrix file"
+    ]
 
 
 def test_skew_on_the_command_line(cli, tmp_path):

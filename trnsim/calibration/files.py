@@ -103,7 +103,7 @@ def calibration_edits(path: Path) -> list[str]:
     ConfigError
         If the file is not a calibration file (one line naming the file and the key).
     """
-    from trnsim.overrides import parse_assignment
+    from trnsim.overrides import Edit, parse_assignment
     from trnsim.yamlio import load_yaml
 
     document = load_yaml(Path(path), what="calibration file")
@@ -119,7 +119,8 @@ def calibration_edits(path: Path) -> list[str]:
             raise ConfigError(f"{path}: edits[{number}]: {exc}") from None
         if not _schema_has(key):
             raise ConfigError(f"{path}: edits[{number}]: {key!r} is no key of a topology file")
-    return list(edits)
+    # each edit remembers its entry, so that a value the schema refuses is reported as the file's
+    return [Edit(edit, f"{path}: edits[{number}]") for number, edit in enumerate(edits)]
 
 
 def _schema_has(key: str) -> bool:

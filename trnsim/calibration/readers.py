@@ -280,6 +280,20 @@ def _fail(where: str, what: str) -> ConfigError:
     return ConfigError(f"{where}: {what}")
 
 
+def _quote(text: str) -> str:
+    """``repr(text)``, shortened when long: a message stays one readable line."""
+    if len(text) <= 40:
+        return repr(text)
+    return f"{text[:16]!r}...{text[-8:]!r} ({len(text):,} characters)"
+
+
+def _check_rows(count: int, where: str) -> None:
+    """Refuse a run of more rows than one run may have, as soon as the count passes the limit."""
+    from trnsim import limits
+
+    limits.SIZES.check(count, f"{where}: the run has at least")
+
+
 # ----------------------------------------------------------------------------------------------
 # text
 
@@ -313,6 +327,8 @@ def _parse_text(text: str, path: str) -> _Parsed:
             elif match := _NCCL_START.match(line):
                 ops.append(_op_claim(match.group(1), number, "'Collective test starting' line", where))
             elif match := _NCCL_RANK.match(line):
+                if len(match.group(1)) > 8:
+                    raise _fail(where, f"rank {_quote(match.group(1))} is not a rank number")
                 rank_ids.add(int(match.group(1)))
                 rank_line = rank_line or number
             else:
@@ -339,6 +355,7 @@ def _parse_text(text: str, path: str) -> _Parsed:
             _read_command(tokens, line, where, number, ops, rank_claims)
         elif tokens[0][0] in "0123456789+-.":
             raws.append(_text_row(tokens, columns, time_name, where, number))
+            _check_rows(len(raws), where)  # stop here, not after parsing a million rows
         # anything else after the header (``Avg bus bandwidth: ...``, MPI chatter) is not data
 
     if tool is None:
@@ -359,13 +376,15 @@ def _read_trnsim_comment(body: str, where: str, number: int, ops: list, ranks: l
     for item in body.split():
         key, sep, value = item.partition("=")
         if not sep or not value:
-            raise _fail(where, f"'# trnsim:' expects key=value items (op=..., ranks=...), found {item!r}")
+            raise _fail(
+                where, f"'# trnsim:' expects key=value items (op=..., ranks=...), found {_quote(item)}"
+            )
         if key == "op":
             ops.append(_op_claim(value, number, "'# trnsim:' line", where))
         elif key == "ranks":
             ranks.append(_Claim(_rank_count(value, where), number, "'# trnsim:' line"))
         else:
-            raise _fail(where, f"'# trnsim:' has an unknown key {key!r}; expected op= or ranks=")
+            raise _fail(where, f"'# trnsim:' has an unknown key {_quote(key)}; expected op= or ranks=")
 
 
 def _read_command(tokens: list[str], line: str, where: str, number: int, ops: list, ranks: list) -> None:
@@ -466,9 +485,10 @@ def _size(text: str, where: str) -> int:
     if not _WHOLE.fullmatch(text):
         if text.startswith("-") and _WHOLE.fullmatch(text[1:]):
             raise _fail(where, f"size {text} is negative; expected a whole number of bytes > 0")
-        raise _fail(where, f"size {text!r} is not a whole number of bytes")
+        raise _fail(where, f"size {_quote(text)} is not a whole number of bytes")
     if len(text) > 20 or int(text) > _MAX_SIZE:
-        raise _fail(where, f"size {text} is larger than {_MAX_SIZE:,} bytes")
+        shown = text if len(text) <= 40 else f"of {len(text):,} digits"
+        raise _fail(where, f"size {shown} is larger than {_MAX_SIZE:,} bytes")
     if int(text) == 0:
         raise _fail(where, "size 0: expected a size > 0 bytes")
     return int(text)
@@ -478,9 +498,9 @@ def _number(text: str, where: str, what: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise _fail(where, f"{what} {text!r} is not a number") from None
+        raise _fail(where, f"{what} {_quote(text)} is not a number") from None
     if not math.isfinite(value):
-        raise _fail(where, f"{what} {text!r} is not a finite number")
+        raise _fail(where, f"{what} {_quote(text)} is not a finite number")
     return value
 
 
@@ -514,13 +534,22 @@ def _refuse_constant(name: str):
     raise _Refused(f"{name} is not a number this reader accepts")
 
 
+def _parse_int(text: str) -> int:
+    # Python refuses int() of more than 4,300 digits with a ValueError of its own
+    if len(text.lstrip("-")) > 40:
+        raise _Refused(f"a number of {len(text.lstrip('-')):,} digits")
+    return int(text)
+
+
 def _parse_json(text: str, path: str) -> _Parsed:
     try:
-        document = json.loads(text, parse_constant=_refuse_constant)
+        document = json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise _fail(f"{path}:{exc.lineno}", f"not valid JSON: {exc.msg} (column {exc.colno})") from None
     except _Refused as exc:
-        raise _fail(f"{path}:0", f"JSON: {exc}") from None
+        long = re.search(r"[0-9]{41,}", text)
+        line = text.count("\n", 0, long.start()) + 1 if long and "digits" in str(exc) else 0
+        raise _fail(f"{path}:{line}", f"JSON: {exc}") from None
     except RecursionError:
         raise _fail(f"{path}:1", "JSON nested too deeply") from None
     if not isinstance(document, dict):
@@ -532,6 +561,7 @@ def _parse_json(text: str, path: str) -> _Parsed:
         )
     if not results:
         raise _fail(f"{path}:0", "'results' is empty: no data rows")
+    _check_rows(len(results), f"{path}:0")
     ops: list[_Claim] = []
     ranks: list[_Claim] = []
     source = _read_trnsim_object(document.get("trnsim"), path, ops, ranks)
@@ -664,7 +694,7 @@ def _nccom_entry(entry, where: str, index: int) -> _Raw:
 def _op_claim(name: str, line: int, origin: str, where: str) -> _Claim:
     canonical = _canonical_op(name)
     if canonical is None:
-        raise _fail(where, f"op {name!r} is not supported; expected one of {', '.join(OPS)}")
+        raise _fail(where, f"op {_quote(name)} is not supported; expected one of {', '.join(OPS)}")
     return _Claim(canonical, line, origin)
 
 
@@ -677,7 +707,7 @@ def _canonical_op(name: str) -> str | None:
 
 def _rank_count(text: str, where: str) -> int:
     if not _WHOLE.fullmatch(text) or len(text) > 8:
-        raise _fail(where, f"ranks {text!r} is not a whole number")
+        raise _fail(where, f"ranks {_quote(text)} is not a whole number")
     value = int(text)
     if not 2 <= value <= _MAX_RANKS:
         raise _fail(where, f"ranks {value}: a collective needs 2 to {_MAX_RANKS:,} ranks")

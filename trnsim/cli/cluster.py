@@ -13,6 +13,7 @@ from trnsim.cli.options import (
     SkuOption,
     StepFactor,
     TopologyOption,
+    algorithm,
     edits,
     resolve_sizes,
 )
@@ -286,6 +287,7 @@ def collective(
     from trnsim.collectives.cluster import evaluate_cluster
 
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
+    intra_algo = algorithm(intra_algo, "--intra-algo")
     domain, plan = _domain_and_plan(
         sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
         design, oversubscription, policy, hop_us, layers,

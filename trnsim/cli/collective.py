@@ -27,6 +27,7 @@ from trnsim.cli.options import (
     StepFactor,
     TopologyOption,
     TrafficFile,
+    algorithm,
     chunk_bytes,
     edits,
     load,
@@ -78,7 +79,7 @@ def run(
     from trnsim.collectives.groups import select_group
     from trnsim.collectives.traffic import describe, traffic_matrix
 
-    algo = algo.strip().lower()  # one spelling in the header and JSON
+    algo = algorithm(algo)  # one spelling in the header and JSON
     overrides = edits(overrides, routing, calibration, fail)
     topo = load(sku, topology, overrides)
     note_calibration_target(calibration, [topo.name])

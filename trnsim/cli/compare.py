@@ -28,6 +28,7 @@ from trnsim.cli.options import (
     Skew,
     StepFactor,
     TrafficFile,
+    algorithm,
     chunk_bytes,
     edits,
     note_calibration_target,
@@ -35,7 +36,7 @@ from trnsim.cli.options import (
     writable,
     write_text,
 )
-from trnsim.cli.render import Column, Format, Table, emit
+from trnsim.cli.render import Column, Format, Table, emit, visible
 from trnsim.cli.typed import OrderedCommand, in_typed_order, refuse_without
 from trnsim.collectives.groups import group_label
 from trnsim.errors import ThresholdError, UsageError
@@ -213,7 +214,7 @@ def _baselines(
         f"REGRESSION {c.label}: {metric} {c.baseline:.4g} -> {c.current:.4g} ({100 * c.change:+.1f}%)"
         for c in bad
     ]
-    typer.echo("\n".join(lines), err=True)
+    typer.echo(visible("\n".join(lines)), err=True)  # labels and edits come from the baseline file
     failures = []
     if bad:
         named = "; ".join(f"{c.label} {100 * c.change:+.1f}%" for c in bad[:5])
@@ -255,7 +256,8 @@ def _prepare(
         raise UsageError("give --groups, or --group/--ranks for one group, not both")
     if algo.lower() == "all":
         raise UsageError(f"--algo all is for trnsim collective; {command} takes one algorithm or auto")
-    parse_percent(max_regression)  # a bad threshold is an error even before a baseline is given
+    algorithm(algo)  # an unknown name is refused before the work, naming --algo
+    parse_percent(max_regression, "--max-regression")  # an error even before a baseline is given
     if baseline is not None:
         baselines.load(baseline)  # a missing or malformed baseline fails before the work, not after
         if save_baseline is not None and Path(save_baseline).resolve() == Path(baseline).resolve():

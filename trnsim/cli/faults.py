@@ -104,6 +104,7 @@ def faults(
     from trnsim.collectives.ops import get_op
     from trnsim.reliability import (
         RATES,
+        check_random,
         loss_summary,
         random_failures,
         reliability,
@@ -113,6 +114,8 @@ def faults(
     from trnsim.units import check_finite
     from trnsim.variants import Variant
 
+    check_finite("--mttr", mttr_h, 0.01, 1e6)  # the option's range lets nan through
+
     common = edits(overrides, routing, calibration, fail)
     variants = [Variant.parse(text, common=tuple(common)) for text in skus or []]
     variants += [Variant.parse(str(path), is_file=True, common=tuple(common)) for path in topology or []]
@@ -121,7 +124,7 @@ def faults(
     ops = [get_op(name).name for name in (op or ["allreduce", "alltoall"])]
     from trnsim.cli.options import resolve_sizes
 
-    size_list = resolve_sizes(None, None, None, sizes or "1G")
+    size_list = resolve_sizes(None, None, None, "1G" if sizes is None else sizes)  # '' is no size
     rates = {name: value for name, (value, _) in RATES.items()}
     given = [("--mttf", item) for item in mttf or []] + [("--fit", item) for item in fit or []]
     seen: set[str] = set()
@@ -150,6 +153,8 @@ def faults(
             extra = [f"fail={text}" for text in failures]
             return load_topology(variant.sku, variant.file, variant.edits() + extra, keep_largest)
 
+        if random is not None:  # refused before the sweep, not after it
+            check_random(healthy, ops, random, samples)
         try:
             report = single_failures(load, healthy, ops, size_list, policy, kind, exhaustive)
         except UsageError as exc:

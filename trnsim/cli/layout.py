@@ -25,6 +25,26 @@ from trnsim.errors import UsageError
 from trnsim.overrides import edits_text
 
 Degree = Annotated[int, typer.Option(min=1, max=1 << 20)]
+# the options each model-shape size is derived from (trnsim.collectives.layout.ModelShape.sizes)
+_DERIVED_FROM = {
+    "tp": "--tokens / --cp x --hidden x --dtype",
+    "cp": "2 x --tokens x --hidden x --dtype / --tp",
+    "ep": "--tokens / (--cp x --tp) x --topk x --hidden x --dtype",
+    "dp": "--params x --dtype / (--tp x --pp)",
+}
+
+
+def _check_derived(sizes: dict[str, int], names: list[str]) -> None:
+    """Refuse a size derived from the model shape above the cap every size option has (1 PiB)."""
+    from trnsim.units import MAX_SIZE
+
+    for name in names:
+        if sizes.get(name, 0) > MAX_SIZE:
+            raise UsageError(
+                f"the {name} message size derived from the model shape ({_DERIVED_FROM[name]}) is "
+                f"{sizes[name]:,} bytes, more than {MAX_SIZE:,} (1 PiB): give a smaller shape or "
+                f"--size {name}=BYTES"
+            )
 
 
 def layout(
@@ -161,6 +181,7 @@ def layout(
             f"{sku or topology}: {len(members)} ranks to lay out; give degrees above 1 (--tp, --cp, --ep, --dp or "
             f"--pp) whose product is {len(members)}"
         )
+    _check_derived(sizes, [name for name in active if name not in explicit])
     for name in explicit:
         if degrees[name] == 1 or name == "pp":
             why = "has degree 1" if degrees[name] == 1 else "is point to point, not costed"

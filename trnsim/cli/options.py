@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from trnsim.cli.render import Format
+from trnsim.cli.render import Format, visible
 from trnsim.collectives.ops import DTYPES
 from trnsim.errors import UsageError
 
@@ -87,11 +87,11 @@ def note_calibration_target(calibration: Path | None, systems: list[str]) -> Non
     target = calibration_target(calibration)
     others = sorted({name for name in systems if target and name != target})
     if others:
-        typer.echo(
+        note = (
             f"note: {calibration} was fitted on {target}; applying it to {', '.join(others)} "
-            "transfers its parameters (a what-if, not a measurement)",
-            err=True,
+            "transfers its parameters (a what-if, not a measurement)"
         )
+        typer.echo(visible(note), err=True)  # the file's sku is its own text
 
 
 def load(sku: str | None, topology: Path | None, overrides: list[str] | None):
@@ -112,7 +112,7 @@ def resolve_sizes(
     The default never depends on where the output goes: a table and a pipe give the same rows.
     """
     from trnsim import limits
-    from trnsim.units import parse_size, size_sweep
+    from trnsim.units import size_sweep
 
     if sizes is not None and (minbytes, maxbytes, stepfactor) != (None, None, None):
         raise UsageError("give --sizes or -b/-e/-f, not both")
@@ -121,7 +121,7 @@ def resolve_sizes(
     if sizes is not None:
         parts = [part for part in sizes.split(",") if part.strip()]
         limits.SIZES.check(len(parts), "--sizes: the list has")
-        values = [parse_size(part) for part in parts]
+        values = [_size(part, "--sizes") for part in parts]
         if not values:
             raise UsageError("--sizes needs at least one size, e.g. --sizes 1K,1M,1G")
         if any(v <= 0 for v in values):
@@ -129,7 +129,33 @@ def resolve_sizes(
         return sorted(set(values))
     if stepfactor is None:
         stepfactor = 2.0
-    return size_sweep(parse_size(minbytes), parse_size(maxbytes), stepfactor)
+    return size_sweep(_size(minbytes, "-b"), _size(maxbytes, "-e"), stepfactor)
+
+
+def _size(text: str, option: str) -> int:
+    """A size from an option, its errors naming the option."""
+    from trnsim.units import parse_size
+
+    try:
+        return parse_size(text)
+    except UsageError as exc:
+        raise UsageError(f"{option}: {exc}") from None
+
+
+def algorithm(text: str, option: str = "--algo", also: tuple[str, ...] = ("auto", "all")) -> str:
+    """An algorithm option's value in one spelling, checked before any work; errors name the option."""
+    name = text.strip().lower()
+    if name in also:
+        return name
+    from trnsim.collectives.algorithms import REGISTRY, find
+
+    try:
+        find(name)
+    except UsageError:
+        raise UsageError(
+            f"{option} {text!r}: not an algorithm; choose one of {', '.join([*REGISTRY, *also])}"
+        ) from None
+    return name
 
 
 Algo = Annotated[

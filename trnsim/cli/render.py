@@ -2,7 +2,8 @@
 
 Commands build a JSON payload (the machine contract) and a list of :class:`Table` views of it; this
 module turns them into the format the user asked for. User text (titles, headers, cells, footers) is
-always printed literally: never parsed as Rich markup or emoji, and escaped in Markdown.
+always printed literally: never parsed as Rich markup or emoji, escaped in Markdown, and its control
+characters shown as escapes in every text format (:func:`visible`).
 """
 
 import csv
@@ -77,6 +78,23 @@ class Table:
     footer: list[str] = field(default_factory=list)
 
 
+# what a terminal acts on: C0 controls but tab and newline, DEL, C1 controls (CSI 0x9b among them)
+# and the bidirectional overrides that reorder what a line shows
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    r"""``text`` with its control characters shown as escapes (``ESC`` as ``\x1b``): text from a
+    file or the command line never clears the screen, moves the cursor or rings the bell.
+
+    Examples
+    --------
+    >>> visible("a\x1b[2Jb")
+    'a\\x1b[2Jb'
+    """
+    return _CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def emit(payload: dict, tables: list[Table], fmt: Format, stream=None) -> None:
     """Print ``payload`` (JSON) or ``tables`` (table, CSV, Markdown) to ``stream`` (stdout).
 
@@ -145,7 +163,7 @@ def _emit_csv(tables: list[Table], stream) -> None:
         if len(tables) > 1:
             if i:
                 stream.write("\n")
-            stream.write(f"# {table.title}\n")
+            stream.write(f"# {visible(table.title or '')}\n")
         writer.writerow([c.key for c in table.columns])
         for row in table.rows:
             writer.writerow([csv_cell(row.get(c.key)) for c in table.columns])
@@ -156,8 +174,8 @@ def csv_cell(value):
     if value is None:
         return ""
     if isinstance(value, dict):
-        return ";".join(f"{key}={item}" for key, item in value.items())
-    return value
+        return visible(";".join(f"{key}={item}" for key, item in value.items()))
+    return visible(value) if isinstance(value, str) else value
 
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; these are the ones that start inline
@@ -174,7 +192,7 @@ def _md(text: str, paragraph: bool = False) -> str:
     Numbers (``1073741824``, ``1.000x``, ``-0.5``) are left as they are. A ``paragraph`` (a footer
     line) also loses its leading spaces (four make a code block) and has a list marker escaped.
     """
-    text = " ".join(text.splitlines())
+    text = visible(" ".join(text.splitlines()))
     if paragraph:
         text = text.lstrip()
     text = _MD_INLINE.sub(r"\\\1", text)
@@ -321,13 +339,15 @@ def _emit_rich(tables: list[Table], stream) -> None:
     available = console.width if terminal else None
     views = []
     for table in tables:  # every cell is formatted (and checked) before anything is printed
-        texts = [[column.text(row.get(column.key)) for column in table.columns] for row in table.rows]
+        texts = [
+            [visible(column.text(row.get(column.key))) for column in table.columns] for row in table.rows
+        ]
         cells = [
             [_span(texts[r][c], _whole(column, row.get(column.key))) for r, row in enumerate(table.rows)]
             for c, column in enumerate(table.columns)
         ]
         fit = _fit(table.columns, cells, available)
-        footer = list(table.footer)
+        footer = [visible(line) for line in table.footer]
         if fit.dropped:
             names = ", ".join(table.columns[c].header for c in sorted(fit.dropped))
             footer.append(
@@ -338,12 +358,13 @@ def _emit_rich(tables: list[Table], stream) -> None:
 
     for i, (table, texts, fit, footer) in enumerate(views):
         # never narrower than the table (nothing cropped); off a terminal, no line is wrapped either
-        lines = [line for text in [table.title or "", *footer] for line in text.splitlines()]
+        title = visible(table.title or "")
+        lines = [line for text in [title, *footer] for line in text.splitlines()]
         console.width = max(available or max(map(cell_len, lines), default=0), fit.width)
         if i:
             console.print()
-        if table.title:
-            console.print(Text(table.title, style="bold"))
+        if title:
+            console.print(Text(title, style="bold"))
         view = RichTable()
         for c, header, width in zip(fit.shown, fit.headers, fit.widths, strict=True):
             view.add_column(Text(header), justify=table.columns[c].align, width=width, overflow="fold")
@@ -386,4 +407,4 @@ def print_error(message: str, label: str = "error") -> None:
 
     console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
     # one line whatever the text holds (a file name or --set value may carry a newline)
-    console.print(Text.assemble((f"{label}:", "red"), " ", " ".join(message.splitlines())))
+    console.print(Text.assemble((f"{label}:", "red"), " ", visible(" ".join(message.splitlines()))))

@@ -612,11 +612,13 @@ def validate(
     from trnsim.cli.render import print_error
     from trnsim.errors import TrnsimError
     from trnsim.topology import load_topology
+    from trnsim.topology.hardware import check_reachable_without_relay
 
     rows = []
     for file in files:
         try:
             topo = load_topology(topology=file)
+            check_reachable_without_relay(topo)  # as every command that routes all the chips
         except TrnsimError as exc:
             print_error(str(exc))
             reason = str(exc).removeprefix(f"{file}: ")  # the file has its own column

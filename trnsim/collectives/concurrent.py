@@ -31,7 +31,7 @@ from trnsim.collectives.bounds import Bound, lower_bound
 from trnsim.collectives.cost import PipelineCost, StepCost
 from trnsim.collectives.engine import Plan, align_sizes, cost_options, size_note
 from trnsim.collectives.ops import get_op
-from trnsim.collectives.routing import Router, StepRoute, busiest_edge
+from trnsim.collectives.routing import Router, StepRoute, busiest_edge, routing_work
 from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
 from trnsim.collectives.traffic import check_traffic
 from trnsim.errors import NotApplicableError, UsageError
@@ -224,6 +224,118 @@ def _costed(name, schedules, routes, images, arrays, links, alpha_ns, chunking, 
     return shared, by_edge
 
 
+@dataclass
+class Prepared:
+    """A concurrent run scheduled but not yet routed: what it will cost is known (see :attr:`work`)."""
+
+    topology: Topology
+    op: object  # the :class:`trnsim.collectives.ops.Op`
+    groups: list[list[str]]
+    traffic: np.ndarray | None
+    aligned: list
+    dropped: list[int]
+    images: list  # per group: (its original's index, directed-edge map), or None when routed itself
+    schedules: dict[str, list]  # per applicable algorithm, each group's schedule
+    skipped: dict[str, str]
+    realisations: int  # routings per group: hash seeds, else 1
+
+    @property
+    def routed(self) -> list[int]:
+        """The groups routed themselves (the others are translates of one of them)."""
+        return [k for k, image in enumerate(self.images) if image is None]
+
+    @property
+    def work(self) -> tuple[int, int]:
+        """(routing work, shared-link work): see :func:`check_work`."""
+        topology, routed = self.topology, self.routed
+        routing = self.realisations * sum(routing_work(topology, self.groups[k]) for k in routed)
+        steps = sum(len(_flat(schedules[0])) for schedules in self.schedules.values())
+        # every routed group keeps each step's load on every directed link, and the run keeps their
+        # sum twice (by edge and by step); a translate's loads are its original's moved
+        shared = self.realisations * steps * 2 * len(topology.links) * (len(routed) + 2)
+        return routing, shared
+
+
+def check_work(prepared: list[Prepared], subject: str) -> None:
+    """Refuse runs whose routing or shared-link work passes its limit, before any of it is done.
+
+    Routing work is what :func:`~trnsim.collectives.routing.routing_work` counts for each routed
+    group (times the hash seeds): translates of a routed group cost nothing more. Shared-link work is
+    schedule steps x directed links x (routed groups + 2), per algorithm tried and seed: the link
+    loads a run keeps, and what costing each group on the shared loads touches.
+    """
+    from trnsim import limits
+
+    routing = sum(p.work[0] for p in prepared)
+    shared = sum(p.work[1] for p in prepared)
+    limits.ROUTING.check(routing, f"{subject} need")
+    limits.SHARED_WORK.check(shared, f"{subject} need")
+
+
+def describe_groups(topology: Topology, groups: list[list[str]], routed: int) -> str:
+    """The start of a refusal: the file, the groups and how many of them are routed."""
+    translates = len(groups) - routed
+    return (
+        f"{topology.where}: {len(groups):,} groups of {len(groups[0]):,} chips at once"
+        + (f" ({routed:,} routed, {translates:,} translates of them)" if translates else "")
+        + f" on {len(topology.nodes):,} devices"
+    )
+
+
+def prepare_concurrent(
+    topology: Topology,
+    op_name: str,
+    sizes: list[int],
+    groups: list[list[str]],
+    algo: str = "auto",
+    dtype: str = "float",
+    traffic: np.ndarray | None = None,
+) -> Prepared:
+    """Check the groups and schedule every algorithm for every group, routing nothing yet."""
+    from trnsim.routing.policy import routing_of
+
+    op = get_op(op_name)
+    if len(groups) < 1 or any(len(group) < 2 for group in groups):
+        raise UsageError("every group needs at least two ranks")
+    if len({len(group) for group in groups}) != 1:
+        raise UsageError("concurrent groups must be of one size (their schedules run in lockstep)")
+    seen: set[str] = set()
+    for group in groups:
+        if seen & set(group):
+            raise UsageError(f"groups must be disjoint: {sorted(seen & set(group))[0]} is in two of them")
+        seen |= set(group)
+    p = len(groups[0])
+    check_traffic(op.name, traffic, p)
+    aligned, dropped = align_sizes(op, sizes, p, dtype)
+    images = _translations(topology, groups)  # per group: (its original's index, directed-edge map) or None
+    names = (
+        [name for name, a in algorithms.REGISTRY.items() if op.name in a.ops]
+        if algo == "auto"
+        else [algorithms.find(algo).name]
+    )
+    schedules, skipped = {}, {}
+    for name in names:
+        try:
+            mine = []
+            for k, group in enumerate(groups):
+                if images[k] is None:
+                    context = Context(topology.planner, group, traffic)
+                    mine.append(algorithms.find(name).schedule(context, op.name))
+                else:
+                    mine.append(mine[images[k][0]])
+            if len({_shape(schedule) for schedule in mine}) != 1:
+                raise NotApplicable("the groups' schedules differ in shape, so they cannot run in lockstep")
+            schedules[name] = mine
+        except NotApplicable as reason:
+            if algo != "auto":
+                raise NotApplicableError(
+                    f"algorithm {name} does not apply to these groups: {reason}"
+                ) from None
+            skipped[name] = str(reason)
+    realisations = routing_of(topology.spec).realisations
+    return Prepared(topology, op, groups, traffic, aligned, dropped, images, schedules, skipped, realisations)
+
+
 def evaluate_concurrent(
     topology: Topology,
     op_name: str,
@@ -252,24 +364,26 @@ def evaluate_concurrent(
         without it: a caller that shows neither saves the optimum's work).
 
     Under hash routing every seed routes every group; a size's time is the mean over the seeds of
-    the slowest group's time, and ``worst_time_us`` the slowest seed's.
+    the slowest group's time, and ``worst_time_us`` the slowest seed's. A run whose work passes
+    the limits is refused before any routing (:func:`check_work`).
     """
-    op = get_op(op_name)
-    if len(groups) < 1 or any(len(group) < 2 for group in groups):
-        raise UsageError("every group needs at least two ranks")
-    if len({len(group) for group in groups}) != 1:
-        raise UsageError("concurrent groups must be of one size (their schedules run in lockstep)")
-    seen: set[str] = set()
-    for group in groups:
-        if seen & set(group):
-            raise UsageError(f"groups must be disjoint: {sorted(seen & set(group))[0]} is in two of them")
-        seen |= set(group)
-    p = len(groups[0])
-    check_traffic(op.name, traffic, p)
+    prepared = prepare_concurrent(topology, op_name, sizes, groups, algo, dtype, traffic)
+    check_work([prepared], describe_groups(topology, groups, len(prepared.routed)))
+    return run_concurrent(prepared, alpha_us, max_chunks, min_chunk_bytes, bounds)
+
+
+def run_concurrent(
+    prepared: Prepared,
+    alpha_us: float | None = None,
+    max_chunks: int | None = None,
+    min_chunk_bytes: int | None = None,
+    bounds: bool = True,
+) -> ConcurrentEvaluation:
+    """Route and cost a prepared run (see :func:`evaluate_concurrent`)."""
+    topology, op, groups, traffic = prepared.topology, prepared.op, prepared.groups, prepared.traffic
+    images, aligned, p = prepared.images, prepared.aligned, len(prepared.groups[0])
     alpha_ns, chunking = cost_options(topology, alpha_us, max_chunks, min_chunk_bytes)
     fixed_us = topology.spec.latency.collective_ns / 1e3
-    aligned, dropped = align_sizes(op, sizes, p, dtype)
-    images = _translations(topology, groups)  # per group: (its original's index, directed-edge map) or None
     base = [Router(topology, group) if images[k] is None else None for k, group in enumerate(groups)]
     # one list of routers per hash seed (one list in all unless routing is hashed)
     seeded = [base] + [
@@ -287,30 +401,8 @@ def evaluate_concurrent(
             found[k] = lower_bound(topology, groups[k], op, alpha_ns, router.max_links, traffic)
         return found[k]
 
-    names = (
-        [name for name, a in algorithms.REGISTRY.items() if op.name in a.ops]
-        if algo == "auto"
-        else [algorithms.find(algo).name]
-    )
-    by_algorithm, skipped, link_loads = {}, {}, {}
-    for name in names:
-        try:
-            schedules = []
-            for k, group in enumerate(groups):
-                if images[k] is None:
-                    context = Context(topology.planner, group, traffic)
-                    schedules.append(algorithms.find(name).schedule(context, op.name))
-                else:
-                    schedules.append(schedules[images[k][0]])
-            if len({_shape(schedule) for schedule in schedules}) != 1:
-                raise NotApplicable("the groups' schedules differ in shape, so they cannot run in lockstep")
-        except NotApplicable as reason:
-            if algo != "auto":
-                raise NotApplicableError(
-                    f"algorithm {name} does not apply to these groups: {reason}"
-                ) from None
-            skipped[name] = str(reason)
-            continue
+    by_algorithm, skipped, link_loads = {}, dict(prepared.skipped), {}
+    for name, schedules in prepared.schedules.items():
         runs = []  # per seed: each group's routes and its plan on the shared loads
         for routers in seeded:
             # a translated group's routes are moved only when needed (None)
@@ -372,5 +464,5 @@ def evaluate_concurrent(
         min((rows[i] for rows in by_algorithm.values()), key=lambda r: r.time_us) for i in range(len(aligned))
     ]
     return ConcurrentEvaluation(
-        topology.name, op.name, groups, best, by_algorithm, skipped, link_loads, dropped
+        topology.name, op.name, groups, best, by_algorithm, skipped, link_loads, prepared.dropped
     )

@@ -32,12 +32,14 @@ backward reduce-scatter, costed as a gather), ``ep`` ``4 m L/pp`` (dispatch and 
 and backward; every layer a mixture-of-experts layer) and ``dp`` once.
 """
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import permutations
 
 import numpy as np
 
-from trnsim.collectives.concurrent import ConcurrentRow, evaluate_concurrent
+from trnsim.collectives.concurrent import ConcurrentRow
 from trnsim.errors import UsageError
 from trnsim.topology.graph import Topology
 
@@ -167,33 +169,7 @@ def evaluate_layout(
     traffic : numpy.ndarray, optional
         A skewed all-to-all for ``ep`` (:mod:`trnsim.collectives.traffic`), by position in each group.
     """
-    order = tuple(name for name in order if degrees.get(name, 1) > 1)
-    unknown = [name for name in order if name not in DIMENSIONS]
-    if unknown:
-        raise UsageError(f"unknown parallel dimension {unknown[0]!r}; dimensions: {', '.join(DIMENSIONS)}")
-    groups = layout_groups(members, degrees, order)
-    results = []
-    for name in order:
-        op = OPS.get(name)
-        row = None
-        if op is not None:
-            if name not in sizes:
-                raise UsageError(
-                    f"give the {name} message size (--size {name}=BYTES, or a model shape: --hidden and --tokens"
-                    + (", with --params for dp)" if name == "dp" else ")")
-                )
-            skew = traffic if name == "ep" else None
-            try:
-                row = evaluate_concurrent(
-                    topology, op, [sizes[name]], groups[name], dtype=dtype, traffic=skew, bounds=False
-                ).rows[0]
-            except UsageError as exc:  # name the dimension: several run in one layout
-                raise UsageError(
-                    f"{name} ({op} of {sizes[name]} B on {len(groups[name])} groups): {exc}"
-                ) from None
-        count = (calls or {}).get(name, 1.0)
-        results.append(DimensionResult(name, degrees[name], op, groups[name], sizes.get(name, 0), row, count))
-    return LayoutResult(order, results)
+    return _evaluate(topology, members, degrees, [order], sizes, dtype, calls, traffic)[0]
 
 
 def compare_layouts(
@@ -206,11 +182,86 @@ def compare_layouts(
     calls: dict[str, float] | None = None,
     traffic: np.ndarray | None = None,
 ) -> list[LayoutResult]:
-    """Every order of the dimensions (or the ones given), fastest first."""
+    """Every order of the dimensions (or the ones given), fastest first.
+
+    A dimension's groups depend only on which dimensions are inside it, so orders share runs: each
+    distinct run is evaluated once, and all of them together must fit the work limits before any
+    is routed.
+    """
     names = [name for name in DIMENSIONS if degrees.get(name, 1) > 1]
     candidates = orders or list(permutations(names))
-    results = [
-        evaluate_layout(topology, members, degrees, order, sizes, dtype, calls, traffic)
-        for order in candidates
-    ]
+    results = _evaluate(topology, members, degrees, candidates, sizes, dtype, calls, traffic)
     return sorted(results, key=lambda r: r.time_us)
+
+
+def _evaluate(topology, members, degrees, orders, sizes, dtype, calls, traffic) -> list[LayoutResult]:
+    """The layouts of ``orders``: every distinct dimension run prepared and its work checked first."""
+    from trnsim.collectives.concurrent import (
+        check_work,
+        describe_groups,
+        prepare_concurrent,
+        run_concurrent,
+    )
+
+    layouts = []  # per order: (order, [(name, op, groups, key of its run or None)])
+    runs: dict[tuple, object] = {}  # distinct (dimension, groups) -> its prepared run
+    for order in orders:
+        order = tuple(name for name in order if degrees.get(name, 1) > 1)
+        unknown = [name for name in order if name not in DIMENSIONS]
+        if unknown:
+            raise UsageError(
+                f"unknown parallel dimension {unknown[0]!r}; dimensions: {', '.join(DIMENSIONS)}"
+            )
+        groups = layout_groups(members, degrees, order)
+        dimensions = []
+        for name in order:
+            op, key = OPS.get(name), None
+            if op is not None:
+                if name not in sizes:
+                    raise UsageError(
+                        f"give the {name} message size (--size {name}=BYTES, or a model shape: --hidden and "
+                        "--tokens" + (", with --params for dp)" if name == "dp" else ")")
+                    )
+                key = (name, tuple(map(tuple, groups[name])))
+                if key not in runs:
+                    skew = traffic if name == "ep" else None
+                    with _naming(name, op, sizes[name], groups[name]):
+                        prepared = prepare_concurrent(
+                            topology, op, [sizes[name]], groups[name], dtype=dtype, traffic=skew
+                        )
+                        check_work([prepared], describe_groups(topology, groups[name], len(prepared.routed)))
+                    runs[key] = prepared
+            dimensions.append((name, op, groups[name], key))
+        layouts.append((order, dimensions))
+    if len(runs) > 1:
+        what = (
+            f"{len(orders):,} layouts ({len(runs):,} distinct runs)"
+            if len(orders) > 1
+            else "the layout's runs"
+        )
+        check_work(list(runs.values()), f"{topology.where}: {what}")
+    rows = {}
+    for key, prepared in runs.items():
+        name = key[0]
+        with _naming(name, OPS[name], sizes[name], prepared.groups):
+            rows[key] = run_concurrent(prepared, bounds=False).rows[0]
+    results = []
+    for order, dimensions in layouts:
+        result = LayoutResult(order)
+        for name, op, groups, key in dimensions:
+            count = (calls or {}).get(name, 1.0)
+            row = rows[key] if key is not None else None
+            result.dimensions.append(
+                DimensionResult(name, degrees[name], op, groups, sizes.get(name, 0), row, count)
+            )
+        results.append(result)
+    return results
+
+
+@contextmanager
+def _naming(name: str, op: str, size: int, groups: list) -> Iterator[None]:
+    """Name the dimension in a refusal: several run in one layout."""
+    try:
+        yield
+    except UsageError as exc:
+        raise UsageError(f"{name} ({op} of {size} B on {len(groups)} groups): {exc}") from None

@@ -26,8 +26,6 @@ import numpy as np
 
 from trnsim.errors import UsageError
 
-MAX_TRAFFIC_BYTES = 64 << 20  # a traffic file larger than this is refused before it is read
-
 
 def uniform(p: int) -> np.ndarray:
     """The nccl-tests all-to-all: every rank sends ``1/p`` of its buffer to every rank."""
@@ -75,15 +73,12 @@ def parse_skew(text: str) -> tuple[float, int]:
 def read_traffic(path: Path, p: int) -> np.ndarray:
     """A ``p x p`` matrix from a text file (comma- or space-separated rows; ``#`` comments), scaled
     so its mean row sum is 1."""
+    from trnsim import limits
+    from trnsim.yamlio import read_text
+
     path = Path(path)
-    try:
-        if path.stat().st_size > MAX_TRAFFIC_BYTES:
-            raise UsageError(f"{path}: larger than {MAX_TRAFFIC_BYTES >> 20} MiB; a traffic matrix is p x p")
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not a text file") from None
+    # a regular file of bounded size: a FIFO would block forever and /dev/zero never end
+    text = read_text(path, "traffic matrix file", limits.TRAFFIC_BYTES)
     rows = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].replace(",", " ").split()

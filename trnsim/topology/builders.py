@@ -105,18 +105,37 @@ class SizeEstimate:
     chips: int
     switches: int
     links: int
+    ranks_per_chip: int = 1
+
+    @property
+    def rank_endpoints(self) -> int:
+        """Rank nodes :func:`expand_ranks` adds (one per rank, each with a link to its chip), when
+        chips host several ranks."""
+        return self.chips * self.ranks_per_chip if self.ranks_per_chip > 1 else 0
 
     @property
     def devices(self) -> int:
-        return self.chips + self.switches
+        """Every node of the topology the commands use: chips, switches and rank endpoints."""
+        return self.chips + self.switches + self.rank_endpoints
+
+    @property
+    def all_links(self) -> int:
+        """Links of the built fabric plus the rank-to-chip links."""
+        return self.links + self.rank_endpoints
 
 
 def estimate(spec: Spec) -> SizeEstimate:
     """Count the chips, switches and links :func:`build` would create, in closed form.
 
-    Used to refuse oversized specs (``racks: 100000``, a torus axis of 10**9) before any memory is
-    spent; exact for every builder (a test compares it with what ``build`` makes).
+    Used to refuse oversized specs (``racks: 100000``, a torus axis of 10**9, 64 ranks on each of
+    100,000 chips) before any memory is spent; exact for every builder and for :func:`expand_ranks`
+    (a test compares it with what they make).
     """
+    size = _estimate_fabric(spec)
+    return SizeEstimate(size.chips, size.switches, size.links, spec.chip.ranks)
+
+
+def _estimate_fabric(spec: Spec) -> SizeEstimate:
     if spec.kind == "torus":
         sizes = [axis.size for axis in spec.torus.axes]
         chips = math.prod(sizes)
@@ -432,5 +451,5 @@ def check_size(spec: Spec, where: str) -> SizeEstimate:
     """
     size = estimate(spec)
     limits.DEVICES.check(size.devices, f"{where}: the topology would have")
-    limits.LINKS.check(size.links, f"{where}: the topology would have")
+    limits.LINKS.check(size.all_links, f"{where}: the topology would have")
     return size

@@ -104,6 +104,58 @@ def check_connected(topology: Topology) -> None:
         )
 
 
+def check_reachable_without_relay(topology: Topology) -> None:
+    """Refuse a fabric routed without relay (only switches forward) where some chips cannot reach
+    each other, as routing all of them (``topo show``, a collective on every chip) does. Loading
+    does not check it: a group inside a part that connects still runs.
+
+    Chips reach each other through a direct link or a connected set of switches both touch (a chip
+    hosting several ranks forwards for them, as a switch does). Union-find over the switches: no
+    all-pairs search, so it is cheap on any fabric that loads.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first chip, in rank order, with a chip it cannot reach.
+    """
+    if topology.spec.routing.relay:
+        return
+    chips = topology.chips
+    endpoint = set(chips)
+    parent = {node: node for node in topology.nodes if node not in endpoint}
+
+    def root(node: str) -> str:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    neighbours: dict[str, set[str]] = {chip: set() for chip in chips}
+    for u, v in topology.links:
+        if u in endpoint and v in endpoint:
+            neighbours[u].add(v)
+            neighbours[v].add(u)
+        elif u not in endpoint and v not in endpoint:
+            parent[root(u)] = root(v)
+    touching: dict[str, set[str]] = {chip: set() for chip in chips}  # a chip's switch components
+    members: dict[str, set[str]] = {}  # a switch component's chips
+    for u, v in topology.links:
+        for chip, switch in ((u, v), (v, u)):
+            if chip in endpoint and switch not in endpoint:
+                touching[chip].add(root(switch))
+                members.setdefault(root(switch), set()).add(chip)
+    if any(len(chips_of) == len(chips) for chips_of in members.values()):
+        return  # one set of switches touches every chip
+    for chip in chips:
+        reach = neighbours[chip].union(*(members[c] for c in touching[chip]))
+        if len(reach | {chip}) < len(chips):
+            other = next(c for c in chips if c != chip and c not in reach)
+            raise ConfigError(
+                f"{topology.where}: {chip} cannot reach {other} when only switches forward traffic "
+                "(routing without relay)"
+            )
+
+
 def _unwired_backplane_lanes(topology: Topology) -> dict[str, int]:
     """Backplane lanes a chip has but the fabric does not wire (redundant spares), per slot."""
     spec = topology.spec
