@@ -198,10 +198,10 @@ def _edge_bw(arrays) -> np.ndarray:
 def _check_policy(topology: Topology, policy: str | None) -> str:
     policy = policy or default_policy(topology)
     if policy not in POLICIES:
-        raise UsageError(f"--policy {policy!r}: expected one of {', '.join(POLICIES)}")
+        raise UsageError(f"--blast-radius {policy!r}: expected one of {', '.join(POLICIES)}")
     if policy == "cuboid" and topology.spec.kind != "torus":
         raise UsageError(
-            f"--policy cuboid is for tori (a job needs the whole torus); {topology.name} is switched"
+            f"--blast-radius cuboid is for tori (a job needs the whole torus); {topology.name} is switched"
         )
     return policy
 
@@ -481,7 +481,7 @@ def random_failures(
 
     policy = policy or default_policy(topology)
     if policy not in POLICIES:
-        raise UsageError(f"--policy {policy!r}: expected one of {', '.join(POLICIES)}")
+        raise UsageError(f"--blast-radius {policy!r}: expected one of {', '.join(POLICIES)}")
     parts = [
         part for part in components(topology) if part.rate is not None and (not kinds or part.kind in kinds)
     ]

@@ -60,11 +60,11 @@ def test_cluster_collective_answers_for_400k_chips(cli):
         (["cluster", "fabric", "--domains", "4"], "--sku NAME or --topology FILE"),
         (["cluster", "fabric", "--sku", "nl72x2", "--domains", "2", "--tor-tbit", "12.8"], "a ToR needs 72 ports down"),
         (["cluster", "fabric", "--sku", "nl64", "--domains", "0"], "--domains"),
-        (["cluster", "fabric", "--sku", "nl64", "--domains", "2", "--policy", "random"], "--policy"),
+        (["cluster", "fabric", "--sku", "nl64", "--domains", "2", "--efa-routing", "random"], "--efa-routing"),
         (["cluster", "fabric", "--sku", "nvl72", "--domains", "2"], "--nic-gbit"),
         (["cluster", "fabric", "--sku", "nl64", "--domains", "2", "--port-gbit", "nan"], "--port-gbit"),
         (["cluster", "collective", "alltoall", "--sku", "nl64", "--domains", "2", "--inter-algo", "ring"], "pairwise"),
-        (["cluster", "fabric", "--sku", "nl64", "--domains", "200", "--layers", "2"], "--layers 2"),
+        (["cluster", "fabric", "--sku", "nl64", "--domains", "200", "--switch-layers", "2"], "--switch-layers 2"),
     ],
 )  # fmt: skip
 def test_bad_cluster_input_is_one_line_and_exit_2(cli, args, words):

@@ -62,7 +62,7 @@ def test_path_json(cli):
 
 
 def test_hops_matrix_csv(cli):
-    result = cli("topo", "hops", "nl16", "--matrix", "--metric", "links", "--format", "csv")
+    result = cli("topo", "hops", "nl16", "--matrix", "--distance", "links", "--format", "csv")
     rows = result.out.strip().splitlines()
     assert len(rows) == 17 and rows[1].split(",")[1:4] == ["0", "1", "2"]
 

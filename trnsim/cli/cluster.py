@@ -4,6 +4,7 @@ from typing import Annotated
 
 import typer
 
+from trnsim.cli.compat import hidden, renamed
 from trnsim.cli.options import (
     FormatOption,
     MaxBytes,
@@ -68,8 +69,8 @@ Oversubscription = Annotated[
 Policy = Annotated[
     str | None,
     typer.Option(
-        "--policy",
-        help="spray (SRD: every flow's packets over all paths; the default) or hash (ECMP: one path per "
+        "--efa-routing",
+        help="How flows use the scale-out paths: spray (SRD: every flow's packets over all paths; the default) or hash (ECMP: one path per "
         "flow, so flows collide on ToR uplinks; expected throughput by Monte Carlo).",
     ),
 ]
@@ -80,8 +81,11 @@ HopUs = Annotated[
     ),
 ]
 Layers = Annotated[
-    int | None, typer.Option("--layers", help="Switch layers, the ToR counted (default: the fewest).")
+    int | None,
+    typer.Option("--switch-layers", help="Switch layers, the ToR counted (default: the fewest)."),
 ]
+OldPolicy = Annotated[str | None, hidden("--policy")]
+OldLayers = Annotated[int | None, hidden("--layers")]
 
 ASSUMPTIONS = (
     "assumed: each ToR of a rack is its own plane, a chip's ports split evenly over them; non-blocking "
@@ -147,6 +151,8 @@ def fabric(
     policy: Policy = None,
     hop_us: HopUs = None,
     layers: Layers = None,
+    old_policy: OldPolicy = None,
+    old_layers: OldLayers = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Size the scale-out fabric of a cluster: layers, switches, links, bisection, the largest cluster.
@@ -160,6 +166,8 @@ def fabric(
     """
     from trnsim.topology.scaleout import endpoints, radix
 
+    policy = renamed("--policy", "--efa-routing", old_policy, policy)
+    layers = renamed("--layers", "--switch-layers", old_layers, layers)
     domain, plan = _domain_and_plan(
         sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
         design, oversubscription, policy, hop_us, layers,
@@ -271,6 +279,8 @@ def collective(
     policy: Policy = None,
     hop_us: HopUs = None,
     layers: Layers = None,
+    old_policy: OldPolicy = None,
+    old_layers: OldLayers = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """A collective over every chip of a cluster: inside each domain on its graph, across domains over EFA.
@@ -285,6 +295,8 @@ def collective(
     """
     from trnsim.collectives.cluster import evaluate_cluster
 
+    policy = renamed("--policy", "--efa-routing", old_policy, policy)
+    layers = renamed("--layers", "--switch-layers", old_layers, layers)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     domain, plan = _domain_and_plan(
         sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,

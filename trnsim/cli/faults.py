@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 
+from trnsim.cli.compat import hidden, renamed
 from trnsim.cli.options import (
     CalibrationOption,
     FailOption,
@@ -33,11 +34,12 @@ def faults(
     policy: Annotated[
         str | None,
         typer.Option(
-            "--policy",
-            help="Blast radius of a failed chip: cuboid (a torus job needs the whole torus: every chip "
-            "lost; the default on tori), chip (the default on switched fabrics), node or rack.",
+            "--blast-radius",
+            help="What a failed chip takes out of service: cuboid (a torus job needs the whole torus: "
+            "every chip lost; the default on tori), chip (the default on switched fabrics), node or rack.",
         ),
     ] = None,
+    old_policy: Annotated[str | None, hidden("--policy")] = None,
     kind: Annotated[
         list[str] | None,
         typer.Option("--kind", help="Only these classes of parts (chip, 'link xrack', 'switch tray', ...)."),
@@ -60,11 +62,12 @@ def faults(
     fit: Annotated[
         list[str] | None,
         typer.Option(
-            "--fit",
+            "--failure-rate",
             help="A failure-rate class's rate in FIT (failures per 10^9 hours), CLASS=FIT; the same as "
             "--mttf CLASS=1e9/FIT.",
         ),
     ] = None,
+    old_fit: Annotated[list[str] | None, hidden("--fit")] = None,
     mttr_h: Annotated[
         float,
         typer.Option(
@@ -113,6 +116,8 @@ def faults(
     from trnsim.units import check_finite
     from trnsim.variants import Variant
 
+    policy = renamed("--policy", "--blast-radius", old_policy, policy)
+    fit = renamed("--fit", "--failure-rate", old_fit, fit)
     common = edits(overrides, routing, calibration, fail)
     variants = [Variant.parse(text, common=tuple(common)) for text in skus or []]
     variants += [Variant.parse(str(path), is_file=True, common=tuple(common)) for path in topology or []]
@@ -123,13 +128,15 @@ def faults(
 
     size_list = resolve_sizes(None, None, None, sizes or "1G")
     rates = {name: value for name, (value, _) in RATES.items()}
-    given = [("--mttf", item) for item in mttf or []] + [("--fit", item) for item in fit or []]
+    given = [("--mttf", item) for item in mttf or []] + [("--failure-rate", item) for item in fit or []]
     seen: set[str] = set()
     for option, item in given:
         name, sep, value = item.partition("=")
         name = name.strip().lower()
         if name in seen:
-            raise UsageError(f"{option} {item!r}: the rate of {name!r} is given twice (--mttf and --fit)")
+            raise UsageError(
+                f"{option} {item!r}: the rate of {name!r} is given twice (--mttf and --failure-rate)"
+            )
         seen.add(name)
         unit = "HOURS" if option == "--mttf" else "FIT"
         if not sep or name not in rates:
@@ -138,7 +145,9 @@ def faults(
             number = float(value)
         except ValueError:
             raise UsageError(f"{option} {item!r}: {value!r} is not a number") from None
-        check_finite(f"{option} {name}", number, minimum=1e-6 if option == "--fit" else 1.0, maximum=1e15)
+        check_finite(
+            f"{option} {name}", number, minimum=1e-6 if option == "--failure-rate" else 1.0, maximum=1e15
+        )
         rates[name] = number if option == "--mttf" else 1e9 / number
     tables, payload, summary = [], {"systems": []}, []
     for variant in variants:

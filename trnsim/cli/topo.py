@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from trnsim.cli.compat import hidden, renamed
 from trnsim.cli.options import (
     CalibrationOption,
     FailOption,
@@ -293,13 +294,19 @@ def hops(
     source: Annotated[str | None, typer.Option("--from", help="Rank or chip name to measure from.")] = None,
     matrix: Annotated[bool, typer.Option("--matrix", help="Print the all-pairs matrix.")] = False,
     metric: Annotated[
-        DistanceMetric, typer.Option("--metric", help="What --matrix shows.")
-    ] = DistanceMetric.hops,
+        DistanceMetric | None,
+        typer.Option(
+            "--distance",
+            help="What --matrix counts: hops (devices passed through; the default) or links (links crossed).",
+        ),
+    ] = None,
+    old_metric: Annotated[DistanceMetric | None, hidden("--metric")] = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Hop and link counts from one chip (--from) or for all pairs (histogram, or --matrix)."""
     from trnsim.routing import hops
 
+    metric = renamed("--metric", "--distance", old_metric, metric) or DistanceMetric.hops
     topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration, fail))
     if source is not None and matrix:
         raise UsageError("give --from RANK (one chip's distances) or --matrix (all pairs), not both")

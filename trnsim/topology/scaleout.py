@@ -210,7 +210,7 @@ def _check_choice(choice: FabricChoice) -> None:
     if choice.design not in ("tor", "rail"):
         raise UsageError(f"--design {choice.design!r}: expected tor or rail")
     if choice.policy not in ("spray", "hash"):
-        raise UsageError(f"--policy {choice.policy!r}: expected spray or hash")
+        raise UsageError(f"--efa-routing {choice.policy!r}: expected spray or hash")
 
 
 def plan_fabric(
@@ -283,10 +283,10 @@ def plan_fabric(
             )
     if layers is not None:
         if not 1 <= layers <= MAX_LAYERS:
-            raise UsageError(f"--layers: expected 1 to {MAX_LAYERS}, got {layers}")
+            raise UsageError(f"--switch-layers: expected 1 to {MAX_LAYERS}, got {layers}")
         if layers < needed:
             raise UsageError(
-                f"--layers {layers}: {racks:,} racks need {needed} layers of radix {k} "
+                f"--switch-layers {layers}: {racks:,} racks need {needed} layers of radix {k} "
                 f"({layers} reach {leaves_reached(k, layers - 1) * per_rack:,} chips)"
             )
         needed = layers
