@@ -6,19 +6,24 @@ import typer
 
 from trnsim.cli.compat import hidden, renamed
 from trnsim.cli.options import (
+    CalibrationOption,
+    FailOption,
     FormatOption,
     MaxBytes,
     MinBytes,
+    RoutingOption,
     SetOption,
     Sizes,
     SkuOption,
     StepFactor,
     TopologyOption,
     edits,
+    note_calibration_target,
     resolve_sizes,
 )
 from trnsim.cli.render import Column, Format, Table, emit, kv_table
 from trnsim.errors import UsageError
+from trnsim.overrides import edits_text
 
 app = typer.Typer(
     help="Clusters of scale-up domains over EFA: the scale-out fabric and collectives across domains.",
@@ -95,9 +100,13 @@ ASSUMPTIONS = (
 
 def _domain_and_plan(
     sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
-    design, oversubscription, policy, hop_us, layers,
+    design, oversubscription, policy, hop_us, layers, routing=None, calibration=None, fail=None,
 ):  # fmt: skip
-    """Load the domain and count the fabric (the checks of every option happen here)."""
+    """Load the domain and count the fabric (the checks of every option happen here).
+
+    ``--routing``, ``--calibration`` and ``--fail`` edit the domain's graph as on ``collective``;
+    the fabric is counted for the healthy domain (its racks and NICs do not change when a part fails).
+    """
     from trnsim.cli.options import load
     from trnsim.topology.scaleout import fabric_choice, plan_fabric
 
@@ -108,8 +117,9 @@ def _domain_and_plan(
     if domains is None and chips is None:
         named = f"--sku {sku}" if sku is not None else f"--topology {topology}"
         raise UsageError(f"{named}: give the cluster's size: --domains N or --chips N")
-    domain = load(sku, topology, edits(overrides))
-    per_domain = domain.n_chips // domain.spec.chip.ranks
+    domain = load(sku, topology, edits(overrides, routing, calibration, fail))
+    healthy = load(sku, topology, edits(overrides, routing, calibration)) if fail else domain
+    per_domain = healthy.n_chips // healthy.spec.chip.ranks
     if chips is not None:
         if not 1 <= chips <= 1 << 30:
             raise UsageError(f"--chips: expected 1 to 1,073,741,824, got {chips}")
@@ -279,6 +289,9 @@ def collective(
     policy: Policy = None,
     hop_us: HopUs = None,
     layers: Layers = None,
+    routing: RoutingOption = None,
+    calibration: CalibrationOption = None,
+    fail: FailOption = None,
     old_policy: OldPolicy = None,
     old_layers: OldLayers = None,
     fmt: FormatOption = Format.table,
@@ -294,14 +307,16 @@ def collective(
     ToR its own plane, non-blocking above the ToR.
     """
     from trnsim.collectives.cluster import evaluate_cluster
+    from trnsim.routing.policy import routing_of
 
     policy = renamed("--policy", "--efa-routing", old_policy, policy)
     layers = renamed("--layers", "--switch-layers", old_layers, layers)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     domain, plan = _domain_and_plan(
         sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
-        design, oversubscription, policy, hop_us, layers,
+        design, oversubscription, policy, hop_us, layers, routing, calibration, fail,
     )  # fmt: skip
+    note_calibration_target(calibration, [domain.name])
     result = evaluate_cluster(domain, plan, op, size_list, inter_algo, intra_algo, overlap=not no_overlap)
     shares = ", ".join(f"{name} {share:.2f}" for name, share in result.uplink_share.items())
     header = (
@@ -311,6 +326,9 @@ def collective(
         f"{plan.choice.design} design, {plan.choice.policy} ({'share of the NIC rate per flow: ' + shares}); "
         f"{plan.n_layers} switch layers; {'pipelined' if not no_overlap else 'phases in sequence'}"
     )
+    applied = tuple(edits(overrides, routing, calibration, fail))
+    if applied:
+        header += f"; every domain with {edits_text(applied)}"
     rows = [row.as_dict() for row in result.rows]
     document = {
         "schema": "trnsim/1",
@@ -322,6 +340,8 @@ def collective(
         "uplink_share": result.uplink_share,
         "nic_gbps": result.nic_gbps,
         "layers": plan.n_layers,
+        "overrides": list(applied),
+        "routing": routing_of(domain.spec).label,
         "dropped_sizes": result.dropped,
         "rows": rows,
     }

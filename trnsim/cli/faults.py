@@ -10,9 +10,11 @@ from trnsim.cli.options import (
     CalibrationOption,
     FailOption,
     FormatOption,
+    MaxBytes,
+    MinBytes,
     RoutingOption,
     SetOption,
-    Sizes,
+    StepFactor,
     edits,
     note_calibration_target,
 )
@@ -24,13 +26,23 @@ def faults(
     skus: Annotated[
         list[str] | None, typer.Argument(help="SKUs (or what-ifs NAME:set=K=V) to sweep, side by side.")
     ] = None,
+    sku_options: Annotated[
+        list[str] | None,
+        typer.Option("--sku", help="A SKU (or what-if) to sweep, as the arguments are; repeatable."),
+    ] = None,
     topology: Annotated[
         list[Path] | None, typer.Option("--topology", help="A topology YAML file to sweep; repeatable.")
     ] = None,
     op: Annotated[
         list[str] | None, typer.Option("--op", help="Collectives to run (default allreduce and alltoall).")
     ] = None,
-    sizes: Sizes = None,
+    minbytes: MinBytes = None,
+    maxbytes: MaxBytes = None,
+    stepfactor: StepFactor = None,
+    sizes: Annotated[
+        str | None,
+        typer.Option("--sizes", help="Comma-separated sizes instead of -b/-e/-f [1G when neither is given]."),
+    ] = None,
     policy: Annotated[
         str | None,
         typer.Option(
@@ -119,14 +131,15 @@ def faults(
     policy = renamed("--policy", "--blast-radius", old_policy, policy)
     fit = renamed("--fit", "--failure-rate", old_fit, fit)
     common = edits(overrides, routing, calibration, fail)
-    variants = [Variant.parse(text, common=tuple(common)) for text in skus or []]
+    variants = [Variant.parse(text, common=tuple(common)) for text in [*(skus or []), *(sku_options or [])]]
     variants += [Variant.parse(str(path), is_file=True, common=tuple(common)) for path in topology or []]
     if not variants:
-        raise UsageError("name a system: trnsim faults SKU [SKU...] or --topology FILE")
+        raise UsageError("name a system: trnsim faults SKU [SKU...], --sku SKU or --topology FILE")
     ops = [get_op(name).name for name in (op or ["allreduce", "alltoall"])]
     from trnsim.cli.options import resolve_sizes
 
-    size_list = resolve_sizes(None, None, None, sizes or "1G")
+    sweep = (minbytes, maxbytes, stepfactor) != (None, None, None)
+    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, "1G" if sizes is None and not sweep else sizes)
     rates = {name: value for name, (value, _) in RATES.items()}
     given = [("--mttf", item) for item in mttf or []] + [("--failure-rate", item) for item in fit or []]
     seen: set[str] = set()
@@ -164,7 +177,10 @@ def faults(
         except UsageError as exc:
             if "every size is below" not in str(exc):
                 raise
-            raise UsageError(f"--sizes {sizes or '1G'}: {exc}") from None
+            flags = zip(("-b", "-e", "-f"), (minbytes, maxbytes, stepfactor), strict=True)
+            given = " ".join(f"{flag} {value:g}" if isinstance(value, float) else f"{flag} {value}"
+                             for flag, value in flags if value is not None)  # fmt: skip
+            raise UsageError(f"{given if sweep else '--sizes ' + (sizes or '1G')}: {exc}") from None
         note_calibration_target(calibration, [healthy.name])
         keys = sorted(report.healthy, key=lambda key: (ops.index(key[0]), key[1]))
         rows = []
