@@ -162,7 +162,7 @@ def faults(
             f"{option} {name}", number, minimum=1e-6 if option == "--failure-rate" else 1.0, maximum=1e15
         )
         rates[name] = number if option == "--mttf" else 1e9 / number
-    tables, payload, summary = [], {"systems": []}, []
+    tables, payload, summary, every_class = [], {"systems": []}, [], []
     for variant in variants:
         healthy = variant.load()
 
@@ -190,6 +190,7 @@ def faults(
         label = healthy.name + (f" [{', '.join(variant.overrides)}]" if variant.overrides else "")
         unit = "ranks" if healthy.spec.chip.ranks > 1 else "chips"  # a chip's ranks are lost with it
         per_chip = healthy.spec.chip.ranks
+        every_class += [{"system": label, **row} for row in rows]
         tables.append(
             Table(
                 f"{label}: every single failure ({sum(c.count for c in report.classes)} parts, "
@@ -363,4 +364,23 @@ def faults(
             "domain; one that loses none slows its domain"
         )
     tables.append(Table("side by side", columns, summary, footer))
+    payload["side_by_side"] = summary
+    if fmt == Format.csv:
+        tables = [_one_csv_table(tables[0], every_class, random is not None)]
     emit(payload, tables, fmt)
+
+
+def _one_csv_table(per_class: Table, rows: list[dict], drawn: bool) -> Table:
+    """CSV is one table of rows of one shape: every system's loss per class of parts.
+
+    The failure rates, the side-by-side summary and the random draws have rows of other shapes;
+    they are in ``--format json`` (``systems[].reliability``, ``side_by_side``, ``systems[].random``),
+    as a note on stderr says.
+    """
+    others = (
+        "the failure rates, the side-by-side summary and the random draws"
+        if drawn
+        else ("the failure rates and the side-by-side summary")
+    )
+    typer.echo(f"note: the CSV holds the loss per class of parts; {others} are in --format json", err=True)
+    return Table(None, [Column("system", "system", align="left"), *per_class.columns], rows)
