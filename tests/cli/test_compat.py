@@ -67,6 +67,7 @@ SAME_MEANING = {
     "--routing": "the scale-up routing policy (compare, sweep and plot take several)",
     "--output": "the file written",
     "-o": "the file written",
+    "--sizes": "message sizes (faults defaults to 1 GiB, the others to a sweep)",
     "--sku": "a catalog system (compare, plot, report, sweep also take what-ifs)",
     "--title": "a picture's or report's title",
     "--topology": "a topology file",

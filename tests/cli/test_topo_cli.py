@@ -206,7 +206,7 @@ def test_validate_checks_every_file(cli, tmp_path):
     assert all(
         line.startswith(f"error: {f}: ") for line, f in zip(lines, (bad, broken, missing), strict=True)
     )
-    table = cli("topo", "validate", good, str(broken))
+    table = cli("topo", "validate", good, str(broken), "--wide")  # each status on one line
     assert table.code == 2 and "ok" in table.out and "not valid YAML" in table.out
 
 

@@ -9,7 +9,7 @@ import typer
 
 from trnsim import __version__
 from trnsim.cli import topo
-from trnsim.cli.render import print_error
+from trnsim.cli.render import print_error, set_wide
 from trnsim.errors import EXIT_THRESHOLD, EXIT_USAGE, TrnsimError
 
 app = typer.Typer(
@@ -64,6 +64,14 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")] = False,
+    wide: Annotated[
+        bool,
+        typer.Option(
+            "--wide",
+            help="Print every column of a table, however wide (tables otherwise fit the terminal, or "
+            "COLUMNS, or 80 columns, leaving columns out and saying which). Accepted anywhere on the line.",
+        ),
+    ] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
@@ -114,9 +122,10 @@ def main(argv: list[str] | None = None) -> None:
         print_error("standard output is closed: nowhere to write the results")
         sys.exit(EXIT_USAGE)
     debug = "--debug" in argv
-    args = [arg for arg in argv if arg != "--debug"]
-    if debug:  # accepted anywhere on the line, not only before the command
-        argv = ["--debug", *args]
+    set_wide("--wide" in argv)  # like --debug, anywhere on the line
+    args = [arg for arg in argv if arg not in ("--debug", "--wide")]
+    # --debug is accepted anywhere on the line, not only before the command; --wide is set above
+    argv = ["--debug", *args] if debug else args
     try:
         _register_collective()
         if _group_of(args) is not None:

@@ -362,14 +362,17 @@ def collective(
             [
                 Column("bytes", "size (B)"),
                 Column("time_us", "time (us)", "{:,.2f}"),
-                Column("algbw_gbps", "algbw (GB/s)", "{:,.2f}"),
+                Column("algbw_gbps", "algbw (GB/s)", "{:,.2f}", drop_priority=7),
                 Column("busbw_gbps", "busbw (GB/s)", "{:,.2f}"),
                 Column("inter_algorithm", "across", align="left"),
-                Column("intra_algorithms", "inside", align="left"),
-                Column("chunks", "chunks"),
-                Column("intra_us", "inside/chunk (us)", "{:,.2f}"),
-                Column("inter_us", "across/chunk (us)", "{:,.2f}"),
-                Column("ceiling_busbw_gbps", "ceiling", "{:,.1f}"),
+                # "ring + multidim" wraps between the phases' algorithms on a narrow terminal
+                Column(
+                    "intra_algorithms", "inside", lambda v: v.replace("+", " + "), "left", drop_priority=2
+                ),
+                Column("chunks", "chunks", drop_priority=4),
+                Column("intra_us", "inside/chunk (us)", "{:,.2f}", drop_priority=6),
+                Column("inter_us", "across/chunk (us)", "{:,.2f}", drop_priority=5),
+                Column("ceiling_busbw_gbps", "ceiling", "{:,.1f}", drop_priority=3),
                 Column("bound_busbw_gbps", "bound", "{:,.1f}"),
                 Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}"),
             ],

@@ -220,7 +220,9 @@ def run(
             entry = {"bytes": row.bytes, "best": row.algorithm, "bound_busbw_gbps": row.bound_busbw_gbps}
             entry.update({name: result.by_algorithm[name][i].busbw_gbps for name in names})
             table_rows.append(entry)
-        columns = [Column("bytes", "size (B)")] + [Column(n, f"{n} busbw", "{:.2f}") for n in names]
+        columns = [Column("bytes", "size (B)")] + [
+            Column(n, f"{n} busbw", "{:.2f}", drop_priority=_lag_rank(n, names, table_rows)) for n in names
+        ]
         if fmt == Format.csv:  # CSV carries no header line: name the variant and its edits in a column
             columns.insert(0, Column("variant", "variant", align="left"))
             for entry in table_rows:
@@ -257,6 +259,9 @@ def run(
         for entry in rows:
             entry["links_busy"] = _busy_text(entry["link_utilisation"])
         columns += [Column("chunks", "chunks"), Column("links_busy", "links busy", align="left")]
+        # to fit the width in this view: the bottleneck (the links busy name it), then eff %
+        columns[-3].drop_priority = 0
+        next(c for c in columns if c.key == "efficiency").drop_priority = -1
     if fmt == Format.csv:
         columns.insert(0, Column("variant", "variant", align="left"))
         for entry in rows:
@@ -485,3 +490,19 @@ def algorithms_(fmt: FormatOption = Format.table) -> None:
         ],
         fmt,
     )
+
+
+def _lag_rank(name: str, names: list[str], rows: list[dict]) -> int | None:
+    """How soon ``--algo all`` leaves out an algorithm's column to fit the width: the algorithms
+    furthest behind the best first; one that is the best at some size is always shown."""
+
+    def closest(n: str) -> float:  # its largest share of the best busbw over the sizes
+        shares = []
+        for row in rows:
+            best = max(row[m] for m in names)
+            shares.append(row[n] / best if best > 0 else 1.0)
+        return max(shares)
+
+    if not rows or closest(name) >= 1.0:
+        return None
+    return 1 + sorted(names, key=closest, reverse=True).index(name)

@@ -350,13 +350,15 @@ def compare(
     for n, letter in enumerate(letters):
         if fmt == Format.csv:  # CSV has no legend: name each variant (with its edits) in a column
             columns.append(Column(f"{letter}_variant", f"{letter}_variant", align="left"))
-        columns.append(
-            Column(f"{letter}_{key}", f"{letter} {_VALUE_HEAD[metric.value]}", _VALUE_FMT[metric.value])
-        )
-        if metric != Metric.time:
-            columns.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}", drop_priority=1))
+        # to fit the width the times go first, then the ratios, then the last variants' values (A stays)
+        value = Column(f"{letter}_{key}", f"{letter} {_VALUE_HEAD[metric.value]}", _VALUE_FMT[metric.value])
+        columns.append(value)
         if n:
-            columns.append(Column(f"{letter}_over_A", f"{letter}/A", "{:.3f}x"))
+            value.drop_priority = 1
+        if metric != Metric.time:
+            columns.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}", drop_priority=3))
+        if n:
+            columns.append(Column(f"{letter}_over_A", f"{letter}/A", "{:.3f}x", drop_priority=2))
     legend = [f"{letter} = {result.display}" for letter, result in zip(letters, results, strict=True)]
     # one line per distinct alignment note, naming the variants it applies to
     by_note: dict[str, list[str]] = {}

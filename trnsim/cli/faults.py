@@ -342,26 +342,36 @@ def faults(
         )
     payload.update(rates_mttf_h=rates, mttr_h=mttr_h, ops=ops, sizes=size_list, seed=seed if random else None)
     columns = [
+        # at 80 columns: short headers, then the worst part, chips out, failures a year, blast radius
+        # and chips leave (highest drop_priority first)
         Column("system", "system", align="left"),
-        Column("chips", "chips"),
-        Column("policy", "blast radius", align="left"),
-        Column("failures_per_year", "failures/yr", "{:.2f}"),
-        Column("chips_out", "chips out", "{:.3f}"),
-        Column("availability", "availability %", lambda v: f"{100 * v:.3f}"),
+        Column("chips", "chips", drop_priority=2),
+        Column("policy", "blast radius", align="left", drop_priority=3),
+        Column("failures_per_year", "failures/yr", "{:.2f}", short="fails/yr", drop_priority=4),
+        Column("chips_out", "chips out", "{:.3f}", drop_priority=5),
+        Column("availability", "availability %", lambda v: f"{100 * v:.3f}", short="avail %"),
         Column(
-            "worst_loss", f"worst loss % losing no chip ({key[0]}, {key[1]} B)", lambda v: f"{100 * v:.1f}"
+            "worst_loss",
+            f"worst loss % losing no chip ({key[0]}, {key[1]} B)",
+            lambda v: f"{100 * v:.1f}",
+            short="worst loss %",
         ),
-        Column("worst_part", "worst part", align="left", drop_priority=1),
+        Column("worst_part", "worst part", align="left", drop_priority=6),
     ]
-    footer = []
+    footer = [f"# worst loss %: of busbw, by the worst single part that loses no chip ({key[0]}, {key[1]} B)"]
     if domains:
         columns += [
-            Column("p_some_down", f"P(a domain of {domains} needs a spare)", lambda v: f"{100 * v:.2f}%"),
-            Column("expected_slowdown", "expected slowdown", "{:.4f}x"),
+            Column(
+                "p_some_down",
+                f"P(a domain of {domains} needs a spare)",
+                lambda v: f"{100 * v:.2f}%",
+                short="P(spare)",
+            ),
+            Column("expected_slowdown", "expected slowdown", "{:.4f}x", short="slowdown"),
         ]
         footer.append(
             f"# a job over {domains} domains runs at its slowest: a failure that loses chips needs a spare "
-            "domain; one that loses none slows its domain"
+            "domain (P(spare)); one that loses none slows its domain"
         )
     tables.append(Table("side by side", columns, summary, footer))
     payload["side_by_side"] = summary

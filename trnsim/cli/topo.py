@@ -129,15 +129,15 @@ def list_(fmt: FormatOption = Format.table) -> None:
         "trnsim catalog",
         [
             Column("name", "name", align="left"),
-            Column("aliases", "aliases", align="left", drop_priority=1),
-            Column("chip", "chip", align="left"),
+            Column("aliases", "aliases", align="left", drop_priority=3),
+            Column("chip", "chip", align="left", drop_priority=2),
             Column("chips", "chips"),
-            Column("ranks", "ranks", drop_priority=3),
+            Column("ranks", "ranks", drop_priority=4),
             Column("switches", "switches"),
             Column("kind", "topology", align="left"),
             Column("chip_raw_bw_gbps", "raw GB/s per chip", "{:,.0f}"),
             Column("chip_bw_gbps", "effective", "{:,.0f}"),
-            Column("source", "file", align="left", drop_priority=2),
+            Column("source", "file", align="left", drop_priority=5),
         ],
         table_rows,
     )
@@ -337,7 +337,10 @@ def hops(
             {"rank": r, **{str(c): int(values[r, c]) for c in range(topo.n_chips)}}
             for r in range(topo.n_chips)
         ]
-        columns = [Column("rank", "rank")] + [Column(str(c), str(c)) for c in range(topo.n_chips)]
+        # the last ranks' columns go first to fit the width (every one is in --format csv)
+        columns = [Column("rank", "rank")] + [
+            Column(str(c), str(c), drop_priority=c + 1) for c in range(topo.n_chips)
+        ]
         emit(
             {"name": topo.name, "metric": metric.value, "matrix": values.tolist()},
             [Table(f"{topo.name}: {metric.value} between ranks", columns, rows)],
