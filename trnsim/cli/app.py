@@ -14,7 +14,9 @@ from trnsim.errors import EXIT_THRESHOLD, EXIT_USAGE, TrnsimError
 
 app = typer.Typer(
     name="trnsim",
-    help="Analyze Trainium scale-up topologies and model how fast collectives run on them.",
+    help="Analyze Trainium scale-up topologies and model how fast collectives run on them.\n\nExamples:\n\n"
+    "trnsim topo list\ntrnsim topo show nl72x2\ntrnsim collective allreduce --sku nl72x2\n"
+    "trnsim compare alltoall --sku nl72x2 --sku trn3-nl72x2-gen3 --sizes 1M,1G",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -34,13 +36,17 @@ def _register_collective() -> None:
 
 def _reflow(doc: str) -> str:
     """A docstring as --help should wrap it: each paragraph one line (the terminal wraps it), lists
-    and indented blocks as written. Typer keeps a docstring's line breaks, which wrap raggedly."""
+    and indented blocks as written, example command lines one a line. Typer keeps a docstring's line
+    breaks, which wrap raggedly."""
     import inspect
 
     paragraphs = []
     for paragraph in inspect.cleandoc(doc).split("\n\n"):
         lines = paragraph.split("\n")
-        if any(line.startswith(("-", "*", " ", "|")) for line in lines):
+        if all(line.strip().startswith("trnsim ") for line in lines):
+            # examples: one command a line, flush left (typer would strip a common indent anyway)
+            paragraphs.append("\n".join(line.strip() for line in lines))
+        elif any(line.startswith(("-", "*", " ", "|")) for line in lines):
             paragraphs.append(paragraph)
         else:
             paragraphs.append(" ".join(line.strip() for line in lines))

@@ -82,6 +82,10 @@ def calibrate(
     Units are detected from the file (size / time against the printed bandwidth: GB/s or GiB/s).
     The run's ranks are the group's first ranks unless --group says which (ranks count cores where a
     chip hosts several).
+
+    Examples:
+
+        trnsim calibrate examples/measurements/n5-allgather-32r.txt --sku trn1-nl16
     """
     from trnsim.calibration.files import calibration_document, write_calibration
     from trnsim.calibration.fit import determined, fit, parse_fit_sizes

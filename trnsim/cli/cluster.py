@@ -26,7 +26,9 @@ from trnsim.errors import UsageError
 from trnsim.overrides import edits_text
 
 app = typer.Typer(
-    help="Clusters of scale-up domains over EFA: the scale-out fabric and collectives across domains.",
+    help="Clusters of scale-up domains over EFA: the scale-out fabric and collectives across domains."
+    "\n\nExamples:\n\ntrnsim cluster fabric --sku nl64 --chips 400000\n"
+    "trnsim cluster collective allreduce --sku nl64 --domains 6250",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -173,6 +175,11 @@ def fabric(
 
     Assumed (not published): a chip's ports split evenly over its rack's ToRs, each ToR its own plane;
     no oversubscription above the ToR; copper from chip to ToR, optics above.
+
+    Examples:
+
+        trnsim cluster fabric --sku nl64 --chips 400000
+        trnsim cluster fabric --sku nl72x2 --domains 256 --design rail
     """
     from trnsim.topology.scaleout import endpoints, radix
 
@@ -305,6 +312,12 @@ def collective(
     Assumed (not published; --set scale_out.KEY=VALUE or the options change them): EFA at 90% of its
     rate (scale_out.efficiency), 15 us per step between domains (Neuron's documented figure), each
     ToR its own plane, non-blocking above the ToR.
+
+    Examples:
+
+        trnsim cluster collective allreduce --sku nl64 --domains 6250
+        trnsim cluster collective alltoall --sku nl64 --domains 16 --efa-routing hash
+        trnsim cluster collective allreduce --sku nl72x2 --domains 16 --fail cable:5
     """
     from trnsim.collectives.cluster import evaluate_cluster
     from trnsim.routing.policy import routing_of

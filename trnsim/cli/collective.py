@@ -41,7 +41,8 @@ from trnsim.collectives.ops import OPS
 from trnsim.overrides import edits_text
 
 app = typer.Typer(
-    help="Model all-reduce, all-gather, reduce-scatter and all-to-all over a topology, congestion included.",
+    help="Model all-reduce, all-gather, reduce-scatter and all-to-all over a topology, congestion included."
+    "\n\nExamples:\n\ntrnsim collective allreduce --sku nl72x2\ntrnsim collective algorithms",
     no_args_is_help=True,
 )
 
@@ -391,6 +392,15 @@ def _busy_text(utilisation: dict[str, float]) -> str:
     return ", ".join(f"{cls} {100 * share:.0f}%" for cls, share in ordered)
 
 
+# each op's examples in its --help (tests/cli/test_help_examples.py runs every one)
+EXAMPLES = {
+    "allreduce": ["--sku nl72x2", "--sku nl16 --algo all --sizes 64K,1M,16M,1G"],
+    "allgather": ["--sku nl64 --group 0-15 --sizes 1M,1G", "--sku nl72x2 --groups 'server:*' --sizes 1M"],
+    "reducescatter": ["--sku nl32x2 --sizes 1M,1G --explain"],
+    "alltoall": ["--sku nl72x2 --sizes 1M,1G --fail cable:5", "--sku nl72x2 --skew 2:4 --sizes 256M"],
+}
+
+
 def _register(op: str) -> None:
     def command(
         sku: SkuOption = None,
@@ -446,7 +456,8 @@ def _register(op: str) -> None:
             heatmap,
         )
 
-    command.__doc__ = f"Model {op}: {OPS[op].description}."
+    examples = "".join(f"    trnsim collective {op} {line}\n" for line in EXAMPLES[op])
+    command.__doc__ = f"Model {op}: {OPS[op].description}.\n\nExamples:\n\n{examples}"
     if op != "alltoall":  # skewed traffic is an all-to-all's: the other ops do not offer the options
         import inspect
 
@@ -462,7 +473,13 @@ for _op in OPS:
 
 @app.command("algorithms")
 def algorithms_(fmt: FormatOption = Format.table) -> None:
-    """List the algorithms, the ops each implements and what it does."""
+    """List the algorithms, the ops each implements and what it does.
+
+    Examples:
+
+        trnsim collective algorithms
+        trnsim collective algorithms --format markdown
+    """
     from trnsim.collectives.algorithms import REGISTRY
 
     rows = [

@@ -258,6 +258,11 @@ def compare(
     """Compare variants: one row per size, each variant's metric and time, and its ratio to the first.
 
     With --groups every variant runs its groups at once and the rows are the slowest group's.
+
+    Examples:
+
+        trnsim compare alltoall --sku nl72x2 --sku trn3-nl72x2-gen3 --sizes 1M,1G
+        trnsim compare allreduce --sku nl16 --sku nl16:fail=link:x:0 --sizes 1G
     """
     from trnsim.cli.options import picture_path
     from trnsim.collectives.ops import get_op
@@ -460,7 +465,13 @@ def sweep(
     max_regression: MaxRegression = "5%",
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Run the cross product of SKUs x ops x algorithms x sizes; write CSV or JSON."""
+    """Run the cross product of SKUs x ops x algorithms x sizes; write CSV or JSON.
+
+    Examples:
+
+        trnsim sweep --sku nl16 --op allreduce --sizes 1M,1G
+        trnsim sweep --sku nl16 --sku nl64 --sizes 1M,1G -o results.csv
+    """
     from trnsim.catalog import catalog_files
     from trnsim.collectives.ops import OPS, get_op
     from trnsim.sweep import Task, run_sweep
@@ -642,7 +653,13 @@ def plot(
         ),
     ] = None,
 ) -> None:
-    """Plot busbw against size: a line per variant, its bound dashed, measured runs as points."""
+    """Plot busbw against size: a line per variant, its bound dashed, measured runs as points.
+
+    Examples:
+
+        trnsim plot allreduce --sku nl16 --sku nl64 -o curve.svg
+        trnsim plot alltoall --sku nl16 --terminal
+    """
     from trnsim import plot as plotting
     from trnsim.collectives.ops import get_op
     from trnsim.variants import run_variants
@@ -728,6 +745,10 @@ def report(
     The busbw curves against their bounds, the variants side by side, and per variant its drawing,
     its link-load heatmap (the busiest step at the largest size) and its rows. It opens with no
     network and no other file. Needs the plot extra (matplotlib).
+
+    Examples:
+
+        trnsim report allreduce --sku nl16 --sku nl64 --sizes 1M,1G -o report.html
     """
     import sys
     from functools import partial

@@ -115,7 +115,13 @@ def faults(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Fail every part of a system alone and run collectives on what is left: busbw lost, chips lost
-    (blast radius), failures per year, availability, and the straggler effect over many domains."""
+    (blast radius), failures per year, availability, and the straggler effect over many domains.
+
+    Examples:
+
+        trnsim faults nl16 nl32x2 --op allreduce --domains 100
+        trnsim faults nl16 --blast-radius chip --failure-rate chip=1e4 --format csv
+    """
     from trnsim.collectives.ops import get_op
     from trnsim.reliability import (
         RATES,

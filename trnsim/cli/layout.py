@@ -102,6 +102,11 @@ def layout(
     (assumptions: Megatron-style accounting, sequence parallelism, keys and values as wide as the
     model). With --layers, each dimension counts its calls per training step: tp and ep 4, cp 2 per
     layer and micro-batch, dp once.
+
+    Examples:
+
+        trnsim layout --sku nl72x2 --ep 72 --tp 2 --size ep=64M,tp=16M
+        trnsim layout --sku nl64 --ep 16 --tp 4 --size ep=8M,tp=4M --compare-mappings
     """
     from trnsim.collectives.groups import select_group
     from trnsim.collectives.layout import DIMENSIONS, ModelShape, compare_layouts, evaluate_layout

@@ -24,7 +24,9 @@ from trnsim.cli.render import Column, Format, Table, emit, kv_table
 from trnsim.errors import EXIT_USAGE, UsageError
 
 app = typer.Typer(
-    help="Build topologies from the catalog and print hops, bandwidths and structure.", no_args_is_help=True
+    help="Build topologies from the catalog and print hops, bandwidths and structure.\n\nExamples:\n\n"
+    "trnsim topo list\ntrnsim topo show nl72x2\ntrnsim topo path nl72x2 0 78",
+    no_args_is_help=True,
 )
 
 SkuArgument = Annotated[
@@ -99,7 +101,13 @@ def _summary(topology) -> dict:
 
 @app.command("list")
 def list_(fmt: FormatOption = Format.table) -> None:
-    """List the catalog: name, aliases, chip, chips, switches, kind, per-chip GB/s, source file."""
+    """List the catalog: name, aliases, chip, chips, switches, kind, per-chip GB/s, source file.
+
+    Examples:
+
+        trnsim topo list
+        trnsim topo list --format json
+    """
     from trnsim.catalog import catalog_files
     from trnsim.topology import load_topology
     from trnsim.topology.metrics import device_bandwidth_gbps
@@ -155,7 +163,13 @@ def show(
     fail: FailOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Chips, switches by role, links by class, per-chip bandwidth, diameter, hop histogram and cuts."""
+    """Chips, switches by role, links by class, per-chip bandwidth, diameter, hop histogram and cuts.
+
+    Examples:
+
+        trnsim topo show nl72x2
+        trnsim topo show nl64 --set torus.axes.z.lanes=8
+    """
     from trnsim.topology import metrics
 
     topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration, fail))
@@ -303,7 +317,14 @@ def hops(
     old_metric: Annotated[DistanceMetric | None, hidden("--metric")] = None,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Hop and link counts from one chip (--from) or for all pairs (histogram, or --matrix)."""
+    """Hop and link counts from one chip (--from) or for all pairs (histogram, or --matrix).
+
+    Examples:
+
+        trnsim topo hops nl32x2
+        trnsim topo hops nl72x2 --from 0
+        trnsim topo hops nl16 --matrix --distance links
+    """
     from trnsim.routing import hops
 
     metric = renamed("--metric", "--distance", old_metric, metric) or DistanceMetric.hops
@@ -394,7 +415,13 @@ def path(
     fmt: FormatOption = Format.table,
 ) -> None:
     """One shortest path between two chips with its links, and how many equal paths exist (under
-    --routing single or hash: the path that policy takes)."""
+    --routing single or hash: the path that policy takes).
+
+    Examples:
+
+        trnsim topo path nl72x2 0 78
+        trnsim topo path nl72x2 0 78 --routing single
+    """
     from trnsim.routing.hops import policy_path, shortest_path
 
     ends = list(ends or [])
@@ -501,7 +528,13 @@ def export(
         Path | None, typer.Option("-o", "--output", help="Write to a file instead of stdout.")
     ] = None,
 ) -> None:
-    """Export the graph for Gephi (graphml), Graphviz (dot) or a script (json: networkx node-link data)."""
+    """Export the graph for Gephi (graphml), Graphviz (dot) or a script (json: networkx node-link data).
+
+    Examples:
+
+        trnsim topo export nl64 --format astra-sim
+        trnsim topo export nl16 --format graphml -o nl16.graphml
+    """
     from trnsim.topology.export import to_text
 
     writable(output)
@@ -534,6 +567,11 @@ def draw(
     switched fabrics as racks of trays with their chips, each tray's switches and each rack's switch
     planes as boxes, and the cross-rack cables. With --fail, what failed is drawn dashed in grey.
     Needs the plot extra (matplotlib).
+
+    Examples:
+
+        trnsim topo draw nl72x2 -o nl72x2.svg
+        trnsim topo draw nl64 --fail chip:5 -o nl64.png
     """
     from trnsim import draw as drawing
     from trnsim.cli.options import picture_path
@@ -558,6 +596,10 @@ def validate(
 
     Every file is checked: the table (stdout) gives each one's status, ok or the reason, and each
     bad file also gets its one error line on stderr.
+
+    Examples:
+
+        trnsim topo validate topologies/trn2-nl16.yaml topologies/trn2-nl64.yaml
     """
     from trnsim.cli.render import print_error
     from trnsim.errors import TrnsimError
