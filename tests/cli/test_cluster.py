@@ -11,7 +11,7 @@ def test_fabric_prints_the_switch_math_and_the_layers(cli):
     data = json.loads(cli("cluster", "fabric", "--sku", "nl64", "--chips", "400000", "--format", "json").out)
     assert data["domains"] == 6250 and data["chips"] == 400_000
     assert [layer["layer"] for layer in data["layers"]][0] == "ToR"
-    # the seed's switch math, from the command line
+    # the published switch math (docs/sources.md#clos-math), from the command line
     data = json.loads(
         cli(
             "cluster",

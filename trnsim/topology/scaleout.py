@@ -1,11 +1,11 @@
 """The scale-out fabric behind the scale-up domains: NICs, ToR switches and a folded Clos above them.
 
-Switch math (seed 002): a switch of ``C`` Tbit/s cut into logical ports of ``s`` Gbit/s has radix
+Switch math (docs/sources.md#clos-math): a switch of ``C`` Tbit/s cut into logical ports of ``s`` Gbit/s has radix
 ``k = C / s``. A folded Clos whose lower layers use half their ports down reaches ``k (k/2)^(L-1)``
 endpoints on ``L`` layers: ``k^2/2`` on 2 and ``k^3/4`` on 3.
 
-The plan built here (:func:`plan_fabric`) follows the ToR design of the Trainium racks (FACTS.md
-'Scale-out'): every rack has ``tors_per_rack`` ToR switches, each ToR its own plane (a chip's ports
+The plan built here (:func:`plan_fabric`) follows the ToR design of the Trainium racks
+(docs/sources.md#scale-out-efa): every rack has ``tors_per_rack`` ToR switches, each ToR its own plane (a chip's ports
 are split evenly over its rack's ToRs, so a dual-ToR rack makes two independent planes); a ToR has
 ``d`` ports down to chips and ``ceil(d / oversubscription)`` up. Above the ToRs, each plane is a
 folded Clos of ``fabric_tbit`` switches: a top layer of ``k`` ports down and, below it, layers of
