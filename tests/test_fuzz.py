@@ -930,7 +930,7 @@ def option_cases(draw):
         argv += maybe("--op", OPS, p=draw(st.booleans())) + maybe(
             "--sizes", SIZE_TOKENS, p=draw(st.booleans())
         )
-        argv += maybe("--policy", ["cuboid", "chip", "node", "rack", "x"], p=draw(st.booleans()))
+        argv += maybe("--blast-radius", ["cuboid", "chip", "node", "rack", "x"], p=draw(st.booleans()))
         argv += maybe(
             "--mttf", ["chip=1e5", "switch=0", "x=1", "chip=nan", "copper link=1e9"], p=draw(st.booleans())
         )
@@ -956,9 +956,9 @@ def option_cases(draw):
             ("--chips-per-rack", ["16", "32", "72", "0", "7"]),
             ("--design", ["tor", "rail", "x"]),
             ("--oversubscription", ["1", "2", "3", "0.5", "nan"]),
-            ("--policy", ["spray", "hash", "x"]),
+            ("--efa-routing", ["spray", "hash", "x"]),
             ("--hop-us", ["15", "0", "-1", "inf"]),
-            ("--layers", ["2", "3", "4", "0", "9"]),
+            ("--switch-layers", ["2", "3", "4", "0", "9"]),
         ):
             argv += maybe(option, values, p=draw(st.integers(0, 3)) == 0)
         if sub == "collective":

@@ -173,14 +173,14 @@ def test_faults_on_the_command_line(cli):
         < systems["trn3-nl72x2-gen1"]["reliability"]["availability"]
     )
     assert systems["trn3-nl72x2-gen1"]["straggler"]["expected_slowdown"] >= 1.0
-    fit = cli("faults", "nl16", "--op", "allreduce", "--fit", "chip=1e4", "--format", "json")
+    fit = cli("faults", "nl16", "--op", "allreduce", "--failure-rate", "chip=1e4", "--format", "json")
     assert json.loads(fit.out)["rates_mttf_h"]["chip"] == pytest.approx(1e5)  # 10^9 h / 10^4 failures
     for bad in (
-        ("--policy", "x"),
+        ("--blast-radius", "x"),
         ("--mttf", "chip"),
         ("--mttf", "chip=-1"),
         ("--kind", "nope"),
-        ("--fit", "chip=0"),
+        ("--failure-rate", "chip=0"),
     ):
         failed = cli("faults", "nl16", *bad)
         assert failed.code == 2 and "Traceback" not in failed.err

@@ -53,3 +53,24 @@ def test_parse_percent():
     for bad in ("five", "5", "nan", "inf", "-1%"):  # a bare 5 would be 500%: refused, not a silent pass
         with pytest.raises(UsageError):
             parse_percent(bad)
+
+
+@pytest.mark.parametrize("exponent", range(6))
+def test_every_suffix_up_to_a_pebibyte_is_accepted(exponent):
+    # the binary letters K..P, their -iB spellings and the decimal -B ones, in either case
+    letter = "BKMGTP"[exponent]
+    binary, decimal = 1024**exponent, 1000**exponent
+    spellings = {letter: binary, f"{letter}iB": binary, f"{letter}B": decimal} if exponent else {"B": 1}
+    for suffix, factor in spellings.items():
+        for text in (f"1{suffix}", f"1{suffix.lower()}", f"1 {suffix}"):
+            assert parse_size(text) == factor, text
+
+
+def test_the_cap_is_one_pebibyte_whatever_the_spelling():
+    cap = 1 << 50
+    assert parse_size("1P") == parse_size("1PiB") == parse_size("1024T") == cap
+    assert parse_size("1PB") == 10**15 < cap
+    for over in ("1.001P", "1025T", f"{cap + 1}", "2PB"):
+        with pytest.raises(UsageError, match="too large"):
+            parse_size(over)
+    assert format_size(cap) == "1 PiB"

@@ -14,7 +14,7 @@ stands for.
 Chips lost to a failure follow a blast-radius policy:
 
 * ``cuboid``: a torus job needs the whole wrapped torus, so one failed chip takes every chip of the
-  domain out of service (the seeds: 64 on NL64, 256 on the 4x4x16 concept); links are routed round;
+  domain out of service (docs/sources.md#trn2-blast-radius: 64 on NL64, 256 on the 4x4x16 concept); links are routed round;
 * ``chip``: only the failed chip (with its ranks);
 * ``node``: the failed chip's node (server or tray);
 * ``rack``: the failed chip's rack (the whole system on a torus).
@@ -51,10 +51,10 @@ RATES: dict[str, tuple[float, str]] = {
         1_000_000.0,
         "assumption: a switch tray's board, power and fans, apart from its switches",
     ),
-    "copper link": (1e8, "FACTS.md (seed 000): copper link MTTF about 100 M hours"),
+    "copper link": (1e8, "docs/sources.md#link-mttf: copper link MTTF about 100 M hours"),
     "optical link": (
         5e6,
-        "FACTS.md (seed 000): 1-10 M hours for optics; the middle of the range is an assumption",
+        "docs/sources.md#link-mttf: 1-10 M hours for optics; the middle of the range is an assumption",
     ),
 }
 MTTR_H = 24.0  # assumption: hours from a failure to the part back in service
@@ -252,10 +252,10 @@ def _edge_bw(arrays) -> np.ndarray:
 def _check_policy(topology: Topology, policy: str | None) -> str:
     policy = policy or default_policy(topology)
     if policy not in POLICIES:
-        raise UsageError(f"--policy {policy!r}: expected one of {', '.join(POLICIES)}")
+        raise UsageError(f"--blast-radius {policy!r}: expected one of {', '.join(POLICIES)}")
     if policy == "cuboid" and topology.spec.kind != "torus":
         raise UsageError(
-            f"--policy cuboid is for tori (a job needs the whole torus); {topology.name} is switched"
+            f"--blast-radius cuboid is for tori (a job needs the whole torus); {topology.name} is switched"
         )
     return policy
 
@@ -565,7 +565,7 @@ def random_failures(
 
     policy = policy or default_policy(topology)
     if policy not in POLICIES:
-        raise UsageError(f"--policy {policy!r}: expected one of {', '.join(POLICIES)}")
+        raise UsageError(f"--blast-radius {policy!r}: expected one of {', '.join(POLICIES)}")
     parts = [
         part for part in components(topology) if part.rate is not None and (not kinds or part.kind in kinds)
     ]

@@ -1,7 +1,8 @@
 """The topology file schema: typed, strict structs that YAML documents are converted into.
 
-Every section may carry a ``source`` naming the seed document or FACTS.md section its numbers come
-from; the catalog tests require one on every section of every built-in file.
+Every section may carry a ``source`` citing the facts its numbers come from (anchors of
+``docs/sources.md``) or naming them assumptions; the catalog tests require one on every section of
+every built-in file.
 """
 
 from typing import Annotated, Literal
@@ -204,11 +205,13 @@ class ScaleOut(Section, kw_only=True):
 
     efa_gbit_per_chip: PositiveFloat  # EFA bandwidth per chip, Gbit/s per direction
     efa_latency_ns: LatencyNs | None = None  # the NIC's packet latency (reported)
-    # one step of a collective between two domains (MEASUREMENTS.md: about 15 us per inter-node hop)
+    # one step of a collective between two domains (docs/sources.md#efa-hop-latency: about 15 us per inter-node hop)
     hop_ns: LatencyNs = 15_000.0
     # share of the NIC rate that payload reaches (an assumption: no published EFA figure)
     efficiency: Efficiency = 0.9
-    port_gbit: PositiveFloat = 100.0  # logical port speed (FACTS.md: AWS uses 100G logical ports)
+    port_gbit: PositiveFloat = (
+        100.0  # logical port speed (docs/sources.md#scale-out-efa: AWS uses 100G logical ports)
+    )
     tor_tbit: PositiveFloat = 12.8  # ToR switch capacity, Tbit/s
     fabric_tbit: PositiveFloat | None = None  # leaf/spine capacity (None: as the ToR)
     tors_per_rack: Annotated[int, msgspec.Meta(ge=1, le=64)] = 2  # dual ToR; each ToR its own plane

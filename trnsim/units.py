@@ -1,7 +1,8 @@
 """Parse and format sizes, bandwidths and times.
 
 Conventions: GB/s means 10**9 bytes per second per direction. Sizes are bytes; on input the binary
-suffixes K/M/G (as nccl-tests reads them), KiB/MiB/GiB/TiB, and the decimal KB/MB/GB/TB are accepted.
+suffixes K/M/G/T/P (as nccl-tests reads them), KiB/MiB/GiB/TiB/PiB, and the decimal KB/MB/GB/TB/PB are
+accepted, up to :data:`MAX_SIZE` (1 PiB).
 """
 
 import math
@@ -24,10 +25,13 @@ _SIZE_UNITS = {
     "gib": 1 << 30,
     "t": 1 << 40,
     "tib": 1 << 40,
+    "p": 1 << 50,
+    "pib": 1 << 50,
     "kb": 10**3,
     "mb": 10**6,
     "gb": 10**9,
     "tb": 10**12,
+    "pb": 10**15,
 }
 _SIZE_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
 
@@ -58,7 +62,7 @@ def parse_size(text: str | int) -> int:
         match = _SIZE_RE.match(text)
         if not match or match.group(2).lower() not in _SIZE_UNITS:
             raise UsageError(
-                f"size {text!r} is not a size: use bytes or a suffix K, M, G, T (x1024), KiB..TiB, KB..TB"
+                f"size {text!r} is not a size: use bytes or a suffix K, M, G, T, P (x1024), KiB..PiB, KB..PB"
             )
         value, unit = float(match.group(1)), match.group(2).lower()
     nbytes = value * _SIZE_UNITS[unit]
@@ -73,7 +77,13 @@ def parse_size(text: str | int) -> int:
 
 def format_size(nbytes: float) -> str:
     """Format bytes with a binary suffix, e.g. ``1048576 -> "1 MiB"``."""
-    for suffix, factor in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+    for suffix, factor in (
+        ("PiB", 1 << 50),
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ):
         if nbytes >= factor:
             value = nbytes / factor
             if value == int(value):
@@ -85,7 +95,7 @@ def format_size(nbytes: float) -> str:
 def format_bytes(nbytes: int) -> str:
     """``1 GiB`` when ``nbytes`` is a whole number of a binary unit, else the exact count
     (``1,073,740,032 B``, a size nccl-tests rounded down)."""
-    unit = next((factor for factor in (1 << 40, 1 << 30, 1 << 20, 1 << 10) if nbytes >= factor), 1)
+    unit = next((factor for factor in (1 << 50, 1 << 40, 1 << 30, 1 << 20, 1 << 10) if nbytes >= factor), 1)
     return format_size(nbytes) if nbytes % unit == 0 else f"{int(nbytes):,} B"
 
 

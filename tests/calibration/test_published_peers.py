@@ -1,6 +1,6 @@
 """Published TPU figures the catalog's peers predict (not fitted to them).
 
-MEASUREMENTS.md T1 (v5e) and T8 (Ironwood) are a single point and a curve in a custom unit: too
+docs/sources.md#t1 (v5e) and docs/sources.md#t8 (Ironwood) are a single point and a curve in a custom unit: too
 little to fit, enough to check where the model's curve bends. The efficiency (0.95) comes from T1's
 plateau, so the plateau agrees by construction; what is predicted is the size where it is reached,
 from T4's 1 us per hop (an assumption the files carry).

@@ -11,7 +11,7 @@ def test_fabric_prints_the_switch_math_and_the_layers(cli):
     data = json.loads(cli("cluster", "fabric", "--sku", "nl64", "--chips", "400000", "--format", "json").out)
     assert data["domains"] == 6250 and data["chips"] == 400_000
     assert [layer["layer"] for layer in data["layers"]][0] == "ToR"
-    # the seed's switch math, from the command line
+    # the published switch math (docs/sources.md#clos-math), from the command line
     data = json.loads(
         cli(
             "cluster",
@@ -60,11 +60,11 @@ def test_cluster_collective_answers_for_400k_chips(cli):
         (["cluster", "fabric", "--domains", "4"], "--sku NAME or --topology FILE"),
         (["cluster", "fabric", "--sku", "nl72x2", "--domains", "2", "--tor-tbit", "12.8"], "a ToR needs 72 ports down"),
         (["cluster", "fabric", "--sku", "nl64", "--domains", "0"], "--domains"),
-        (["cluster", "fabric", "--sku", "nl64", "--domains", "2", "--policy", "random"], "--policy"),
+        (["cluster", "fabric", "--sku", "nl64", "--domains", "2", "--efa-routing", "random"], "--efa-routing"),
         (["cluster", "fabric", "--sku", "nvl72", "--domains", "2"], "--nic-gbit"),
         (["cluster", "fabric", "--sku", "nl64", "--domains", "2", "--port-gbit", "nan"], "--port-gbit"),
         (["cluster", "collective", "alltoall", "--sku", "nl64", "--domains", "2", "--inter-algo", "ring"], "pairwise"),
-        (["cluster", "fabric", "--sku", "nl64", "--domains", "200", "--layers", "2"], "--layers 2"),
+        (["cluster", "fabric", "--sku", "nl64", "--domains", "200", "--switch-layers", "2"], "--switch-layers 2"),
         (["cluster", "collective", "allreduce", "--sku", "nl64", "--domains", "2", "--intra-algo", "foo"], "error: --intra-algo 'foo': not an algorithm"),
     ],
 )  # fmt: skip
@@ -121,3 +121,51 @@ def test_the_readme_cluster_table_is_current(cli):
 def test_a_chip_needs_a_port_on_every_plane(cli, args, words):
     result = cli("cluster", "fabric", "--sku", "nl64", "--domains", "4", *args)
     assert result.code == 2 and words in result.err, result.err
+
+
+def _cluster_json(cli, *args: str) -> dict:
+    result = cli(
+        "cluster", "collective", "allreduce", "--domains", "4", "--sizes", "1M,1G", *args, "--format", "json"
+    )
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def test_cluster_collective_takes_routing_as_the_set_it_stands_for(cli):
+    # --routing edits the domain's graph exactly as the routing fields of the file would
+    default = _cluster_json(cli, "--sku", "nl72x2")
+    single = _cluster_json(cli, "--sku", "nl72x2", "--routing", "single")
+    by_set = _cluster_json(cli, "--sku", "nl72x2", "--set", "routing.policy=single")
+    assert single["rows"] == by_set["rows"] and single["routing"] == by_set["routing"] != default["routing"]
+    # one path per flow inside the domain: the large all-reduce is slower (the NICs did not change)
+    assert single["rows"][1]["busbw_gbps"] < default["rows"][1]["busbw_gbps"]
+    assert single["nic_gbps"] == default["nic_gbps"]
+
+
+def test_cluster_collective_applies_a_calibration_as_its_edits(cli):
+    import yaml
+
+    path = "examples/measurements/calibrations/n5-allgather-32r.yaml"
+    with open(path, encoding="utf-8") as stream:
+        fitted = yaml.safe_load(stream)["edits"]
+    calibrated = _cluster_json(cli, "--sku", "trn1-nl16", "--calibration", path)
+    by_set = _cluster_json(cli, "--sku", "trn1-nl16", *[arg for edit in fitted for arg in ("--set", edit)])
+    assert calibrated["rows"] == by_set["rows"]
+    assert calibrated["rows"] != _cluster_json(cli, "--sku", "trn1-nl16")["rows"]
+
+
+def test_cluster_collective_fails_a_part_in_every_domain(cli):
+    healthy = _cluster_json(cli, "--sku", "nl72x2")
+    chip = _cluster_json(cli, "--sku", "nl72x2", "--fail", "chip:5")
+    # the survivors of each domain take part; the fabric is the healthy domain's
+    assert chip["ranks_per_domain"] == healthy["ranks_per_domain"] - 1
+    assert chip["ranks"] == 4 * (healthy["ranks_per_domain"] - 1)
+    assert (chip["layers"], chip["nic_gbps"]) == (healthy["layers"], healthy["nic_gbps"])
+    assert chip["overrides"] == ["fail=chip:5"]
+    # a cross-rack cable costs the in-domain phases (17% of all-reduce on collective), not the ranks
+    cable = _cluster_json(cli, "--sku", "nl72x2", "--fail", "cable:5")
+    assert cable["ranks"] == healthy["ranks"]
+    assert cable["rows"][1]["busbw_gbps"] < healthy["rows"][1]["busbw_gbps"]
+    table = cli("cluster", "collective", "allreduce", "--sku", "nl72x2", "--domains", "4", "--sizes", "1G",
+                "--fail", "cable:5")  # fmt: skip
+    assert "every domain with --fail cable:5" in " ".join(table.out.split())

@@ -17,7 +17,8 @@ def test_json_contract(cli):
 
 
 def test_table_has_nccl_tests_columns_and_average(cli):
-    result = cli("collective", "allgather", "--sku", "nl16", "-b", "1K", "-e", "1M", "-f", "4")
+    # --wide: every column on one line, as nccl-tests prints them (80 columns would leave some out)
+    result = cli("collective", "allgather", "--sku", "nl16", "-b", "1K", "-e", "1M", "-f", "4", "--wide")
     assert result.code == 0
     header = result.out.splitlines()[2]
     order = [
@@ -153,7 +154,7 @@ def test_bad_input_exits_2_with_one_line(cli, args, message):
 
 
 def test_explain_adds_chunks_and_busy_link_classes(cli):
-    result = cli("collective", "allreduce", "--sku", "nl72x2", "-b", "1G", "-e", "1G", "--explain")
+    result = cli("collective", "allreduce", "--sku", "nl72x2", "-b", "1G", "-e", "1G", "--explain", "--wide")
     assert result.code == 0
     assert "links busy" in result.out and "xrack" in result.out and "chunks" in result.out
     rows = json.loads(

@@ -14,6 +14,12 @@ from conftest import CATALOG
 FORMATS = ("table", "json", "csv", "markdown")
 
 
+@pytest.fixture(autouse=True)
+def _wide_tables(monkeypatch):
+    """Every column of every table: the counts are read from the text (tables fit 80 columns by default)."""
+    monkeypatch.setenv("COLUMNS", "1000")
+
+
 def expected(path) -> dict:
     """Chips, ranks and switches from the file itself: a torus's axes multiplied out; a switched
     fabric's racks x nodes x slots, its plane switches per rack and its on-node switches."""

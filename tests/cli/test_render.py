@@ -208,8 +208,9 @@ def test_table_fits_an_80_column_terminal(terminal):
     shown = [c for c in COLLECTIVE_COLUMNS if c.header not in dropped]
     # every shown value is printed whole, in one cell of one line: no number cut, no word wrapped
     assert _body(out) == [[c.text(row[c.key]) for c in shown] for row in COLLECTIVE_ROWS]
-    note = " ".join(out.split("not shown to fit the terminal: ")[1].split())
-    assert note.startswith(", ".join(dropped) + ";") and "--format json|csv|markdown" in note
+    note = " ".join(out.split("not shown to fit 80 columns: ")[1].split())
+    assert note.startswith(", ".join(dropped) + ";")
+    assert "--wide" in note and "--format json|csv|markdown" in note and "COLUMNS" in note
     assert "# Avg bus bandwidth : 253.2 GB/s" in out
 
 
@@ -224,7 +225,7 @@ def test_short_headers_come_before_dropping_columns(terminal):
     out = _render([table], stream=terminal(35))
     assert _headers(out) == ["bw", "util", "bottleneck"] and "not shown" not in out
     out = _render([table], stream=terminal(20))
-    assert _headers(out) == ["bw", "util"] and "not shown to fit the terminal: bottleneck;" in " ".join(
+    assert _headers(out) == ["bw", "util"] and "not shown to fit 20 columns: bottleneck;" in " ".join(
         out.split()
     )
     assert max(len(line) for line in out.splitlines()) <= 20
@@ -246,15 +247,43 @@ def test_wide_terminal_shows_everything(terminal):
     assert _body(out) == [[c.text(row[c.key]) for c in COLLECTIVE_COLUMNS] for row in COLLECTIVE_ROWS]
 
 
-def test_off_a_terminal_nothing_is_dropped_or_cropped():
+def _wide_table() -> Table:
     columns = [Column(f"c{i}", f"column number {i}", "{:.3f}", drop_priority=1) for i in range(40)]
     row = {f"c{i}": 123456.789 + i for i in range(40)}
     title, footer = " ".join(["wide"] * 60), " ".join(["footer"] * 60)
-    out = _render([Table(title, columns, [row], [footer])])
+    return Table(title, columns, [row], [footer])
+
+
+@pytest.mark.parametrize(("columns", "width"), [(None, 80), ("120", 120), ("x", 80)])
+def test_off_a_terminal_the_width_is_columns_or_80(monkeypatch, columns, width):
+    # a pipe or a file reads as a terminal of COLUMNS (80 if unset or not a number) would
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    out = _render([_wide_table()])
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= width
+    shown = _body(out)[0]
+    assert shown == [f"{123456.789 + i:.3f}" for i in range(len(shown))] and len(shown) < 40
+    note = " ".join(out.split(f"not shown to fit {width} columns: ")[1].split())
+    assert note.startswith(f"column number {len(shown)}, ") and f"({40 - len(shown)} columns)" in note
+
+
+def test_wide_keeps_every_column_and_line_whole(monkeypatch):
+    from trnsim.cli import render
+
+    monkeypatch.setattr(render, "_wide", False)
+    render.set_wide(True)
+    try:
+        out = _render([_wide_table()])
+    finally:
+        render.set_wide(False)
     assert _body(out) == [[f"{123456.789 + i:.3f}" for i in range(40)]]
     assert "not shown" not in out
     lines = out.splitlines()
-    assert lines[0] == title and lines[-1] == footer  # not wrapped
+    table = _wide_table()
+    assert lines[0] == table.title and lines[-1] == table.footer[0]  # not wrapped
     assert len(lines[1]) > 200
 
 

@@ -62,7 +62,7 @@ def test_path_json(cli):
 
 
 def test_hops_matrix_csv(cli):
-    result = cli("topo", "hops", "nl16", "--matrix", "--metric", "links", "--format", "csv")
+    result = cli("topo", "hops", "nl16", "--matrix", "--distance", "links", "--format", "csv")
     rows = result.out.strip().splitlines()
     assert len(rows) == 17 and rows[1].split(",")[1:4] == ["0", "1", "2"]
 
@@ -206,7 +206,7 @@ def test_validate_checks_every_file(cli, tmp_path):
     assert all(
         line.startswith(f"error: {f}: ") for line, f in zip(lines, (bad, broken, missing), strict=True)
     )
-    table = cli("topo", "validate", good, str(broken))
+    table = cli("topo", "validate", good, str(broken), "--wide")  # each status on one line
     assert table.code == 2 and "ok" in table.out and "not valid YAML" in table.out
 
 

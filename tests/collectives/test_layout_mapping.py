@@ -1,4 +1,4 @@
-"""Parallel layouts: the rank mapping, and the seed's question on NL72x2 answered by the engine."""
+"""Parallel layouts: the rank mapping, and the mapping question of docs/sources.md#trn3-claims on NL72x2 answered by the engine."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Hop metrics: the seed's paths, per-rack maxima, and agreement with networkx."""
+"""Hop metrics: the published hop examples (docs/sources.md#hop-convention), per-rack maxima, and agreement with networkx."""
 
 import itertools
 from collections import Counter

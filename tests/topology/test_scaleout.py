@@ -17,7 +17,7 @@ from trnsim.topology.scaleout import (
 
 
 def test_switch_math_matches_the_seed():
-    # seed 002: 12.8T with 100G ports: 8,192 endpoints on 2 layers, 524,288 on 3; with 400G: 512 on 2
+    # docs/sources.md#clos-math: 12.8T with 100G ports: 8,192 endpoints on 2 layers, 524,288 on 3; with 400G: 512 on 2
     assert radix(12.8, 100) == 128 and radix(12.8, 400) == 32
     assert endpoints(radix(12.8, 100), 2) == 8_192
     assert endpoints(radix(12.8, 100), 3) == 524_288

@@ -9,12 +9,14 @@ import typer
 
 from trnsim import __version__
 from trnsim.cli import topo
-from trnsim.cli.render import print_error
+from trnsim.cli.render import print_error, set_wide
 from trnsim.errors import EXIT_INTERRUPTED, EXIT_THRESHOLD, EXIT_USAGE, FileAsSkuError, TrnsimError
 
 app = typer.Typer(
     name="trnsim",
-    help="Analyze Trainium scale-up topologies and model how fast collectives run on them.",
+    help="Analyze Trainium scale-up topologies and model how fast collectives run on them.\n\nExamples:\n\n"
+    "trnsim topo list\ntrnsim topo show nl72x2\ntrnsim collective allreduce --sku nl72x2\n"
+    "trnsim compare alltoall --sku nl72x2 --sku trn3-nl72x2-gen3 --sizes 1M,1G",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -35,13 +37,17 @@ def _register_collective() -> None:
 
 def _reflow(doc: str) -> str:
     """A docstring as --help should wrap it: each paragraph one line (the terminal wraps it), lists
-    and indented blocks as written. Typer keeps a docstring's line breaks, which wrap raggedly."""
+    and indented blocks as written, example command lines one a line. Typer keeps a docstring's line
+    breaks, which wrap raggedly."""
     import inspect
 
     paragraphs = []
     for paragraph in inspect.cleandoc(doc).split("\n\n"):
         lines = paragraph.split("\n")
-        if any(line.startswith(("-", "*", " ", "|")) for line in lines):
+        if all(line.strip().startswith("trnsim ") for line in lines):
+            # examples: one command a line, flush left (typer would strip a common indent anyway)
+            paragraphs.append("\n".join(line.strip() for line in lines))
+        elif any(line.startswith(("-", "*", " ", "|")) for line in lines):
             paragraphs.append(paragraph)
         else:
             paragraphs.append(" ".join(line.strip() for line in lines))
@@ -76,6 +82,14 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")] = False,
+    wide: Annotated[
+        bool,
+        typer.Option(
+            "--wide",
+            help="Print every column of a table, however wide (tables otherwise fit the terminal, or "
+            "COLUMNS, or 80 columns, leaving columns out and saying which). Accepted anywhere on the line.",
+        ),
+    ] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
@@ -136,9 +150,10 @@ def main(argv: list[str] | None = None) -> None:
         print_error("standard output is closed: nowhere to write the results")
         sys.exit(EXIT_USAGE)
     debug = "--debug" in argv
-    args = [arg for arg in argv if arg != "--debug"]
-    if debug:  # accepted anywhere on the line, not only before the command
-        argv = ["--debug", *args]
+    set_wide("--wide" in argv)  # like --debug, anywhere on the line
+    args = [arg for arg in argv if arg not in ("--debug", "--wide")]
+    # --debug is accepted anywhere on the line, not only before the command; --wide is set above
+    argv = ["--debug", *args] if debug else args
     try:
         _register_collective()
         if _group_of(args) is not None:

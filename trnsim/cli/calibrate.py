@@ -82,6 +82,10 @@ def calibrate(
     Units are detected from the file (size / time against the printed bandwidth: GB/s or GiB/s).
     The run's ranks are the group's first ranks unless --group says which (ranks count cores where a
     chip hosts several).
+
+    Examples:
+
+        trnsim calibrate examples/measurements/n5-allgather-32r.txt --sku trn1-nl16
     """
     from trnsim.calibration.files import calibration_document, write_calibration
     from trnsim.calibration.fit import determined, fit, parse_fit_sizes
@@ -168,7 +172,7 @@ def calibrate(
         Table(
             "fitted parameters (fitted to this run, not predicted; stderr from the fit's Jacobian)",
             [
-                Column("name", "parameter", align="left"),
+                Column("name", "parameter", align="left", drop_priority=1),  # the key names it too
                 Column("key", "--set key", align="left"),
                 Column("before", "file value", "{:.4g}"),
                 Column("value", "fitted", "{:.4g}"),
@@ -182,14 +186,14 @@ def calibrate(
             [
                 Column("bytes", "size (B)"),
                 Column("measured_us", "measured", "{:.2f}"),
-                Column("before_us", "model before", "{:.2f}"),
-                Column("error_before", "err before", percent),
+                Column("before_us", "model before", "{:.2f}", drop_priority=3),
+                Column("error_before", "err before", percent, drop_priority=1),
                 Column("after_us", "model after", "{:.2f}"),
                 Column("error", "err after", percent),
                 *([Column("fitted", "fitted", align="left")] if size_range != (None, None) else []),
-                Column("measured_busbw_gbps", "busbw measured", "{:.2f}"),
-                Column("after_busbw_gbps", "busbw model", "{:.2f}"),
-                Column("algorithm", "model's algorithm", align="left"),
+                Column("measured_busbw_gbps", "busbw measured", "{:.2f}", drop_priority=4),
+                Column("after_busbw_gbps", "busbw model", "{:.2f}", drop_priority=5),
+                Column("algorithm", "model's algorithm", align="left", drop_priority=2),
             ],
             rows,
             [f"# {note}" for note in result.notes],

@@ -4,10 +4,14 @@ from typing import Annotated
 
 import typer
 
+from trnsim.cli.compat import hidden, renamed
 from trnsim.cli.options import (
+    CalibrationOption,
+    FailOption,
     FormatOption,
     MaxBytes,
     MinBytes,
+    RoutingOption,
     SetOption,
     Sizes,
     SkuOption,
@@ -15,13 +19,17 @@ from trnsim.cli.options import (
     TopologyOption,
     algorithm,
     edits,
+    note_calibration_target,
     resolve_sizes,
 )
 from trnsim.cli.render import Column, Format, Table, emit, kv_table
 from trnsim.errors import UsageError
+from trnsim.overrides import edits_text
 
 app = typer.Typer(
-    help="Clusters of scale-up domains over EFA: the scale-out fabric and collectives across domains.",
+    help="Clusters of scale-up domains over EFA: the scale-out fabric and collectives across domains."
+    "\n\nExamples:\n\ntrnsim cluster fabric --sku nl64 --chips 400000\n"
+    "trnsim cluster collective allreduce --sku nl64 --domains 6250",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -69,8 +77,8 @@ Oversubscription = Annotated[
 Policy = Annotated[
     str | None,
     typer.Option(
-        "--policy",
-        help="spray (SRD: every flow's packets over all paths; the default) or hash (ECMP: one path per "
+        "--efa-routing",
+        help="How flows use the scale-out paths: spray (SRD: every flow's packets over all paths; the default) or hash (ECMP: one path per "
         "flow, so flows collide on ToR uplinks; expected throughput by Monte Carlo).",
     ),
 ]
@@ -81,8 +89,11 @@ HopUs = Annotated[
     ),
 ]
 Layers = Annotated[
-    int | None, typer.Option("--layers", help="Switch layers, the ToR counted (default: the fewest).")
+    int | None,
+    typer.Option("--switch-layers", help="Switch layers, the ToR counted (default: the fewest)."),
 ]
+OldPolicy = Annotated[str | None, hidden("--policy")]
+OldLayers = Annotated[int | None, hidden("--layers")]
 
 ASSUMPTIONS = (
     "assumed: each ToR of a rack is its own plane, a chip's ports split evenly over them; non-blocking "
@@ -92,9 +103,13 @@ ASSUMPTIONS = (
 
 def _domain_and_plan(
     sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
-    design, oversubscription, policy, hop_us, layers,
+    design, oversubscription, policy, hop_us, layers, routing=None, calibration=None, fail=None,
 ):  # fmt: skip
-    """Load the domain and count the fabric (the checks of every option happen here)."""
+    """Load the domain and count the fabric (the checks of every option happen here).
+
+    ``--routing``, ``--calibration`` and ``--fail`` edit the domain's graph as on ``collective``;
+    the fabric is counted for the healthy domain (its racks and NICs do not change when a part fails).
+    """
     from trnsim.cli.options import load
     from trnsim.topology.scaleout import fabric_choice, plan_fabric
 
@@ -105,8 +120,9 @@ def _domain_and_plan(
     if domains is None and chips is None:
         named = f"--sku {sku}" if sku is not None else f"--topology {topology}"
         raise UsageError(f"{named}: give the cluster's size: --domains N or --chips N")
-    domain = load(sku, topology, edits(overrides))
-    per_domain = domain.n_chips
+    domain = load(sku, topology, edits(overrides, routing, calibration, fail))
+    healthy = load(sku, topology, edits(overrides, routing, calibration)) if fail else domain
+    per_domain = healthy.n_chips
     if chips is not None:
         if not 1 <= chips <= 1 << 30:
             raise UsageError(f"--chips: expected 1 to 1,073,741,824, got {chips}")
@@ -148,6 +164,8 @@ def fabric(
     policy: Policy = None,
     hop_us: HopUs = None,
     layers: Layers = None,
+    old_policy: OldPolicy = None,
+    old_layers: OldLayers = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Size the scale-out fabric of a cluster: layers, switches, links, bisection, the largest cluster.
@@ -158,9 +176,16 @@ def fabric(
 
     Assumed (not published): a chip's ports split evenly over its rack's ToRs, each ToR its own plane;
     no oversubscription above the ToR; copper from chip to ToR, optics above.
+
+    Examples:
+
+        trnsim cluster fabric --sku nl64 --chips 400000
+        trnsim cluster fabric --sku nl72x2 --domains 256 --design rail
     """
     from trnsim.topology.scaleout import endpoints, radix
 
+    policy = renamed("--policy", "--efa-routing", old_policy, policy)
+    layers = renamed("--layers", "--switch-layers", old_layers, layers)
     domain, plan = _domain_and_plan(
         sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
         design, oversubscription, policy, hop_us, layers,
@@ -272,6 +297,11 @@ def collective(
     policy: Policy = None,
     hop_us: HopUs = None,
     layers: Layers = None,
+    routing: RoutingOption = None,
+    calibration: CalibrationOption = None,
+    fail: FailOption = None,
+    old_policy: OldPolicy = None,
+    old_layers: OldLayers = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """A collective over every chip of a cluster: inside each domain on its graph, across domains over EFA.
@@ -283,15 +313,25 @@ def collective(
     Assumed (not published; --set scale_out.KEY=VALUE or the options change them): EFA at 90% of its
     rate (scale_out.efficiency), 15 us per step between domains (Neuron's documented figure), each
     ToR its own plane, non-blocking above the ToR.
+
+    Examples:
+
+        trnsim cluster collective allreduce --sku nl64 --domains 6250
+        trnsim cluster collective alltoall --sku nl64 --domains 16 --efa-routing hash
+        trnsim cluster collective allreduce --sku nl72x2 --domains 16 --fail cable:5
     """
     from trnsim.collectives.cluster import evaluate_cluster
+    from trnsim.routing.policy import routing_of
 
+    policy = renamed("--policy", "--efa-routing", old_policy, policy)
+    layers = renamed("--layers", "--switch-layers", old_layers, layers)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     intra_algo = algorithm(intra_algo, "--intra-algo")
     domain, plan = _domain_and_plan(
         sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
-        design, oversubscription, policy, hop_us, layers,
+        design, oversubscription, policy, hop_us, layers, routing, calibration, fail,
     )  # fmt: skip
+    note_calibration_target(calibration, [domain.name])
     result = evaluate_cluster(domain, plan, op, size_list, inter_algo, intra_algo, overlap=not no_overlap)
     shares = ", ".join(f"{name} {share:.2f}" for name, share in result.uplink_share.items())
     header = (
@@ -301,6 +341,9 @@ def collective(
         f"{plan.choice.design} design, {plan.choice.policy} ({'share of the NIC rate per flow: ' + shares}); "
         f"{plan.n_layers} switch layers; {'pipelined' if not no_overlap else 'phases in sequence'}"
     )
+    applied = tuple(edits(overrides, routing, calibration, fail))
+    if applied:
+        header += f"; every domain with {edits_text(applied)}"
     rows = [row.as_dict() for row in result.rows]
     document = {
         "schema": "trnsim/1",
@@ -312,6 +355,8 @@ def collective(
         "uplink_share": result.uplink_share,
         "nic_gbps": result.nic_gbps,
         "layers": plan.n_layers,
+        "overrides": list(applied),
+        "routing": routing_of(domain.spec).label,
         "dropped_sizes": result.dropped,
         "rows": rows,
     }
@@ -332,14 +377,17 @@ def collective(
             [
                 Column("bytes", "size (B)"),
                 Column("time_us", "time (us)", "{:,.2f}"),
-                Column("algbw_gbps", "algbw (GB/s)", "{:,.2f}"),
+                Column("algbw_gbps", "algbw (GB/s)", "{:,.2f}", drop_priority=7),
                 Column("busbw_gbps", "busbw (GB/s)", "{:,.2f}"),
                 Column("inter_algorithm", "across", align="left"),
-                Column("intra_algorithms", "inside", align="left"),
-                Column("chunks", "chunks"),
-                Column("intra_us", "inside/chunk (us)", "{:,.2f}"),
-                Column("inter_us", "across/chunk (us)", "{:,.2f}"),
-                Column("ceiling_busbw_gbps", "ceiling", "{:,.1f}"),
+                # "ring + multidim" wraps between the phases' algorithms on a narrow terminal
+                Column(
+                    "intra_algorithms", "inside", lambda v: v.replace("+", " + "), "left", drop_priority=2
+                ),
+                Column("chunks", "chunks", drop_priority=4),
+                Column("intra_us", "inside/chunk (us)", "{:,.2f}", drop_priority=6),
+                Column("inter_us", "across/chunk (us)", "{:,.2f}", drop_priority=5),
+                Column("ceiling_busbw_gbps", "ceiling", "{:,.1f}", drop_priority=3),
                 Column("bound_busbw_gbps", "bound", "{:,.1f}"),
                 Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}"),
             ],

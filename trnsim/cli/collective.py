@@ -42,7 +42,8 @@ from trnsim.collectives.ops import OPS
 from trnsim.overrides import edits_text
 
 app = typer.Typer(
-    help="Model all-reduce, all-gather, reduce-scatter and all-to-all over a topology, congestion included.",
+    help="Model all-reduce, all-gather, reduce-scatter and all-to-all over a topology, congestion included."
+    "\n\nExamples:\n\ntrnsim collective allreduce --sku nl72x2\ntrnsim collective algorithms",
     no_args_is_help=True,
 )
 
@@ -230,7 +231,9 @@ def run(
             entry = {"bytes": row.bytes, "best": row.algorithm, "bound_busbw_gbps": row.bound_busbw_gbps}
             entry.update({name: result.by_algorithm[name][i].busbw_gbps for name in names})
             table_rows.append(entry)
-        columns = [Column("bytes", "size (B)")] + [Column(n, f"{n} busbw", "{:.2f}") for n in names]
+        columns = [Column("bytes", "size (B)")] + [
+            Column(n, f"{n} busbw", "{:.2f}", drop_priority=_lag_rank(n, names, table_rows)) for n in names
+        ]
         if fmt == Format.csv:  # CSV carries no header line: name the variant and its edits in a column
             columns.insert(0, Column("variant", "variant", align="left"))
             for entry in table_rows:
@@ -267,6 +270,9 @@ def run(
         for entry in rows:
             entry["links_busy"] = _busy_text(entry["link_utilisation"])
         columns += [Column("chunks", "chunks"), Column("links_busy", "links busy", align="left")]
+        # to fit the width in this view: the bottleneck (the links busy name it), then eff %
+        columns[-3].drop_priority = 0
+        next(c for c in columns if c.key == "efficiency").drop_priority = -1
     if fmt == Format.csv:
         columns.insert(0, Column("variant", "variant", align="left"))
         for entry in rows:
@@ -396,6 +402,15 @@ def _busy_text(utilisation: dict[str, float]) -> str:
     return ", ".join(f"{cls} {100 * share:.0f}%" for cls, share in ordered)
 
 
+# each op's examples in its --help (tests/cli/test_help_examples.py runs every one)
+EXAMPLES = {
+    "allreduce": ["--sku nl72x2", "--sku nl16 --algo all --sizes 64K,1M,16M,1G"],
+    "allgather": ["--sku nl64 --group 0-15 --sizes 1M,1G", "--sku nl72x2 --groups 'server:*' --sizes 1M"],
+    "reducescatter": ["--sku nl32x2 --sizes 1M,1G --explain"],
+    "alltoall": ["--sku nl72x2 --sizes 1M,1G --fail cable:5", "--sku nl72x2 --skew 2:4 --sizes 256M"],
+}
+
+
 def _register(op: str) -> None:
     def command(
         sku: SkuOption = None,
@@ -451,7 +466,8 @@ def _register(op: str) -> None:
             heatmap,
         )
 
-    command.__doc__ = f"Model {op}: {OPS[op].description}."
+    examples = "".join(f"    trnsim collective {op} {line}\n" for line in EXAMPLES[op])
+    command.__doc__ = f"Model {op}: {OPS[op].description}.\n\nExamples:\n\n{examples}"
     if op != "alltoall":  # skewed traffic is an all-to-all's: the other ops do not offer the options
         import inspect
 
@@ -467,7 +483,13 @@ for _op in OPS:
 
 @app.command("algorithms")
 def algorithms_(fmt: FormatOption = Format.table) -> None:
-    """List the algorithms, the ops each implements and what it does."""
+    """List the algorithms, the ops each implements and what it does.
+
+    Examples:
+
+        trnsim collective algorithms
+        trnsim collective algorithms --format markdown
+    """
     from trnsim.collectives.algorithms import REGISTRY
 
     rows = [
@@ -495,3 +517,19 @@ def algorithms_(fmt: FormatOption = Format.table) -> None:
         ],
         fmt,
     )
+
+
+def _lag_rank(name: str, names: list[str], rows: list[dict]) -> int | None:
+    """How soon ``--algo all`` leaves out an algorithm's column to fit the width: the algorithms
+    furthest behind the best first; one that is the best at some size is always shown."""
+
+    def closest(n: str) -> float:  # its largest share of the best busbw over the sizes
+        shares = []
+        for row in rows:
+            best = max(row[m] for m in names)
+            shares.append(row[n] / best if best > 0 else 1.0)
+        return max(shares)
+
+    if not rows or closest(name) >= 1.0:
+        return None
+    return 1 + sorted(names, key=closest, reverse=True).index(name)

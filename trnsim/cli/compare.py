@@ -310,6 +310,11 @@ def compare(
     """Compare variants: one row per size, each variant's metric and time, and its ratio to the first.
 
     With --groups every variant runs its groups at once and the rows are the slowest group's.
+
+    Examples:
+
+        trnsim compare alltoall --sku nl72x2 --sku trn3-nl72x2-gen3 --sizes 1M,1G
+        trnsim compare allreduce --sku nl16 --sku nl16:fail=link:x:0 --sizes 1G
     """
     from trnsim.cli.options import picture_path
     from trnsim.collectives.ops import get_op
@@ -407,13 +412,15 @@ def compare(
     for n, letter in enumerate(letters):
         if fmt == Format.csv:  # CSV has no legend: name each variant (with its edits) in a column
             columns.append(Column(f"{letter}_variant", f"{letter}_variant", align="left"))
-        columns.append(
-            Column(f"{letter}_{key}", f"{letter} {_VALUE_HEAD[metric.value]}", _VALUE_FMT[metric.value])
-        )
-        if metric != Metric.time:
-            columns.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}", drop_priority=1))
+        # to fit the width the times go first, then the ratios, then the last variants' values (A stays)
+        value = Column(f"{letter}_{key}", f"{letter} {_VALUE_HEAD[metric.value]}", _VALUE_FMT[metric.value])
+        columns.append(value)
         if n:
-            columns.append(Column(f"{letter}_over_A", f"{letter}/A", "{:.3f}x"))
+            value.drop_priority = 1
+        if metric != Metric.time:
+            columns.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}", drop_priority=3))
+        if n:
+            columns.append(Column(f"{letter}_over_A", f"{letter}/A", "{:.3f}x", drop_priority=2))
     legend = [f"{letter} = {result.display}" for letter, result in zip(letters, results, strict=True)]
     # one line per distinct alignment note, naming the variants it applies to
     by_note: dict[str, list[str]] = {}
@@ -532,7 +539,13 @@ def sweep(
     require_all_rows: RequireAllRows = False,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Run the cross product of SKUs x ops x algorithms x sizes; write CSV or JSON."""
+    """Run the cross product of SKUs x ops x algorithms x sizes; write CSV or JSON.
+
+    Examples:
+
+        trnsim sweep --sku nl16 --op allreduce --sizes 1M,1G
+        trnsim sweep --sku nl16 --sku nl64 --sizes 1M,1G -o results.csv
+    """
     from trnsim.collectives.ops import OPS, get_op
     from trnsim.sweep import Task, run_sweep
 
@@ -726,7 +739,13 @@ def plot(
         ),
     ] = None,
 ) -> None:
-    """Plot busbw against size: a line per variant, its bound dashed, measured runs as points."""
+    """Plot busbw against size: a line per variant, its bound dashed, measured runs as points.
+
+    Examples:
+
+        trnsim plot allreduce --sku nl16 --sku nl64 -o curve.svg
+        trnsim plot alltoall --sku nl16 --terminal
+    """
     from trnsim import plot as plotting
     from trnsim.collectives.ops import get_op
     from trnsim.variants import run_variants
@@ -815,6 +834,10 @@ def report(
     The busbw curves against their bounds, the variants side by side, and per variant its drawing,
     its link-load heatmap (the busiest step at the largest size) and its rows. It opens with no
     network and no other file. Needs the plot extra (matplotlib).
+
+    Examples:
+
+        trnsim report allreduce --sku nl16 --sku nl64 --sizes 1M,1G -o report.html
     """
     import sys
     from functools import partial

@@ -34,7 +34,13 @@ def main() -> None:
         code = _stop(EXIT_INTERRUPTED, "interrupted")
     except Terminated as exc:
         code = _stop(exc.exit_code, "terminated")
-    sys.exit(_flushed(code))
+    code = _flushed(code)
+    if code == EXIT_INTERRUPTED:
+        # CPython remembers a KeyboardInterrupt that left any exec() of a string (dataclasses and
+        # namedtuples are made that way at import) and then, however it was handled, ends the
+        # process by SIGINT (-2) instead of this code; the outputs are flushed, so leave directly
+        os._exit(code)
+    sys.exit(code)
 
 
 def _install_handlers() -> None:

@@ -5,13 +5,16 @@ from typing import Annotated
 
 import typer
 
+from trnsim.cli.compat import hidden, renamed
 from trnsim.cli.options import (
     CalibrationOption,
     FailOption,
     FormatOption,
+    MaxBytes,
+    MinBytes,
     RoutingOption,
     SetOption,
-    Sizes,
+    StepFactor,
     edits,
     note_calibration_target,
 )
@@ -23,21 +26,32 @@ def faults(
     skus: Annotated[
         list[str] | None, typer.Argument(help="SKUs (or what-ifs NAME:set=K=V) to sweep, side by side.")
     ] = None,
+    sku_options: Annotated[
+        list[str] | None,
+        typer.Option("--sku", help="A SKU (or what-if) to sweep, as the arguments are; repeatable."),
+    ] = None,
     topology: Annotated[
         list[Path] | None, typer.Option("--topology", help="A topology YAML file to sweep; repeatable.")
     ] = None,
     op: Annotated[
         list[str] | None, typer.Option("--op", help="Collectives to run (default allreduce and alltoall).")
     ] = None,
-    sizes: Sizes = None,
+    minbytes: MinBytes = None,
+    maxbytes: MaxBytes = None,
+    stepfactor: StepFactor = None,
+    sizes: Annotated[
+        str | None,
+        typer.Option("--sizes", help="Comma-separated sizes instead of -b/-e/-f [1G when neither is given]."),
+    ] = None,
     policy: Annotated[
         str | None,
         typer.Option(
-            "--policy",
-            help="Blast radius of a failed chip: cuboid (a torus job needs the whole torus: every chip "
-            "lost; the default on tori), chip (the default on switched fabrics), node or rack.",
+            "--blast-radius",
+            help="What a failed chip takes out of service: cuboid (a torus job needs the whole torus: "
+            "every chip lost; the default on tori), chip (the default on switched fabrics), node or rack.",
         ),
     ] = None,
+    old_policy: Annotated[str | None, hidden("--policy")] = None,
     kind: Annotated[
         list[str] | None,
         typer.Option("--kind", help="Only these classes of parts (chip, 'link xrack', 'switch tray', ...)."),
@@ -60,11 +74,12 @@ def faults(
     fit: Annotated[
         list[str] | None,
         typer.Option(
-            "--fit",
+            "--failure-rate",
             help="A failure-rate class's rate in FIT (failures per 10^9 hours), CLASS=FIT; the same as "
             "--mttf CLASS=1e9/FIT.",
         ),
     ] = None,
+    old_fit: Annotated[list[str] | None, hidden("--fit")] = None,
     mttr_h: Annotated[
         float,
         typer.Option(
@@ -100,7 +115,13 @@ def faults(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Fail every part of a system alone and run collectives on what is left: busbw lost, chips lost
-    (blast radius), failures per year, availability, and the straggler effect over many domains."""
+    (blast radius), failures per year, availability, and the straggler effect over many domains.
+
+    Examples:
+
+        trnsim faults nl16 nl32x2 --op allreduce --domains 100
+        trnsim faults nl16 --blast-radius chip --failure-rate chip=1e4 --format csv
+    """
     from trnsim.collectives.ops import get_op
     from trnsim.reliability import (
         RATES,
@@ -116,23 +137,28 @@ def faults(
 
     check_finite("--mttr", mttr_h, 0.01, 1e6)  # the option's range lets nan through
 
+    policy = renamed("--policy", "--blast-radius", old_policy, policy)
+    fit = renamed("--fit", "--failure-rate", old_fit, fit)
     common = edits(overrides, routing, calibration, fail)
-    variants = [Variant.parse(text, common=tuple(common)) for text in skus or []]
+    variants = [Variant.parse(text, common=tuple(common)) for text in [*(skus or []), *(sku_options or [])]]
     variants += [Variant.parse(str(path), is_file=True, common=tuple(common)) for path in topology or []]
     if not variants:
-        raise UsageError("name a system: trnsim faults SKU [SKU...] or --topology FILE")
+        raise UsageError("name a system: trnsim faults SKU [SKU...], --sku SKU or --topology FILE")
     ops = [get_op(name).name for name in (op or ["allreduce", "alltoall"])]
     from trnsim.cli.options import resolve_sizes
 
-    size_list = resolve_sizes(None, None, None, "1G" if sizes is None else sizes)  # '' is no size
+    sweep = (minbytes, maxbytes, stepfactor) != (None, None, None)
+    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, "1G" if sizes is None and not sweep else sizes)
     rates = {name: value for name, (value, _) in RATES.items()}
-    given = [("--mttf", item) for item in mttf or []] + [("--fit", item) for item in fit or []]
+    given = [("--mttf", item) for item in mttf or []] + [("--failure-rate", item) for item in fit or []]
     seen: set[str] = set()
     for option, item in given:
         name, sep, value = item.partition("=")
         name = name.strip().lower()
         if name in seen:
-            raise UsageError(f"{option} {item!r}: the rate of {name!r} is given twice (--mttf and --fit)")
+            raise UsageError(
+                f"{option} {item!r}: the rate of {name!r} is given twice (--mttf and --failure-rate)"
+            )
         seen.add(name)
         unit = "HOURS" if option == "--mttf" else "FIT"
         if not sep or name not in rates:
@@ -141,9 +167,11 @@ def faults(
             number = float(value)
         except ValueError:
             raise UsageError(f"{option} {item!r}: {value!r} is not a number") from None
-        check_finite(f"{option} {name}", number, minimum=1e-6 if option == "--fit" else 1.0, maximum=1e15)
+        check_finite(
+            f"{option} {name}", number, minimum=1e-6 if option == "--failure-rate" else 1.0, maximum=1e15
+        )
         rates[name] = number if option == "--mttf" else 1e9 / number
-    tables, payload, summary = [], {"systems": []}, []
+    tables, payload, summary, every_class = [], {"systems": []}, [], []
     for variant in variants:
         healthy = variant.load()
 
@@ -160,7 +188,10 @@ def faults(
         except UsageError as exc:
             if "every size is below" not in str(exc):
                 raise
-            raise UsageError(f"--sizes {sizes or '1G'}: {exc}") from None
+            flags = zip(("-b", "-e", "-f"), (minbytes, maxbytes, stepfactor), strict=True)
+            given = " ".join(f"{flag} {value:g}" if isinstance(value, float) else f"{flag} {value}"
+                             for flag, value in flags if value is not None)  # fmt: skip
+            raise UsageError(f"{given if sweep else '--sizes ' + (sizes or '1G')}: {exc}") from None
         note_calibration_target(calibration, [healthy.name])
         keys = sorted(report.healthy, key=lambda key: (ops.index(key[0]), key[1]))
         rows = []
@@ -170,6 +201,7 @@ def faults(
         label = healthy.name + (f" [{', '.join(variant.overrides)}]" if variant.overrides else "")
         unit = "ranks" if healthy.spec.chip.ranks > 1 else "chips"  # a chip's ranks are lost with it
         per_chip = healthy.spec.chip.ranks
+        every_class += [{"system": label, **row} for row in rows]
         tables.append(
             Table(
                 f"{label}: every single failure ({sum(c.count for c in report.classes)} parts, "
@@ -322,26 +354,55 @@ def faults(
         )
     payload.update(rates_mttf_h=rates, mttr_h=mttr_h, ops=ops, sizes=size_list, seed=seed if random else None)
     columns = [
+        # at 80 columns: short headers, then the worst part, chips out, failures a year, blast radius
+        # and chips leave (highest drop_priority first)
         Column("system", "system", align="left"),
-        Column("chips", "chips"),
-        Column("policy", "blast radius", align="left"),
-        Column("failures_per_year", "failures/yr", "{:.2f}"),
-        Column("chips_out", "chips out", "{:.3f}"),
-        Column("availability", "availability %", lambda v: f"{100 * v:.3f}"),
+        Column("chips", "chips", drop_priority=2),
+        Column("policy", "blast radius", align="left", drop_priority=3),
+        Column("failures_per_year", "failures/yr", "{:.2f}", short="fails/yr", drop_priority=4),
+        Column("chips_out", "chips out", "{:.3f}", drop_priority=5),
+        Column("availability", "availability %", lambda v: f"{100 * v:.3f}", short="avail %"),
         Column(
-            "worst_loss", f"worst loss % losing no chip ({key[0]}, {key[1]} B)", lambda v: f"{100 * v:.1f}"
+            "worst_loss",
+            f"worst loss % losing no chip ({key[0]}, {key[1]} B)",
+            lambda v: f"{100 * v:.1f}",
+            short="worst loss %",
         ),
-        Column("worst_part", "worst part", align="left", drop_priority=1),
+        Column("worst_part", "worst part", align="left", drop_priority=6),
     ]
-    footer = []
+    footer = [f"# worst loss %: of busbw, by the worst single part that loses no chip ({key[0]}, {key[1]} B)"]
     if domains:
         columns += [
-            Column("p_some_down", f"P(a domain of {domains} needs a spare)", lambda v: f"{100 * v:.2f}%"),
-            Column("expected_slowdown", "expected slowdown", "{:.4f}x"),
+            Column(
+                "p_some_down",
+                f"P(a domain of {domains} needs a spare)",
+                lambda v: f"{100 * v:.2f}%",
+                short="P(spare)",
+            ),
+            Column("expected_slowdown", "expected slowdown", "{:.4f}x", short="slowdown"),
         ]
         footer.append(
             f"# a job over {domains} domains runs at its slowest: a failure that loses chips needs a spare "
-            "domain; one that loses none slows its domain"
+            "domain (P(spare)); one that loses none slows its domain"
         )
     tables.append(Table("side by side", columns, summary, footer))
+    payload["side_by_side"] = summary
+    if fmt == Format.csv:
+        tables = [_one_csv_table(tables[0], every_class, random is not None)]
     emit(payload, tables, fmt)
+
+
+def _one_csv_table(per_class: Table, rows: list[dict], drawn: bool) -> Table:
+    """CSV is one table of rows of one shape: every system's loss per class of parts.
+
+    The failure rates, the side-by-side summary and the random draws have rows of other shapes;
+    they are in ``--format json`` (``systems[].reliability``, ``side_by_side``, ``systems[].random``),
+    as a note on stderr says.
+    """
+    others = (
+        "the failure rates, the side-by-side summary and the random draws"
+        if drawn
+        else ("the failure rates and the side-by-side summary")
+    )
+    typer.echo(f"note: the CSV holds the loss per class of parts; {others} are in --format json", err=True)
+    return Table(None, [Column("system", "system", align="left"), *per_class.columns], rows)

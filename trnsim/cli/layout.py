@@ -122,6 +122,11 @@ def layout(
     (assumptions: Megatron-style accounting, sequence parallelism, keys and values as wide as the
     model). With --layers, each dimension counts its calls per training step: tp and ep 4, cp 2 per
     layer and micro-batch, dp once.
+
+    Examples:
+
+        trnsim layout --sku nl72x2 --ep 72 --tp 2 --size ep=64M,tp=16M
+        trnsim layout --sku nl64 --ep 16 --tp 4 --size ep=8M,tp=4M --compare-mappings
     """
     from trnsim.collectives.groups import select_group
     from trnsim.collectives.layout import DIMENSIONS, ModelShape, compare_layouts, evaluate_layout
@@ -253,23 +258,28 @@ def layout(
         ],
     }
     columns = [
-        Column("order", "order (innermost first)", align="left"),
+        # at 80 columns the table keeps the order, the times, busbw and the bottleneck
+        Column("order", "order (innermost first)", align="left", short="order"),
         Column("total_us", "layout (us)", "{:.2f}"),
         Column("vs_best", "vs best", lambda v: f"{v:.3f}x"),
         Column("dimension", "dim", align="left"),
-        Column("degree", "degree"),
-        Column("groups", "groups"),
-        Column("op", "op", align="left"),
-        Column("bytes", "size (B)"),
+        Column("degree", "degree", drop_priority=2),
+        Column("groups", "groups", drop_priority=6),
+        Column("op", "op", align="left", drop_priority=3),
+        Column("bytes", "size (B)", drop_priority=5),
         Column("time_us", "time (us)", "{:.2f}"),
     ]
     if calls:
-        columns += [Column("calls", "calls", "{:g}"), Column("dim_total_us", "dim total (us)", "{:.1f}")]
+        columns[-1].drop_priority = 1  # a call's time: the dimension's total matters more here
+        columns += [
+            Column("calls", "calls", "{:g}", drop_priority=8),
+            Column("dim_total_us", "dim total (us)", "{:.1f}"),
+        ]
     columns += [
         Column("busbw_gbps", "busbw (GB/s)", "{:.2f}"),
-        Column("slowdown", "shared vs alone", lambda v: f"{v:.3f}x"),
+        Column("slowdown", "shared vs alone", lambda v: f"{v:.3f}x", drop_priority=4),
         Column("bottleneck", "bottleneck", align="left"),
-        Column("algorithm", "algorithm", align="left", drop_priority=1),
+        Column("algorithm", "algorithm", align="left", drop_priority=7),
     ]
     footer = [
         "# a layout's time is the sum of its dimensions' (no overlap); each dimension's groups run at once"

@@ -24,6 +24,31 @@ SCHEMA = "trnsim/1"
 NON_FINITE = "the result contains a non-finite number (NaN or infinity); the inputs are out of range"
 
 
+# the width a table is fitted to when the output is no terminal and COLUMNS is not set
+DEFAULT_WIDTH = 80
+# set by ``trnsim --wide`` (anywhere on the line): every column, whatever the width
+_wide = False
+
+
+def set_wide(wide: bool) -> None:
+    """Print every column of a table whatever the width (``--wide``)."""
+    global _wide
+    _wide = wide
+
+
+def table_width(terminal_width: int | None) -> int | None:
+    """The width a table must fit: a terminal's (``terminal_width``); off a terminal (None) COLUMNS
+    if set, else :data:`DEFAULT_WIDTH`; no limit (None) with ``--wide``."""
+    import os
+
+    if _wide:
+        return None
+    if terminal_width is not None:
+        return terminal_width
+    text = os.environ.get("COLUMNS", "").strip()
+    return int(text) if text.isdigit() and int(text) >= 20 else DEFAULT_WIDTH
+
+
 class Format(str, Enum):
     """Output formats every command accepts."""
 
@@ -264,6 +289,9 @@ def _fit(columns: list[Column], cells: list[list[tuple[int, int]]], available: i
     printed wider than ``available``.
     """
 
+    from functools import cache
+
+    @cache  # each column measured once per header choice: a wide matrix tries many drops
     def measure(index: int, short: bool) -> tuple[int, int, str]:
         column = columns[index]
         header = column.short if short and column.short else column.header
@@ -335,8 +363,8 @@ def _emit_rich(tables: list[Table], stream) -> None:
         markup=False,
         emoji=False,
     )
-    # a pipe or a file has no width: nothing is dropped or cut there
-    available = console.width if terminal else None
+    # a terminal's width; off a terminal COLUMNS or 80, so a pipe or a file reads as a terminal does
+    available = table_width(console.width if terminal else None)
     views = []
     for table in tables:  # every cell is formatted (and checked) before anything is printed
         texts = [
@@ -349,15 +377,18 @@ def _emit_rich(tables: list[Table], stream) -> None:
         fit = _fit(table.columns, cells, available)
         footer = [visible(line) for line in table.footer]
         if fit.dropped:
-            names = ", ".join(table.columns[c].header for c in sorted(fit.dropped))
+            headers = [table.columns[c].header for c in sorted(fit.dropped)]
+            names = ", ".join(headers)
+            if len(headers) > 6:  # a matrix's columns: name the first and the last
+                names = f"{', '.join(headers[:3])}, ..., {headers[-1]} ({len(headers)} columns)"
             footer.append(
-                f"not shown to fit the terminal: {names}; "
-                "see every column with --format json|csv|markdown or a wider terminal"
+                f"not shown to fit {available} columns: {names}; see every column with --wide, "
+                "--format json|csv|markdown or a larger COLUMNS"
             )
         views.append((table, texts, fit, footer))
 
     for i, (table, texts, fit, footer) in enumerate(views):
-        # never narrower than the table (nothing cropped); off a terminal, no line is wrapped either
+        # never narrower than the table (nothing cropped); with --wide no line is wrapped either
         title = visible(table.title or "")
         lines = [line for text in [title, *footer] for line in text.splitlines()]
         console.width = max(available or max(map(cell_len, lines), default=0), fit.width)

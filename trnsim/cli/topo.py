@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from trnsim.cli.compat import hidden, renamed
 from trnsim.cli.options import (
     CalibrationOption,
     FailOption,
@@ -23,7 +24,9 @@ from trnsim.cli.render import Column, Format, Table, emit, kv_table
 from trnsim.errors import EXIT_USAGE, UsageError
 
 app = typer.Typer(
-    help="Build topologies from the catalog and print hops, bandwidths and structure.", no_args_is_help=True
+    help="Build topologies from the catalog and print hops, bandwidths and structure.\n\nExamples:\n\n"
+    "trnsim topo list\ntrnsim topo show nl72x2\ntrnsim topo path nl72x2 0 78",
+    no_args_is_help=True,
 )
 
 SkuArgument = Annotated[
@@ -116,7 +119,13 @@ def _summary(topology) -> dict:
 
 @app.command("list")
 def list_(fmt: FormatOption = Format.table) -> None:
-    """List the catalog: name, aliases, chip, chips, switches, kind, per-chip GB/s, source file."""
+    """List the catalog: name, aliases, chip, chips, switches, kind, per-chip GB/s, source file.
+
+    Examples:
+
+        trnsim topo list
+        trnsim topo list --format json
+    """
     from trnsim.catalog import catalog_files
     from trnsim.topology import load_topology
     from trnsim.topology.metrics import device_bandwidth_gbps
@@ -143,15 +152,15 @@ def list_(fmt: FormatOption = Format.table) -> None:
         "trnsim catalog",
         [
             Column("name", "name", align="left"),
-            Column("aliases", "aliases", align="left", drop_priority=1),
-            Column("chip", "chip", align="left"),
+            Column("aliases", "aliases", align="left", drop_priority=3),
+            Column("chip", "chip", align="left", drop_priority=2),
             Column("chips", "chips"),
-            Column("ranks", "ranks", drop_priority=3),
+            Column("ranks", "ranks", drop_priority=4),
             Column("switches", "switches"),
             Column("kind", "topology", align="left"),
             Column("chip_raw_bw_gbps", "raw GB/s per chip", "{:,.0f}"),
             Column("chip_bw_gbps", "effective", "{:,.0f}"),
-            Column("source", "file", align="left", drop_priority=2),
+            Column("source", "file", align="left", drop_priority=5),
         ],
         table_rows,
     )
@@ -169,7 +178,13 @@ def show(
     fail: FailOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Chips, switches by role, links by class, per-chip bandwidth, diameter, hop histogram and cuts."""
+    """Chips, switches by role, links by class, per-chip bandwidth, diameter, hop histogram and cuts.
+
+    Examples:
+
+        trnsim topo show nl72x2
+        trnsim topo show nl64 --set torus.axes.z.lanes=8
+    """
     from trnsim.topology import metrics
 
     topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration, fail))
@@ -355,13 +370,26 @@ def hops(
     source: Annotated[str | None, typer.Option("--from", help="Rank or chip name to measure from.")] = None,
     matrix: Annotated[bool, typer.Option("--matrix", help="Print the all-pairs matrix.")] = False,
     metric: Annotated[
-        DistanceMetric, typer.Option("--metric", help="What --matrix shows.")
-    ] = DistanceMetric.hops,
+        DistanceMetric | None,
+        typer.Option(
+            "--distance",
+            help="What --matrix counts: hops (devices passed through; the default) or links (links crossed).",
+        ),
+    ] = None,
+    old_metric: Annotated[DistanceMetric | None, hidden("--metric")] = None,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Hop and link counts from one chip (--from) or for all pairs (histogram, or --matrix)."""
+    """Hop and link counts from one chip (--from) or for all pairs (histogram, or --matrix).
+
+    Examples:
+
+        trnsim topo hops nl32x2
+        trnsim topo hops nl72x2 --from 0
+        trnsim topo hops nl16 --matrix --distance links
+    """
     from trnsim.routing import hops
 
+    metric = renamed("--metric", "--distance", old_metric, metric) or DistanceMetric.hops
     topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration, fail))
     if source is not None and matrix:
         raise UsageError("give --from RANK (one chip's distances) or --matrix (all pairs), not both")
@@ -392,7 +420,10 @@ def hops(
             {"rank": r, **{str(c): int(values[r, c]) for c in range(topo.n_ranks)}}
             for r in range(topo.n_ranks)
         ]
-        columns = [Column("rank", "rank")] + [Column(str(c), str(c)) for c in range(topo.n_ranks)]
+        # the last ranks' columns go first to fit the width (every one is in --format csv)
+        columns = [Column("rank", "rank")] + [
+            Column(str(c), str(c), drop_priority=c + 1) for c in range(topo.n_ranks)
+        ]
         emit(
             {"name": topo.name, "metric": metric.value, "matrix": values.tolist()},
             [Table(f"{topo.name}: {metric.value} between ranks", columns, rows)],
@@ -446,7 +477,13 @@ def path(
     fmt: FormatOption = Format.table,
 ) -> None:
     """One shortest path between two chips with its links, and how many equal paths exist (under
-    --routing single or hash: the path that policy takes)."""
+    --routing single or hash: the path that policy takes).
+
+    Examples:
+
+        trnsim topo path nl72x2 0 78
+        trnsim topo path nl72x2 0 78 --routing single
+    """
     from trnsim.routing.hops import policy_path, shortest_path
 
     ends = list(ends or [])
@@ -553,7 +590,13 @@ def export(
         Path | None, typer.Option("-o", "--output", help="Write to a file instead of stdout.")
     ] = None,
 ) -> None:
-    """Export the graph for Gephi (graphml), Graphviz (dot) or a script (json: networkx node-link data)."""
+    """Export the graph for Gephi (graphml), Graphviz (dot) or a script (json: networkx node-link data).
+
+    Examples:
+
+        trnsim topo export nl64 --format astra-sim
+        trnsim topo export nl16 --format graphml -o nl16.graphml
+    """
     from trnsim.topology.export import to_text
 
     writable(output)
@@ -584,6 +627,11 @@ def draw(
     switched fabrics as racks of trays with their chips, each tray's switches and each rack's switch
     planes as boxes, and the cross-rack cables. With --fail, what failed is drawn dashed in grey.
     Needs the plot extra (matplotlib).
+
+    Examples:
+
+        trnsim topo draw nl72x2 -o nl72x2.svg
+        trnsim topo draw nl64 --fail chip:5 -o nl64.png
     """
     from trnsim import draw as drawing
     from trnsim.cli.options import picture_path
@@ -608,6 +656,10 @@ def validate(
 
     Every file is checked: the table (stdout) gives each one's status, ok or the reason, and each
     bad file also gets its one error line on stderr.
+
+    Examples:
+
+        trnsim topo validate topologies/trn2-nl16.yaml topologies/trn2-nl64.yaml
     """
     from trnsim.cli.render import print_error
     from trnsim.errors import TrnsimError

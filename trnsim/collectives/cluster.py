@@ -19,7 +19,7 @@ cross-domain one): ``T(c) = T_up(S/c) + T_out(S/c) + (c - 1) max(T_up(S/c), T_ou
 count is chosen per size from 1 to :data:`MAX_CHUNKS` (``overlap=False``: 1).
 
 Across domains each rank uses its own NIC share (``efa_gbit_per_chip / 8`` GB/s times the
-scale-out ``efficiency``) and each step costs ``hop_ns`` (MEASUREMENTS.md: about 15 us per EFA hop).
+scale-out ``efficiency``) and each step costs ``hop_ns`` (docs/sources.md#efa-hop-latency: about 15 us per EFA hop).
 The algorithms, with ``m`` the bytes per rank of that phase and ``B`` the rate:
 
 - ``ring``: all-reduce ``2(D-1)(a + m/(D B))``; all-gather, reduce-scatter ``(D-1)(a + m/(D B))``;

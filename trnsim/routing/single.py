@@ -6,7 +6,7 @@ The rule (a documented convention, named an assumption where a SKU file does not
   destination only, the ``(destination rank mod k)``-th of the ``k`` equal-cost ports in link order:
   D-mod-K routing (Zahavi, "D-Mod-K routing providing non-blocking traffic for shift permutations
   on real life fat trees", 2010), the rule of destination-routed fat trees. Trn3's PCIe switches
-  route by destination address (seed 003), so a pair's data always takes the same path;
+  route by destination address (docs/sources.md#trn3-address-routing), so a pair's data always takes the same path;
 * on tori, dimension-order routing: the first axis (in the file's order) on which the coordinates
   differ is corrected first, along the shorter way round; a tie (half a ring away) goes by the same
   destination rule.

@@ -19,7 +19,7 @@ later faults never shift. The surviving chips are renumbered in their old order 
 
 Spare lanes: where a chip wires more lanes of a class than it activates (Trainium3 wires 80
 backplane lanes and runs 64), the difference is a pool of spares against backplane, cable and
-switch-tray faults (FACTS.md 'Trainium3 chip'). After a fault the chip's surviving lanes of that
+switch-tray faults (docs/sources.md#trn3-chip). After a fault the chip's surviving lanes of that
 class run ``min(active before, wired after)`` lanes, spread evenly (as the builder spreads them):
 losing 16 of 80 lanes costs nothing, the 17th costs 1/64 of the class's bandwidth. Failed lanes
 (``lanes:``) come off the class's links in proportion to their lanes, as the spare pool is not tied

@@ -1,11 +1,11 @@
 """The scale-out fabric behind the scale-up domains: NICs, ToR switches and a folded Clos above them.
 
-Switch math (seed 002): a switch of ``C`` Tbit/s cut into logical ports of ``s`` Gbit/s has radix
+Switch math (docs/sources.md#clos-math): a switch of ``C`` Tbit/s cut into logical ports of ``s`` Gbit/s has radix
 ``k = C / s``. A folded Clos whose lower layers use half their ports down reaches ``k (k/2)^(L-1)``
 endpoints on ``L`` layers: ``k^2/2`` on 2 and ``k^3/4`` on 3.
 
-The plan built here (:func:`plan_fabric`) follows the ToR design of the Trainium racks (FACTS.md
-'Scale-out'): every rack has ``tors_per_rack`` ToR switches, each ToR its own plane (a chip's ports
+The plan built here (:func:`plan_fabric`) follows the ToR design of the Trainium racks
+(docs/sources.md#scale-out-efa): every rack has ``tors_per_rack`` ToR switches, each ToR its own plane (a chip's ports
 are split evenly over its rack's ToRs, so a dual-ToR rack makes two independent planes); a ToR has
 ``d`` ports down to chips and ``ceil(d / oversubscription)`` up. Above the ToRs, each plane is a
 folded Clos of ``fabric_tbit`` switches: a top layer of ``k`` ports down and, below it, layers of
@@ -210,7 +210,7 @@ def _check_choice(choice: FabricChoice) -> None:
     if choice.design not in ("tor", "rail"):
         raise UsageError(f"--design {choice.design!r}: expected tor or rail")
     if choice.policy not in ("spray", "hash"):
-        raise UsageError(f"--policy {choice.policy!r}: expected spray or hash")
+        raise UsageError(f"--efa-routing {choice.policy!r}: expected spray or hash")
 
 
 def plan_fabric(
@@ -283,10 +283,10 @@ def plan_fabric(
             )
     if layers is not None:
         if not 1 <= layers <= MAX_LAYERS:
-            raise UsageError(f"--layers: expected 1 to {MAX_LAYERS}, got {layers}")
+            raise UsageError(f"--switch-layers: expected 1 to {MAX_LAYERS}, got {layers}")
         if layers < needed:
             raise UsageError(
-                f"--layers {layers}: {racks:,} racks need {needed} layers of radix {k} "
+                f"--switch-layers {layers}: {racks:,} racks need {needed} layers of radix {k} "
                 f"({layers} reach {leaves_reached(k, layers - 1) * per_rack:,} chips)"
             )
         needed = layers
