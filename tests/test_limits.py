@@ -107,7 +107,7 @@ def test_estimate_matches_random_tori(sizes, wraps):
             "ep (alltoall of 1048576 B on 32 groups): ",
         ),
         (["faults", "--topology", "examples/torus-16x16x16.yaml"], "TRNSIM_MAX_FAULTS_WORK"),
-        (["faults", "tpu-v6e-16x16", "--exhaustive"], "runs 2 ops on 256 chips 513 times"),
+        (["faults", "tpu-v6e-16x16", "--exhaustive"], "runs 2 ops on 256 ranks 513 times"),
         (["faults", "nl72x2", "--random", "2", "--samples", "10000"], "10,000 draws of 2 failed parts"),
         (["collective", "allreduce", "--sku", "nl16", "-f", "1.000001"], "TRNSIM_MAX_SIZES"),
         (["collective", "allreduce", "--sku", "nl16", "--sizes", "1e400"], "too large"),
