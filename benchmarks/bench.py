@@ -4,7 +4,7 @@ For (a) the hop histogram over all chip pairs and (b) the ECMP link loads of a f
 trn3-nl72x2-gen1, a 16x16x16 torus (4,096 chips) and a 32x32x32 torus (32,768 chips, trnsim alone),
 it prints each time, the ratio, whether the results are identical, and peak memory; then the wall
 time of `trnsim collective allreduce --sku nl72x2` as a whole process against the import floor;
-then the exact bandwidth bounds (trnsim.collectives.optimum) per op, each in a fresh process.
+then the exact bandwidth bounds (trnsim.model.optimum) per op, each in a fresh process.
 
     python benchmarks/bench.py            # everything (the networkx reference on 4,096 chips takes minutes)
     python benchmarks/bench.py --quick    # skip the networkx reference on the 16x16x16 torus
@@ -147,9 +147,9 @@ def _bounds_child(name: str) -> dict:
     start = time.perf_counter()
     import numpy  # noqa: F401  (the CLI imports numpy anyway)
 
-    from trnsim.collectives import optimum
-    from trnsim.collectives.groups import select_group
     from trnsim.collectives.ops import OPS
+    from trnsim.model import optimum
+    from trnsim.topology.groups import select_group
 
     case, spec = BOUND_CASES[name]
     topo = _load(case)
@@ -184,7 +184,7 @@ def _bounds_child(name: str) -> dict:
 
 
 def _bounds() -> None:
-    print("\nexact bandwidth bounds (trnsim.collectives.optimum), each case in a fresh process:")
+    print("\nexact bandwidth bounds (trnsim.model.optimum), each case in a fresh process:")
     print("  scipy imports are timed apart; the op times are compute only, caches cleared per op")
     for name in BOUND_CASES:
         process = subprocess.run(

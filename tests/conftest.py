@@ -7,8 +7,8 @@ from functools import cache
 
 import pytest
 
-from trnsim.catalog import catalog_files
 from trnsim.cli.app import main
+from trnsim.spec.catalog import catalog_files
 from trnsim.topology import load_topology
 
 CATALOG = catalog_files()

@@ -859,7 +859,7 @@ def schema_fields() -> dict[str, str]:
     import msgspec
     from msgspec import inspect as mi
 
-    from trnsim import schema
+    from trnsim.spec import schema
 
     fields: dict[str, str] = {}
 

@@ -171,7 +171,7 @@ def test_processes_saving_one_baseline_at_once_leave_one_whole_valid_baseline(tm
     trnsim's own reader accepts, and a reader meanwhile only ever sees whole baselines."""
     target = tmp_path / "base.json"
     script = (
-        "import sys; from trnsim import baseline\n"
+        "import sys; from trnsim.studies import baseline\n"
         "n = int(sys.argv[1])\n"
         "rows = [{'variant': f'v{n}', 'op': 'allreduce', 'group': 'all', 'algo': 'auto', 'dtype': 'float',"
         " 'alpha_us': None, 'max_chunks': None, 'min_chunk_bytes': None, 'requested_bytes': b,"
@@ -190,7 +190,7 @@ def test_processes_saving_one_baseline_at_once_leave_one_whole_valid_baseline(tm
     errors = [writer.communicate()[1] for writer in writers]
     assert [writer.returncode for writer in writers] == [0] * 4, errors
     assert broken == []
-    from trnsim import baseline
+    from trnsim.studies import baseline
 
     saved = baseline.load(target)
     (winner,) = {row["variant"] for row in saved["rows"]}

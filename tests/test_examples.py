@@ -40,7 +40,7 @@ RELATIVE = 1e-9
 def _differences(committed: dict, fresh: dict) -> list[str]:
     """What differs between two baselines, beyond when they were written: variants (topology files
     by their hash), rows (the model's results) and the run's settings."""
-    from trnsim.baseline import describe_key, row_key
+    from trnsim.studies.baseline import describe_key, row_key
 
     found = [
         f"{key}: {committed.get(key)!r} -> {fresh.get(key)!r}"

@@ -67,7 +67,7 @@ def fresh(tmp_path_factory) -> Path:
 
 def test_the_fresh_venv_imports_the_wheel_not_the_checkout(fresh, tmp_path):
     probe = (
-        "import json, sys, trnsim; from trnsim.catalog import catalog_dir; "
+        "import json, sys, trnsim; from trnsim.spec.catalog import catalog_dir; "
         "print(json.dumps([trnsim.__file__, str(catalog_dir()), sorted(sys.modules)]))"
     )
     package, catalog, modules = json.loads(_run([fresh / BIN / "python", "-c", probe], cwd=tmp_path).stdout)

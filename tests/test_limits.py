@@ -9,7 +9,7 @@ from conftest import CATALOG
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trnsim.catalog import load_spec
+from trnsim.spec.catalog import load_spec
 from trnsim.topology.builders import build, estimate
 
 
@@ -47,7 +47,7 @@ def test_estimate_matches_random_tori(sizes, wraps):
         for i, (size, wrap) in enumerate(zip(sizes, wraps, strict=False))
     ]
     document = {**document, "torus": {"axes": axes}}
-    from trnsim.catalog import validate_document
+    from trnsim.spec.catalog import validate_document
 
     spec = validate_document(document, "random")
     built = build(spec)

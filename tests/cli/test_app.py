@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from conftest import cli_commands
 
-from trnsim.catalog import find_sku
+from trnsim.spec.catalog import find_sku
 
 
 @pytest.mark.parametrize("argv", [[], ["topo"], ["collective"], ["--debug", "topo"]])

@@ -272,7 +272,7 @@ def test_baseline_rows_match_on_group_and_report_one_sided_rows(cli, tmp_path):
 
 
 def test_require_all_rows_fails_on_baseline_rows_the_run_does_not_produce(cli, tmp_path):
-    from trnsim.baseline import describe_key, row_key
+    from trnsim.studies.baseline import describe_key, row_key
 
     base = tmp_path / "b.json"
     both = ["compare", "allreduce", "--sku", "nl16", "--sku", "nl64"]

@@ -112,7 +112,7 @@ def test_broken_copy_exits_2_without_traceback(path, tmp_path, cli):
     result = cli("topo", "validate", str(broken))
     assert result.code == 2
     assert "Traceback" not in result.err
-    # the bound itself (> 0, >= 0.001) belongs to trnsim/schema.py
+    # the bound itself (> 0, >= 0.001) belongs to trnsim/spec/schema.py
     assert f"{path.name}: chip.lane_gbps: expected `float` >" in result.err.replace("\n", "")
 
 
@@ -240,7 +240,7 @@ def test_from_and_matrix_together_are_refused(cli):
 
 def test_a_missing_catalog_folder_is_named(cli, monkeypatch):
     monkeypatch.setenv("TRNSIM_CATALOG", "/nonexistent")
-    from trnsim import catalog
+    from trnsim.spec import catalog
 
     catalog._catalog_index.cache_clear()
     result = cli("topo", "list")

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 from conftest import cli_commands
 
-from trnsim.catalog import find_sku
 from trnsim.cli.typed import in_typed_order
+from trnsim.spec.catalog import find_sku
 
 NL64 = str(find_sku("nl64"))
 GEN2 = str(find_sku("trn3-nl72x2-gen2"))

@@ -2,8 +2,8 @@
 
 import msgspec
 
-from trnsim.catalog import validate_document
-from trnsim.schema import Spec
+from trnsim.spec.catalog import validate_document
+from trnsim.spec.schema import Spec
 from trnsim.topology.builders import build
 from trnsim.topology.graph import Topology
 

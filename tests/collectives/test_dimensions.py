@@ -8,9 +8,9 @@ import pytest
 
 from collectives.synthetic import complete_topology, ring_topology
 from trnsim.collectives.dimensions import dimensions
-from trnsim.collectives.groups import select_group
 from trnsim.collectives.schedule import Context, NotApplicable
 from trnsim.topology import load_topology
+from trnsim.topology.groups import select_group
 
 SKUS = sorted(os.path.basename(f)[:-5] for f in glob.glob("topologies/*.yaml"))
 TWISTED = {"tpu-v4-4x4x8", "tpu-v4-4x8x8", "tpu-v5p-4x4x8"}  # no product of lines: the twist joins them

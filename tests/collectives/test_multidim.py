@@ -6,10 +6,10 @@ import os
 import numpy as np
 import pytest
 
-from trnsim.collectives.engine import evaluate, make_plan
 from trnsim.collectives.multidim import balance, plan, stream_loads
-from trnsim.collectives.routing import Router
 from trnsim.collectives.schedule import Context
+from trnsim.model.engine import evaluate, make_plan
+from trnsim.model.router import Router
 from trnsim.topology import load_topology
 from trnsim.topology.builders import RANK_CLASS
 
@@ -106,7 +106,7 @@ def test_small_sizes_run_unchunked():
 def test_an_open_line_runs_as_a_chain_in_both_directions(p):
     # a torus axis without its wrap: every block walks to both ends, p - 1 hops, one block per link
     # and direction per hop, so one chunk costs (p - 1) (alpha + S/p over a link)
-    from trnsim.catalog import validate_document
+    from trnsim.spec.catalog import validate_document
     from trnsim.topology.builders import build
 
     document = {

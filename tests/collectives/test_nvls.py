@@ -3,8 +3,8 @@
 import pytest
 from conftest import topology
 
-from trnsim.collectives.engine import evaluate
 from trnsim.errors import NotApplicableError
+from trnsim.model.engine import evaluate
 from trnsim.topology.load import load_topology
 
 BIG = 8 << 30

@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 from conftest import topology
 
-from trnsim.collectives.bounds import lower_bound, natural_bounds
-from trnsim.collectives.concurrent import evaluate_concurrent
-from trnsim.collectives.engine import evaluate
-from trnsim.collectives.groups import select_group, select_groups
 from trnsim.collectives.ops import get_op
-from trnsim.collectives.routing import Router
 from trnsim.collectives.schedule import Step
 from trnsim.collectives.traffic import hot_destinations, imbalance, read_traffic, uniform
 from trnsim.errors import NotApplicableError, TrnsimError, UsageError
+from trnsim.model.bounds import lower_bound, natural_bounds
+from trnsim.model.concurrent import evaluate_concurrent
+from trnsim.model.engine import evaluate
+from trnsim.model.router import Router
+from trnsim.topology.groups import select_group, select_groups
 
 SIZES = [1 << 20, 1 << 30]
 

@@ -20,8 +20,8 @@ FIELDS = ("bytes", "time_us", "busbw_gbps", "bound_busbw_gbps", "raw_bound_busbw
 
 def numbers() -> dict[str, list]:
     """``{"sku op algorithm": [[bytes, time_us, ...] per size]}`` for the whole catalog."""
-    from trnsim.catalog import catalog_files
-    from trnsim.collectives.engine import evaluate
+    from trnsim.model.engine import evaluate
+    from trnsim.spec.catalog import catalog_files
     from trnsim.topology import load_topology
 
     out = {}

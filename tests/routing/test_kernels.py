@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from trnsim.collectives import routing as routing_module
-from trnsim.collectives.engine import evaluate
+from trnsim.model import router as routing_module
+from trnsim.model.engine import evaluate
 from trnsim.routing import kernels
 from trnsim.routing.ecmp import ecmp_loads, pair_loads
 from trnsim.routing.shortest import bfs, graph_arrays, path_latency_ns, transit_mask
@@ -58,7 +58,7 @@ def test_bfs_counts_latencies_and_loads_equal_the_numpy_walk(sku, edits, relay):
     ("trn2-nl64", "alltoall", None),
 ])  # fmt: skip
 def test_an_evaluation_is_the_same_through_the_compiled_kernels(monkeypatch, sku, op, group):
-    from trnsim.collectives.groups import select_group
+    from trnsim.topology.groups import select_group
 
     sizes = [1 << 10, 1 << 20, 1 << 30]
     topology = load_topology(sku, overrides=["torus.axes.x.wrap=false"] if sku == "trn2-nl64" else [])
@@ -75,7 +75,7 @@ def test_an_evaluation_is_the_same_through_the_compiled_kernels(monkeypatch, sku
 
 
 def test_the_length_kernel_equals_the_numpy_dual_evaluation(monkeypatch):
-    from trnsim.collectives import optimum
+    from trnsim.model import optimum
 
     topology = load_topology("trn2-nl64", overrides=["torus.axes.x.wrap=false"])
     net = optimum.network(topology, topology.chips)

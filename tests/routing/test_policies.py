@@ -1,6 +1,6 @@
 """Routing policies (``ecmp``, ``single``, ``hash``, with and without relay) against brute force.
 
-Small graphs are routed twice: by :class:`trnsim.collectives.routing.Router` and by plain Python over
+Small graphs are routed twice: by :class:`trnsim.model.router.Router` and by plain Python over
 networkx (every shortest path enumerated for ECMP; the D-mod-K + dimension-order rule walked node by
 node for ``single``). The catalog checks published behaviour: one path per destination makes a ring
 all-reduce several times slower on the Trainium3 switched fabrics.
@@ -13,14 +13,13 @@ import networkx as nx
 import numpy as np
 import pytest
 from collectives.synthetic import graph_topology
-from collectives.test_optimum import random_topology
 from conftest import topology
+from model.test_optimum import random_topology
 
-from trnsim.catalog import find_sku, read_document, validate_document
-from trnsim.collectives.engine import evaluate
-from trnsim.collectives.routing import Router
 from trnsim.collectives.schedule import Step
 from trnsim.errors import UsageError
+from trnsim.model.engine import evaluate
+from trnsim.model.router import Router
 from trnsim.routing.policy import (
     HASH_SEEDS,
     MAX_HASH_SEEDS,
@@ -29,6 +28,7 @@ from trnsim.routing.policy import (
     routing_of,
     routing_overrides,
 )
+from trnsim.spec.catalog import find_sku, read_document, validate_document
 from trnsim.topology.builders import build
 from trnsim.topology.graph import Topology
 from trnsim.topology.load import load_topology

@@ -11,10 +11,10 @@ from conftest import CATALOG, topology
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from trnsim.catalog import find_sku, read_document, validate_document
 from trnsim.routing.ecmp import alltoall_link_loads
 from trnsim.routing.hops import hop_histogram
 from trnsim.routing.shortest import graph_arrays
+from trnsim.spec.catalog import find_sku, read_document, validate_document
 from trnsim.topology.builders import build
 from trnsim.topology.graph import Topology
 

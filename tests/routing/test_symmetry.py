@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from conftest import topology
 
-from trnsim.collectives import routing
-from trnsim.collectives.engine import evaluate
 from trnsim.collectives.ops import OPS
+from trnsim.model import router as routing
+from trnsim.model.engine import evaluate
 from trnsim.routing.symmetry import torus_symmetry
 
 SIZES = [64, 1 << 16, 1 << 24, 1 << 30]

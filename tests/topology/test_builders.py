@@ -4,7 +4,7 @@ import networkx as nx
 import pytest
 from conftest import topology
 
-from trnsim.catalog import find_sku, read_document, validate_document
+from trnsim.spec.catalog import find_sku, read_document, validate_document
 from trnsim.topology.builders import build
 from trnsim.topology.metrics import chip_bandwidth_gbps
 

@@ -9,8 +9,8 @@ import typer
 
 from trnsim import __version__
 from trnsim.cli import topo
-from trnsim.cli.render import print_error, set_wide
 from trnsim.errors import EXIT_INTERRUPTED, EXIT_THRESHOLD, EXIT_USAGE, FileAsSkuError, TrnsimError
+from trnsim.outputs.render import print_error, set_wide
 
 app = typer.Typer(
     name="trnsim",

@@ -17,7 +17,7 @@ from trnsim.cli.options import (
     writable,
     write_text,
 )
-from trnsim.cli.render import Column, Format, Table, emit, kv_table
+from trnsim.outputs.render import Column, Format, Table, emit, kv_table
 
 
 def calibrate(
@@ -87,10 +87,10 @@ def calibrate(
 
         trnsim calibrate examples/measurements/n5-allgather-32r.txt --sku trn1-nl16
     """
-    from trnsim.calibration.files import calibration_document, write_calibration
-    from trnsim.calibration.fit import determined, fit, parse_fit_sizes
-    from trnsim.calibration.readers import read_measurement
     from trnsim.errors import UsageError
+    from trnsim.studies.calibration.files import calibration_document, write_calibration
+    from trnsim.studies.calibration.fit import determined, fit, parse_fit_sizes
+    from trnsim.studies.calibration.readers import read_measurement
 
     if (sku is None) == (topology is None):
         raise UsageError("name the system the run measured: --sku NAME or --topology FILE")

@@ -22,9 +22,9 @@ from trnsim.cli.options import (
     note_calibration_target,
     resolve_sizes,
 )
-from trnsim.cli.render import Column, Format, Table, emit, kv_table
 from trnsim.errors import UsageError
-from trnsim.overrides import edits_text
+from trnsim.outputs.render import Column, Format, Table, emit, kv_table
+from trnsim.spec.overrides import edits_text
 
 app = typer.Typer(
     help="Clusters of scale-up domains over EFA: the scale-out fabric and collectives across domains."
@@ -320,7 +320,7 @@ def collective(
         trnsim cluster collective alltoall --sku nl64 --domains 16 --efa-routing hash
         trnsim cluster collective allreduce --sku nl72x2 --domains 16 --fail cable:5
     """
-    from trnsim.collectives.cluster import evaluate_cluster
+    from trnsim.model.cluster import evaluate_cluster
     from trnsim.routing.policy import routing_of
 
     policy = renamed("--policy", "--efa-routing", old_policy, policy)

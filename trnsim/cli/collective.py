@@ -37,9 +37,9 @@ from trnsim.cli.options import (
     writable,
     write_text,
 )
-from trnsim.cli.render import Column, Format, Table, emit
 from trnsim.collectives.ops import OPS
-from trnsim.overrides import edits_text
+from trnsim.outputs.render import Column, Format, Table, emit
+from trnsim.spec.overrides import edits_text
 
 app = typer.Typer(
     help="Model all-reduce, all-gather, reduce-scatter and all-to-all over a topology, congestion included."
@@ -76,9 +76,9 @@ def run(
     heatmap=None,
 ) -> None:
     """Evaluate and print one collective."""
-    from trnsim.collectives.engine import evaluate
-    from trnsim.collectives.groups import select_group
     from trnsim.collectives.traffic import describe, traffic_matrix
+    from trnsim.model.engine import evaluate
+    from trnsim.topology.groups import select_group
 
     algo = algorithm(algo)  # one spelling in the header and JSON
     overrides = edits(overrides, routing, calibration, fail)
@@ -95,8 +95,8 @@ def run(
             raise UsageError("give --groups, or --group/--ranks for one group, not both")
         if export_schedule is not None or algo == "all":
             raise UsageError("--groups does not take --export-schedule or --algo all yet")
-        from trnsim.collectives.concurrent import evaluate_concurrent
-        from trnsim.collectives.groups import select_groups
+        from trnsim.model.concurrent import evaluate_concurrent
+        from trnsim.topology.groups import select_groups
 
         chosen = select_groups(topo, groups)
         traffic = traffic_matrix(skew, traffic_file, len(chosen[0]))
@@ -115,7 +115,7 @@ def run(
         traffic_text = describe(traffic, skew, traffic_file) if traffic is not None else None
         return _print_groups(topo, result, groups, algo, dtype, alpha_us, fmt, traffic_text, explain)
     if heatmap is not None:
-        from trnsim.draw import drawable
+        from trnsim.outputs.draw import drawable
 
         if (reason := drawable(topo)) is not None:
             from trnsim.errors import UsageError
@@ -123,7 +123,7 @@ def run(
             raise UsageError(f"--heatmap: {reason}")
     chips = select_group(topo, group, ranks)
     traffic = traffic_matrix(skew, traffic_file, len(chips))
-    from trnsim.collectives.groups import group_label
+    from trnsim.topology.groups import group_label
 
     alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
     writable(export_schedule, "--export-schedule")
@@ -142,17 +142,17 @@ def run(
     if export_schedule is not None:
         import json
 
-        from trnsim.collectives.export import schedule_document
+        from trnsim.outputs.schedule_export import schedule_document
 
         chosen = result.plans[result.rows[-1].algorithm]
         document = schedule_document(topo, chips, op, chosen, [row.bytes for row in result.rows])
         document.update(group=group_label(group, ranks), overrides=list(overrides or ()), alpha_us=alpha)
         write_text(export_schedule, json.dumps(document, indent=1, allow_nan=False) + "\n")
-    from trnsim.variants import label_of
+    from trnsim.studies.variants import label_of
 
     group_text = group_label(group, ranks)
     if heatmap is not None:
-        from trnsim import draw
+        from trnsim.outputs import draw
 
         heat = result.busiest_links()
         title = f"{topo.name} {op}, group {group_text}" + (
@@ -177,7 +177,7 @@ def run(
     )
     if traffic is not None:
         header += f"; {describe(traffic, skew, traffic_file)} traffic"
-    from trnsim.collectives.borrowed import borrowed_by
+    from trnsim.model.borrowed import borrowed_by
 
     borrowed = borrowed_by(topo, result, every=algo.lower() == "all")
     if borrowed is not None:

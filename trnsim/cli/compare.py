@@ -36,11 +36,11 @@ from trnsim.cli.options import (
     writable,
     write_text,
 )
-from trnsim.cli.render import Column, Format, Table, emit, visible
 from trnsim.cli.typed import OrderedCommand, in_typed_order, refuse_without
-from trnsim.collectives.groups import group_label
 from trnsim.errors import ThresholdError, UsageError
-from trnsim.overrides import edits_text
+from trnsim.outputs.render import Column, Format, Table, emit, visible
+from trnsim.spec.overrides import edits_text
+from trnsim.topology.groups import group_label
 
 
 class Metric(str, Enum):
@@ -96,7 +96,7 @@ def _variants(named, overrides, routings=None, calibration=None, fail=None):
     from dataclasses import replace
 
     from trnsim.routing.policy import routing_overrides
-    from trnsim.variants import Variant
+    from trnsim.studies.variants import Variant
 
     common = tuple(edits(overrides, None, calibration, fail))
     variants = [Variant.parse(str(value), is_file=kind == "topology", common=common) for kind, value in named]
@@ -123,7 +123,7 @@ def _letters(count: int) -> list[str]:
 
 def _portable(path: Path) -> str:
     """A catalog file as ``topologies/NAME.yaml``; other files as given."""
-    from trnsim.catalog import catalog_dir
+    from trnsim.spec.catalog import catalog_dir
 
     try:
         return str(Path(path).resolve().relative_to(catalog_dir().resolve().parent))
@@ -132,7 +132,7 @@ def _portable(path: Path) -> str:
 
 
 def _variant_meta(results) -> list[dict]:
-    from trnsim.variants import file_sha256
+    from trnsim.studies.variants import file_sha256
 
     return [
         {
@@ -163,7 +163,7 @@ def _baselines(
 ) -> None:
     """Save and/or check a baseline; a check prints its report on stderr and exits 1 on a regression,
     or with ``require_all`` on a baseline row the run did not produce."""
-    from trnsim import baseline
+    from trnsim.studies import baseline
     from trnsim.units import parse_percent
 
     if save_path is not None:
@@ -239,7 +239,7 @@ def _rows(count: int) -> str:
 
 def _examples(keys: list[tuple], shown: int) -> str:
     """The first ``shown`` row identities, and how many more there are."""
-    from trnsim.baseline import describe_key
+    from trnsim.studies.baseline import describe_key
 
     more = f"; and {len(keys) - shown} more" if len(keys) > shown else ""
     return "; ".join(describe_key(key) for key in keys[:shown]) + more
@@ -249,7 +249,7 @@ def _prepare(
     algo: str, max_regression: str, baseline, save_baseline, command: str, groups=None, group=None, ranks=None
 ) -> None:
     """Check before any work: the algorithm choice, the groups, the threshold and where results go."""
-    from trnsim import baseline as baselines
+    from trnsim.studies import baseline as baselines
     from trnsim.units import parse_percent
 
     if groups is not None and (group is not None or ranks is not None):
@@ -318,7 +318,7 @@ def compare(
     """
     from trnsim.cli.options import picture_path
     from trnsim.collectives.ops import get_op
-    from trnsim.variants import run_variants
+    from trnsim.studies.variants import run_variants
 
     op = get_op(op).name
     algo = algo.strip().lower()  # one spelling in titles, JSON and baselines
@@ -430,7 +430,7 @@ def compare(
     notes = [f"{', '.join(names)}: {note}" for note, names in by_note.items()]
     borrowed = {}  # a group run alone may use idle links of chips outside it (see --groups)
     if not groups:
-        from trnsim.collectives.borrowed import borrowed_by
+        from trnsim.model.borrowed import borrowed_by
 
         for letter, result in zip(letters, results, strict=True):
             borrowed[result.label] = borrowed_by(result.topology, result.evaluation)
@@ -458,7 +458,7 @@ def compare(
         "rows": payload_rows,
     }
     if heatmap is not None:  # every variant drawable, or no picture at all
-        from trnsim.draw import drawable
+        from trnsim.outputs.draw import drawable
 
         for letter, result in zip(letters, results, strict=True):
             if (reason := drawable(result.topology)) is not None:
@@ -494,7 +494,7 @@ def _heat_path(heatmap: Path, letter: str) -> Path:
 
 def _draw_heat(result, op: str, path: Path, title: str) -> None:
     """One variant's heatmap (the chosen algorithm's busiest step at the largest size)."""
-    from trnsim import draw
+    from trnsim.outputs import draw
 
     heat = result.evaluation.busiest_links()
     draw.heatmap(result.topology, heat, path, title)
@@ -547,7 +547,7 @@ def sweep(
         trnsim sweep --sku nl16 --sku nl64 --sizes 1M,1G -o results.csv
     """
     from trnsim.collectives.ops import OPS, get_op
-    from trnsim.sweep import Task, run_sweep
+    from trnsim.studies.sweep import Task, run_sweep
 
     if output is not None and output.suffix.lower() not in (".csv", ".json"):
         raise UsageError(f"-o {output}: give a .csv or .json file")
@@ -592,7 +592,7 @@ def sweep(
     for reason in skipped:
         typer.echo(f"skipped: {reason}", err=True)
     note_calibration_target(calibration, [row["sku"] for row in rows])
-    from trnsim.variants import file_sha256
+    from trnsim.studies.variants import file_sha256
 
     meta = [
         {
@@ -628,7 +628,7 @@ def sweep(
 
 def _whole_catalog_for_all(named: list[tuple]) -> list[tuple]:
     """No variant, or ``--sku all``, is the whole catalog: put where ``all`` stands among the others."""
-    from trnsim.catalog import catalog_files
+    from trnsim.spec.catalog import catalog_files
 
     def is_all(item: tuple) -> bool:
         return item[0] == "sku" and str(item[1]).strip().lower() == "all"
@@ -692,11 +692,11 @@ def _write_rows(path: Path, rows: list[dict]) -> None:
     import io
 
     if path.suffix.lower() == ".json":
-        from trnsim.cli.render import SCHEMA
+        from trnsim.outputs.render import SCHEMA
 
         write_text(path, json.dumps({"schema": SCHEMA, "rows": rows}, indent=1) + "\n")
         return
-    from trnsim.cli.render import csv_cell
+    from trnsim.outputs.render import csv_cell
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
@@ -746,9 +746,9 @@ def plot(
         trnsim plot allreduce --sku nl16 --sku nl64 -o curve.svg
         trnsim plot alltoall --sku nl16 --terminal
     """
-    from trnsim import plot as plotting
     from trnsim.collectives.ops import get_op
-    from trnsim.variants import run_variants
+    from trnsim.outputs import plot as plotting
+    from trnsim.studies.variants import run_variants
 
     if output is None and not terminal:
         raise UsageError("give -o curve.png (or .svg) or --terminal")
@@ -761,7 +761,7 @@ def plot(
     )
     runs = []
     for path in measured or []:
-        from trnsim.calibration.readers import read_measurement
+        from trnsim.studies.calibration.readers import read_measurement
 
         run = read_measurement(path)
         if run.op != op:
@@ -842,12 +842,12 @@ def report(
     import sys
     from functools import partial
 
-    from trnsim import draw
-    from trnsim import plot as plotting
-    from trnsim import report as reports
     from trnsim.collectives.ops import get_op
+    from trnsim.outputs import draw
+    from trnsim.outputs import plot as plotting
+    from trnsim.outputs import report as reports
+    from trnsim.studies.variants import run_variants
     from trnsim.units import format_size
-    from trnsim.variants import run_variants
 
     if output.suffix.lower() not in (".html", ".htm"):
         raise UsageError(f"-o {output}: give an .html file")

@@ -18,8 +18,8 @@ from trnsim.cli.options import (
     edits,
     note_calibration_target,
 )
-from trnsim.cli.render import Column, Format, Table, emit
 from trnsim.errors import UsageError
+from trnsim.outputs.render import Column, Format, Table, emit
 
 
 def faults(
@@ -85,7 +85,7 @@ def faults(
         typer.Option(
             "--mttr", help="Hours a failed part stays out of service (an assumption: 24).", min=0.01, max=1e6
         ),
-    ] = 24.0,  # trnsim.reliability.MTTR_H
+    ] = 24.0,  # trnsim.studies.reliability.MTTR_H
     domains: Annotated[
         int | None,
         typer.Option(
@@ -123,7 +123,7 @@ def faults(
         trnsim faults nl16 --blast-radius chip --failure-rate chip=1e4 --format csv
     """
     from trnsim.collectives.ops import get_op
-    from trnsim.reliability import (
+    from trnsim.studies.reliability import (
         RATES,
         check_random,
         loss_summary,
@@ -132,8 +132,8 @@ def faults(
         single_failures,
         straggler,
     )
+    from trnsim.studies.variants import Variant
     from trnsim.units import check_finite
-    from trnsim.variants import Variant
 
     check_finite("--mttr", mttr_h, 0.01, 1e6)  # the option's range lets nan through
 

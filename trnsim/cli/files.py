@@ -76,7 +76,7 @@ def check_outputs(outputs: list[tuple[str, Path]], inputs: list[tuple[str, Path]
                     f"{other} {elsewhere} and {option} {path} name the same file: give each output its own"
                 )
         if path.exists():
-            from trnsim.catalog import catalog_files
+            from trnsim.spec.catalog import catalog_files
 
             for shipped in catalog_files():
                 if same_file(path, shipped):
@@ -107,7 +107,7 @@ def _inputs(label: str, name: str, value) -> list[tuple[str, Path]]:
 
 def _calibrations(text: str) -> list[Path]:
     """The calibration files in a variant (``NAME:calibration=FILE``) or an edit (``calibration=FILE``),
-    split as :meth:`trnsim.variants.Variant.parse` splits them."""
+    split as :meth:`trnsim.studies.variants.Variant.parse` splits them."""
     spelled = text.replace(":fail=", ":set=fail=").replace(":calibration=", ":set=calibration=")
     found = []
     for part in spelled.split(":set="):

@@ -20,12 +20,12 @@ from trnsim.cli.options import (
     load,
     note_calibration_target,
 )
-from trnsim.cli.render import Column, Format, Table, emit
 from trnsim.errors import UsageError
-from trnsim.overrides import edits_text
+from trnsim.outputs.render import Column, Format, Table, emit
+from trnsim.spec.overrides import edits_text
 
 Degree = Annotated[int, typer.Option(min=1, max=1 << 20)]
-# the options each model-shape size is derived from (trnsim.collectives.layout.ModelShape.sizes)
+# the options each model-shape size is derived from (trnsim.studies.layout.ModelShape.sizes)
 _DERIVED_FROM = {
     "tp": "--tokens / --cp x --hidden x --dtype",
     "cp": "2 x --tokens x --hidden x --dtype / --tp",
@@ -128,10 +128,10 @@ def layout(
         trnsim layout --sku nl72x2 --ep 72 --tp 2 --size ep=64M,tp=16M
         trnsim layout --sku nl64 --ep 16 --tp 4 --size ep=8M,tp=4M --compare-mappings
     """
-    from trnsim.collectives.groups import select_group
-    from trnsim.collectives.layout import DIMENSIONS, ModelShape, compare_layouts, evaluate_layout
     from trnsim.collectives.ops import dtype_size
     from trnsim.collectives.traffic import hot_destinations, parse_skew
+    from trnsim.studies.layout import DIMENSIONS, ModelShape, compare_layouts, evaluate_layout
+    from trnsim.topology.groups import select_group
     from trnsim.units import parse_count, parse_size
 
     degrees = {"tp": tp, "cp": cp, "ep": ep, "dp": dp, "pp": pp}

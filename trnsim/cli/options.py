@@ -5,9 +5,9 @@ from typing import Annotated
 
 import typer
 
-from trnsim.cli.render import Format, visible
 from trnsim.collectives.ops import DTYPES
 from trnsim.errors import UsageError
+from trnsim.outputs.render import Format, visible
 
 FormatOption = Annotated[Format, typer.Option("--format", help="Output format.", case_sensitive=False)]
 SkuOption = Annotated[
@@ -59,8 +59,8 @@ def edits(
     (as ``fail=SPEC``, which the loader applies to the built system)."""
     result = []
     if calibration is not None:
-        from trnsim.calibration.files import calibration_edits
         from trnsim.errors import TrnsimError
+        from trnsim.studies.calibration.files import calibration_edits
 
         try:
             result += calibration_edits(calibration)
@@ -82,7 +82,7 @@ def note_calibration_target(calibration: Path | None, systems: list[str]) -> Non
     """Warn (on stderr) when a calibration fitted on one system is applied to another."""
     if calibration is None:
         return
-    from trnsim.calibration.files import calibration_target
+    from trnsim.studies.calibration.files import calibration_target
 
     target = calibration_target(calibration)
     others = sorted({name for name in systems if target and name != target})
@@ -321,7 +321,7 @@ Heatmap = Annotated[Path | None, typer.Option("--heatmap", help=HEATMAP_HELP, sh
 
 def picture_path(path: Path | None, what: str) -> Path | None:
     """Check a picture's file name (suffix and folder) before any work."""
-    from trnsim.draw import FORMATS
+    from trnsim.outputs.draw import FORMATS
 
     if path is None:
         return None

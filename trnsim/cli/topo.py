@@ -20,8 +20,8 @@ from trnsim.cli.options import (
     writable,
     write_text,
 )
-from trnsim.cli.render import Column, Format, Table, emit, kv_table
 from trnsim.errors import EXIT_USAGE, UsageError
+from trnsim.outputs.render import Column, Format, Table, emit, kv_table
 
 app = typer.Typer(
     help="Build topologies from the catalog and print hops, bandwidths and structure.\n\nExamples:\n\n"
@@ -126,7 +126,7 @@ def list_(fmt: FormatOption = Format.table) -> None:
         trnsim topo list
         trnsim topo list --format json
     """
-    from trnsim.catalog import catalog_files
+    from trnsim.spec.catalog import catalog_files
     from trnsim.topology import load_topology
     from trnsim.topology.metrics import device_bandwidth_gbps
 
@@ -597,7 +597,7 @@ def export(
         trnsim topo export nl64 --format astra-sim
         trnsim topo export nl16 --format graphml -o nl16.graphml
     """
-    from trnsim.topology.export import to_text
+    from trnsim.outputs.topology_export import to_text
 
     writable(output)
     topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration, fail))
@@ -633,8 +633,8 @@ def draw(
         trnsim topo draw nl72x2 -o nl72x2.svg
         trnsim topo draw nl64 --fail chip:5 -o nl64.png
     """
-    from trnsim import draw as drawing
     from trnsim.cli.options import picture_path
+    from trnsim.outputs import draw as drawing
 
     picture_path(output, "-o")
     topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, None, None, fail))
@@ -661,8 +661,8 @@ def validate(
 
         trnsim topo validate topologies/trn2-nl16.yaml topologies/trn2-nl64.yaml
     """
-    from trnsim.cli.render import print_error
     from trnsim.errors import TrnsimError
+    from trnsim.outputs.render import print_error
     from trnsim.topology import load_topology
     from trnsim.topology.hardware import check_reachable_without_relay
 

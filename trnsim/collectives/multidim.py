@@ -27,7 +27,7 @@ and their racks, trays and torus sub-blocks, and says so otherwise.
 
 The streams run as a pipeline of ``D`` stages (``2D`` for all-reduce: the reduce-scatter mirrors the
 all-gather and runs first), each flow pinned to the link class its stream chose, costed round by
-round with its fill and drain at the best chunk count per size (:mod:`trnsim.collectives.cost`).
+round with its fill and drain at the best chunk count per size (:mod:`trnsim.model.cost`).
 """
 
 from collections import Counter

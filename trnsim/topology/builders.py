@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from trnsim import limits
 from trnsim.errors import ConfigError
-from trnsim.schema import Spec
+from trnsim.spec.schema import Spec
 from trnsim.topology.graph import Topology
 
 # Gray code of a 4-ring: consecutive positions differ in one bit, so C4 is the 2-cube.

@@ -325,7 +325,7 @@ class Component:
     nodes: tuple[str, ...] = ()
     links: tuple[tuple[str, str], ...] = ()
     lanes: tuple[tuple[str, str], ...] = ()  # (chip, class) whose lanes fail
-    rate: str | None = None  # its failure-rate class (trnsim.reliability.RATES), None: not a part
+    rate: str | None = None  # its failure-rate class (trnsim.studies.reliability.RATES), None: not a part
 
 
 OPTICAL_MEDIA = {"optics"}  # everything else between devices is copper (pcb, backplane, aec, copper)

@@ -15,8 +15,8 @@ from functools import cached_property
 from pathlib import Path
 
 from trnsim.errors import UsageError
-from trnsim.overrides import edits_text
-from trnsim.schema import Spec
+from trnsim.spec.overrides import edits_text
+from trnsim.spec.schema import Spec
 
 
 @dataclass

@@ -23,12 +23,12 @@ def load_topology(
     topology : Path, optional
         A user's topology file in the catalog schema.
     overrides : list of str
-        ``KEY=VALUE`` what-if edits (see :mod:`trnsim.overrides`); ``fail=KIND:WHAT`` fails a
+        ``KEY=VALUE`` what-if edits (see :mod:`trnsim.spec.overrides`); ``fail=KIND:WHAT`` fails a
         component (:mod:`trnsim.topology.faults`) once the healthy system is built and checked.
     keep_largest : bool
         When failures split the chips, keep the largest part instead of refusing.
     """
-    from trnsim.catalog import load_spec
+    from trnsim.spec.catalog import load_spec
     from trnsim.topology.builders import build, check_size, expand_ranks
     from trnsim.topology.faults import apply_faults, ranks_to_chips
     from trnsim.topology.hardware import check_connected, check_efficiency, check_hardware

@@ -148,7 +148,7 @@ def fabric_choice(spec, chips_per_domain: int, domain_racks: int | None, **edits
 
     Parameters
     ----------
-    spec : trnsim.schema.Spec
+    spec : trnsim.spec.schema.Spec
         The domain's file; its ``scale_out`` section gives the defaults.
     chips_per_domain : int
         Chips of one domain.

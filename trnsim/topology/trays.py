@@ -4,7 +4,7 @@ A switched file's nodes are its compute trays (or servers): ``len(slots)`` chips
 on-node switches. Its plane switches sit in switch trays of ``switches_per_tray`` switch chips
 (``switched.switch_fabric.switches_per_tray``). A rack's plane switches fill its switch trays in
 order, switch k of every plane before switch k+1 (planes in the file's order,
-:meth:`trnsim.schema.SwitchFabric.tray_of`): with one switch of each plane per tray, tray k holds
+:meth:`trnsim.spec.schema.SwitchFabric.tray_of`): with one switch of each plane per tray, tray k holds
 switch k of every plane (Trn3 NL72x2 Gen1: 10 trays of 4, a chip's port k on tray k); with one plane
 of 18 switches and 2 per tray (GB200 NVL72), tray k holds switches 2k and 2k+1.
 
@@ -13,7 +13,7 @@ A file that does not say how many switch chips a tray holds gets one switch of e
 ``switches_per_tray: 0`` says the switches sit on a node's board and are in no tray (HGX servers).
 """
 
-from trnsim.schema import Spec
+from trnsim.spec.schema import Spec
 
 # what topo show says when a file leaves the tray size to the default
 DEFAULT_ASSUMPTION = "assumption: one switch of each plane per tray"

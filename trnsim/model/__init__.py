@@ -1,0 +1,1 @@
+"""Costing collectives: routed schedules, their time at every size, and bounds."""

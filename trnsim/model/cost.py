@@ -1,0 +1,200 @@
+"""What a routed schedule costs at each size: plain steps one after another, pipelines round by round.
+
+A plain step costs ``repeat x (alpha + its largest path latency + size x its busiest link's seconds
+per byte)``.
+
+A pipeline of ``D`` stages moves the data in ``m`` chunks. In round ``r`` the stages ``i`` with
+``0 <= r - i < m`` are busy, each on its own chunk, all at once, so ``m + D - 1`` rounds run: ``D - 1``
+to fill, ``m - D + 1`` in the steady state (when ``m >= D``), ``D - 1`` to drain. A round costs the
+largest latency among its busy stages (``repeat x (alpha + path latency)``) plus ``size / m`` times the
+busiest link's seconds per byte under the busy stages' combined load. The chunk count is chosen per
+size to minimise the total, between 1 and :data:`MAX_CHUNKS` chunks of at least
+:data:`MIN_CHUNK_BYTES` each (both assumptions, overridable). With fewer chunks than stages the
+pipeline never fills; those rounds are costed one by one.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from trnsim.collectives.schedule import Step
+from trnsim.model.router import StepRoute
+
+# Assumptions (not published figures): a pipeline splits the collective into at most this many chunks,
+# each at least this large; below that, per-message costs the model does not count would dominate.
+MAX_CHUNKS = 1024
+MIN_CHUNK_BYTES = 64 * 1024
+# rounds x basis patterns x links costed for chunk counts below the pipeline's depth; above it, only
+# one chunk or at least depth chunks are considered (a speed limit, not a model assumption)
+SHORT_PIPELINE_WORK = 200_000_000
+
+
+@dataclass
+class StepCost:
+    """One plain step, routed."""
+
+    step: Step
+    route: StepRoute
+    alpha_ns: float
+
+    def time_us(self, size: float) -> float:
+        route = self.route
+        return self.step.repeat * (
+            (self.alpha_ns + route.latency_ns) / 1e3 + size * route.seconds_per_byte * 1e6
+        )
+
+    def chunks(self, size: float) -> int:
+        return 1
+
+    @property
+    def max_links(self) -> int:
+        return self.route.max_links
+
+    @property
+    def weight(self) -> float:
+        """Seconds per byte this item spends on bandwidth (to name the bottleneck of a plan)."""
+        return self.step.repeat * self.route.seconds_per_byte
+
+    @property
+    def bottleneck(self) -> str:
+        return self.route.bottleneck
+
+    def edge_seconds_per_byte(self, bw_bps: np.ndarray) -> np.ndarray:
+        """How long each directed link is busy, per byte of collective size."""
+        return self.step.repeat * self.route.link_loads / bw_bps
+
+
+class PipelineCost:
+    """A pipeline's chains of stages, routed; costed at the best chunk count for each size.
+
+    Every round's link loads are a combination of a few routed patterns (a stream's stages reuse the
+    same flows at different weights), so rounds are costed in that small basis.
+    """
+
+    def __init__(
+        self,
+        chains,
+        alpha_ns: float,
+        bw_bps: np.ndarray,
+        classes,
+        max_chunks: int = MAX_CHUNKS,
+        min_chunk_bytes: int = MIN_CHUNK_BYTES,
+    ):
+        self._classes = classes  # link class of each directed edge
+        self.max_chunks, self.min_chunk_bytes = max_chunks, min_chunk_bytes
+        basis: dict[int, int] = {}
+        rows, max_links = [], 0
+        coef_chains, lat_chains = [], []
+        for chain in chains:
+            coef = []
+            lat = []
+            for stage in chain:
+                entry: dict[int, float] = {}
+                latency = 0.0
+                for step, route in stage:
+                    key = id(step.unit if step.unit is not None else step)
+                    if key not in basis:
+                        basis[key] = len(rows)
+                        rows.append(route.link_loads / step.scale if step.scale else route.link_loads)
+                    entry[basis[key]] = entry.get(basis[key], 0.0) + step.repeat * step.scale
+                    latency = max(latency, step.repeat * (alpha_ns + route.latency_ns) / 1e3)
+                    max_links = max(max_links, route.max_links)
+                coef.append(entry)
+                lat.append(latency)
+            coef_chains.append(coef)
+            lat_chains.append(lat)
+        self.max_links = max_links
+        per_bw = np.array(rows) / bw_bps  # basis x directed edges: seconds per byte per unit weight
+        n = len(rows)
+
+        def dense(entry):
+            out = np.zeros(n)
+            for k, v in entry.items():
+                out[k] += v
+            return out
+
+        coefs = [np.array([dense(e) for e in chain]) for chain in coef_chains]
+        lats = [np.array(chain) for chain in lat_chains]
+        depth = self.depth = max(len(c) for c in coefs)
+
+        def cost(weights: np.ndarray, latency: float) -> tuple[float, float]:
+            return latency, float((weights @ per_bw).max()) if weights.any() else 0.0
+
+        # fewer chunks than stages (1 <= m < depth): round r runs each chain's stages
+        # max(0, r - m + 1) .. min(r, its depth - 1); costed round by round, unless that is too much
+        # work (a deep pipeline on a large graph), where only one chunk is considered
+        prefixes = [np.vstack([np.zeros(n), np.cumsum(c, axis=0)]) for c in coefs]
+        short_counts = (
+            range(1, max(depth, 2)) if depth * depth * n * per_bw.shape[1] <= SHORT_PIPELINE_WORK else [1]
+        )
+        self._short: dict[int, tuple[float, float]] = {}
+        for m in short_counts:
+            total_latency = total_spb = 0.0
+            for r in range(m + depth - 1):
+                lo = max(0, r - m + 1)
+                weights, latency = np.zeros(n), 0.0
+                for prefix, lt in zip(prefixes, lats, strict=True):
+                    hi = min(r, len(lt) - 1)
+                    if lo <= hi:
+                        weights = weights + prefix[hi + 1] - prefix[lo]
+                        latency = max(latency, lt[lo : hi + 1].max())
+                round_latency, round_spb = cost(weights, latency)
+                total_latency += round_latency
+                total_spb += round_spb
+            self._short[m] = (total_latency, total_spb)
+        # m >= depth chunks: fill (stages 0..r busy), steady (all), drain (stages j.. busy)
+        fill = [
+            cost(
+                sum(c[: r + 1].sum(axis=0) for c in coefs),
+                max(lt[: r + 1].max() for lt in lats),
+            )
+            for r in range(depth - 1)
+        ]
+        drain = [
+            cost(
+                sum((c[j:].sum(axis=0) for c in coefs if j < len(c)), np.zeros(n)),
+                max((lt[j:].max() for lt in lats if j < len(lt)), default=0.0),
+            )
+            for j in range(1, depth)
+        ]
+        self._edge_latency = sum(lat for lat, _ in fill + drain)
+        self._edge_spb = sum(spb for _, spb in fill + drain)
+        total = sum(c.sum(axis=0) for c in coefs)
+        self._steady_latency = max(lt.max() for lt in lats)
+        self._steady_busy = total @ per_bw
+        self._steady_spb = float(self._steady_busy.max())
+
+    def _times_us(self, size: float) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate chunk counts and the total time of each."""
+        d = self.depth
+        top = int(max(1, min(self.max_chunks, size // self.min_chunk_bytes)))
+        short = [m for m in self._short if m <= top]
+        counts = np.r_[short, np.arange(max(d, 2), top + 1)].astype(np.int64)
+        m = counts.astype(float)
+        full = m - d + 1
+        times = self._edge_latency + full * self._steady_latency
+        times = times + size / m * 1e6 * (self._edge_spb + full * self._steady_spb)
+        for i, count in enumerate(short):
+            latency, spb = self._short[count]
+            times[i] = latency + size / count * 1e6 * spb
+        return counts, times
+
+    def time_us(self, size: float) -> float:
+        return float(self._times_us(size)[1].min())
+
+    def chunks(self, size: float) -> int:
+        counts, times = self._times_us(size)
+        return int(counts[int(np.argmin(times))])
+
+    @property
+    def weight(self) -> float:
+        return self._steady_spb
+
+    @property
+    def bottleneck(self) -> str:
+        """The class of the busiest link in the steady state (every stage busy)."""
+        busy = self._steady_busy
+        return self._classes[int(np.flatnonzero(busy >= busy.max() * (1 - 1e-9))[0])]
+
+    def edge_seconds_per_byte(self, bw_bps: np.ndarray) -> np.ndarray:
+        return self._steady_busy

@@ -1,0 +1,1 @@
+"""What results become: tables, pictures, reports and exported files."""

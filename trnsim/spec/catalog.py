@@ -1,0 +1,325 @@
+"""Find SKUs in the catalog (``topologies/``), read YAML safely and validate it into a :class:`Spec`."""
+
+import difflib
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import msgspec
+
+from trnsim.errors import ConfigError, FileAsSkuError, TrnsimError, UsageError
+from trnsim.spec.overrides import apply_overrides, blame, edits_text
+from trnsim.spec.schema import Spec
+from trnsim.yamlio import load_text, load_yaml, read_text
+
+
+def catalog_dir() -> Path:
+    """The folder of built-in topology files.
+
+    The catalog (``topologies/`` in the source tree) ships as the package data ``trnsim.topologies``,
+    so a wheel, a normal and an editable install all find it; a source tree imported as is uses its
+    ``topologies/``. ``$TRNSIM_CATALOG`` overrides both.
+
+    Returns
+    -------
+    Path
+        A directory holding the catalog's ``*.yaml`` files.
+
+    Raises
+    ------
+    ConfigError
+        If trnsim is imported from a zip archive, where the catalog is no directory.
+    """
+    override = os.environ.get("TRNSIM_CATALOG")
+    if override:
+        if not Path(override).is_dir():
+            raise UsageError(
+                f"environment variable TRNSIM_CATALOG={override!r}: expected a folder of topology files"
+            )
+        return Path(override)
+    # imported here so that commands that never read the catalog do not pay for it
+    from importlib.resources import files
+
+    try:
+        folder = files("trnsim.topologies")
+    except ModuleNotFoundError:
+        # a source tree put on sys.path as is (PYTHONPATH, a compat-mode editable install) has no
+        # such package: the catalog is the checkout's topologies/
+        return Path(__file__).resolve().parent.parent / "topologies"
+    if not isinstance(folder, Path):
+        # pip always unpacks a package; only a zipped import gets here, and as_file cannot
+        # extract a folder before Python 3.12
+        raise ConfigError(
+            f"the built-in catalog is inside an archive ({folder}); "
+            "set TRNSIM_CATALOG to a folder of topology files"
+        )
+    return folder
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A validated spec with where it came from."""
+
+    spec: Spec
+    path: Path
+    document: dict
+    overrides: tuple[str, ...] = ()
+
+    @property
+    def where(self) -> str:
+        """The file, and any ``--set`` edits applied to it, for messages."""
+        return str(self.path) + (f" with {edits_text(self.overrides)}" if self.overrides else "")
+
+
+def read_document(path: Path) -> dict:
+    """Read a topology file safely (see :mod:`trnsim.yamlio`); refuse anything but a mapping."""
+    document = load_yaml(path)
+    if document is None:
+        raise ConfigError(f"{path}: the file is empty; expected a topology (see topologies/ for examples)")
+    if not isinstance(document, dict):
+        raise ConfigError(f"{path}: (top level): expected a mapping of keys, got {type(document).__name__}")
+    return document
+
+
+_CHOICES = {
+    "kind": "torus, switched (or for node_local: direct, switches)",
+    "medium": "pcb, backplane, copper, aec, optics",
+}
+_MSGSPEC_AT = re.compile(r"^(.*?)(?: - at `\$(.*)`)?$", re.S)
+
+
+def _describe_validation(exc: msgspec.ValidationError) -> tuple[str, str]:
+    message, keypath = _MSGSPEC_AT.match(str(exc)).groups()
+    keypath = (keypath or "").lstrip(".") or "(top level)"
+    choices = _CHOICES.get(keypath.split(".")[-1].split("[")[0])
+    if "Invalid enum value" in message and choices:
+        message += f"; expected one of {choices}"
+    message = (
+        message.replace("Object contains unknown field", "unknown key")
+        .replace("Object missing required field", "missing required key")
+        .replace("Expected", "expected")
+    )
+    if "matching regex" in message:  # the schema's Name pattern, said in words
+        message = "expected one line of printable text (no control characters)"
+    return keypath, message
+
+
+def validate_document(
+    document: dict, path: Path | str, edits: list[str] = (), file: Path | None = None
+) -> Spec:
+    """Convert a raw document into a :class:`Spec`, checking types, ranges and cross-references.
+
+    ``edits`` are the edits the document carries, applied to ``file``: a refused key that an edit
+    from a calibration file set is reported as that file's entry (:func:`trnsim.spec.overrides.blame`).
+
+    Raises
+    ------
+    ConfigError
+        With one line naming the file (or the edit), the key path and what was expected.
+    """
+    try:
+        spec = msgspec.convert(document, Spec, strict=True)
+    except msgspec.ValidationError as exc:
+        keypath, message = _describe_validation(exc)
+        raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}") from None
+    _check_references(spec, path, edits, file)
+    return spec
+
+
+def _where(path: Path | str, edits: list[str], file: Path | None, keypath: str) -> str:
+    source = blame(list(edits), keypath)
+    return f"{source} (applied to {file or path})" if source else str(path)
+
+
+def _check_references(spec: Spec, path: Path, edits: list[str] = (), file: Path | None = None) -> None:
+    def fail(keypath: str, message: str) -> None:
+        raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}")
+
+    section = spec.torus if spec.kind == "torus" else spec.switched
+    other = "switched" if spec.kind == "torus" else "torus"
+    if section is None:
+        fail(spec.kind, f"missing required key `{spec.kind}` for kind {spec.kind!r}")
+    if getattr(spec, other) is not None:
+        fail(other, f"a {spec.kind} file takes no `{other}` section")
+    chip = spec.chip
+    if chip.active_lanes is not None and chip.active_lanes > chip.lanes:
+        fail("chip.active_lanes", f"expected at most chip.lanes ({chip.lanes}), got {chip.active_lanes}")
+    if spec.kind == "torus":
+        names = [axis.name for axis in spec.torus.axes]
+        if not names:
+            fail("torus.axes", "expected at least one axis")
+        if len(set(names)) != len(names):
+            fail("torus.axes", f"axis names must be unique, got {names}")
+        if spec.torus.server_axis is not None and spec.torus.server_axis not in names:
+            fail("torus.server_axis", f"expected one of the axis names {names}")
+        for axis in spec.torus.axes:
+            for other in axis.twist:
+                if other not in names or other == axis.name:
+                    fail(f"torus.axes.{axis.name}.twist", f"expected other axes of {names}, got {other!r}")
+            if axis.twist and not axis.wrap:
+                fail(f"torus.axes.{axis.name}.twist", "a twist moves along the wrap link: the axis must wrap")
+        plane = spec.torus.hypercube_plane
+        if plane is not None:
+            sizes = {axis.name: axis.size for axis in spec.torus.axes}
+            if len(plane) != 2 or any(sizes.get(name) != 4 for name in plane):
+                fail("torus.hypercube_plane", "expected two names of size-4 axes (a 4x4 plane is a 4-cube)")
+        return
+    switched = spec.switched
+    if len(set(switched.slots)) != len(switched.slots) or not switched.slots:
+        fail("switched.slots", f"expected a non-empty list of unique slot names, got {switched.slots}")
+    # device names are r<rack>.n<node>.<slot>, r<rack>.n<node>.sw<k> and r<rack>.<plane>.sw<k>:
+    # a slot called sw0 or a plane called n0 would make two devices one
+    clash = [slot for slot in switched.slots if re.fullmatch(r"sw[0-9]+", slot)]
+    if clash:
+        fail("switched.slots", f"slot name {clash[0]!r} clashes with on-node switch names (sw0, sw1, ...)")
+    fabric = switched.switch_fabric
+    if fabric is not None:
+        if fabric.switch_model not in spec.switch_models:
+            fail("switched.switch_fabric.switch_model", _unknown_model(fabric.switch_model, spec))
+        if fabric.active_lanes > fabric.backplane_lanes:
+            fail(
+                "switched.switch_fabric.active_lanes",
+                f"expected at most backplane_lanes ({fabric.backplane_lanes}), got {fabric.active_lanes}",
+            )
+        total = len(fabric.planes) * fabric.switches_per_plane
+        if fabric.switches_per_tray and total % fabric.switches_per_tray:
+            fail(
+                "switched.switch_fabric.switches_per_tray",
+                f"expected a divisor of a rack's {total} plane switches ({len(fabric.planes)} "
+                f"plane{'s' if len(fabric.planes) > 1 else ''} of {fabric.switches_per_plane}), or 0 for "
+                f"switches in no tray; got {fabric.switches_per_tray}",
+            )
+        names = [plane.name for plane in fabric.planes]
+        if len(set(names)) != len(names):
+            fail("switched.switch_fabric.planes", f"plane names must be unique, got {names}")
+        for index, plane in enumerate(fabric.planes):
+            if re.fullmatch(r"n[0-9]+", plane.name):
+                fail(
+                    f"switched.switch_fabric.planes[{index}].name",
+                    f"plane name {plane.name!r} clashes with node names (n0, n1, ...)",
+                )
+            for slot in plane.slots:
+                if slot not in switched.slots:
+                    fail(
+                        f"switched.switch_fabric.planes[{index}].slots",
+                        f"unknown slot {slot!r}; expected one of {switched.slots}",
+                    )
+    local = switched.node_local
+    if local is not None and local.kind == "switches":
+        if local.switch_model is None:
+            fail("switched.node_local.switch_model", "expected a switch model for kind 'switches'")
+        if local.switch_model not in spec.switch_models:
+            fail("switched.node_local.switch_model", _unknown_model(local.switch_model, spec))
+    if switched.cross_rack is not None and switched.racks % 2:
+        fail("switched.racks", f"cross-rack links pair racks: expected an even number, got {switched.racks}")
+
+
+def _unknown_model(name: str, spec: Spec) -> str:
+    known = ", ".join(sorted(spec.switch_models)) or "none defined"
+    return f"unknown switch model {name!r}; switch_models defines: {known}"
+
+
+_TOP_LEVEL_NAMES = re.compile(r"^(name|aliases):(.*)$", re.M)
+
+
+def _names_of(path: Path) -> list[str]:
+    """A file's name and aliases, read from its top-level lines (the whole file only if need be).
+
+    Each line goes through the same depth and node bounds as a whole file: a one-line alias bomb in
+    ``aliases:`` would otherwise cost minutes and gigabytes on every ``--sku`` lookup.
+    """
+    try:
+        found = {
+            key: load_text(value, f"{path}: {key}")
+            for key, value in _TOP_LEVEL_NAMES.findall(read_text(path, "topology file"))
+        }
+    except TrnsimError:
+        # a line that is not YAML alone (a flow list over several lines) or breaks a bound: the
+        # whole file is read, and refused with its own line numbers if it breaks the bound too
+        found = {}
+    if not isinstance(found.get("name"), str) or not isinstance(found.get("aliases", []), list):
+        document = read_document(path)
+        found = {"name": document.get("name", path.stem), "aliases": document.get("aliases", [])}
+    return [str(found["name"]), *map(str, found.get("aliases") or [])]
+
+
+@cache
+def _catalog_index(folder: Path) -> dict[str, Path]:
+    index: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.yaml")):
+        for name in _names_of(path):
+            index.setdefault(name.lower(), path)
+    return index
+
+
+def catalog_files() -> list[Path]:
+    """Every topology file of the built-in catalog, sorted by name."""
+    return sorted(catalog_dir().glob("*.yaml"))
+
+
+def _is_file(text: str) -> bool:
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # a name too long for a path, or with a NUL byte: no file
+        return False
+
+
+def find_sku(name: str) -> Path:
+    """Resolve a SKU name or alias to its file; an unknown name suggests the closest ones."""
+    index = _catalog_index(catalog_dir())
+    key = name.strip().lower()
+    if key in index:
+        return index[key]
+    is_file = _is_file(name.strip())
+    if is_file or key.endswith((".yaml", ".yml")):
+        exists = "" if is_file else " (and no such file exists)"
+        raise FileAsSkuError(f"{name!r} is a file path, not a SKU name{exists}: load it as a topology file")
+    close = difflib.get_close_matches(key, index, n=4, cutoff=0.5)
+    if not close:
+        close = [candidate for candidate in index if key in candidate or candidate in key][:4]
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise UsageError(f"unknown SKU {name!r}{hint} (see `trnsim topo list`)")
+
+
+# sections a file may omit that --set, --routing and --calibration edit key by key
+OPTIONAL_SECTIONS = (("routing",), ("efficiency",), ("efficiency", "classes"))
+
+
+def load_spec(sku: str | None = None, topology: Path | None = None, overrides: list[str] = ()) -> LoadedSpec:
+    """Load and validate a SKU from the catalog or a user's file, with ``--set`` overrides applied.
+
+    Parameters
+    ----------
+    sku : str, optional
+        A catalog name or alias.
+    topology : Path, optional
+        A YAML file in the catalog schema (used when ``sku`` is not given).
+    overrides : list of str
+        ``KEY=VALUE`` edits applied to the document before validation.
+    """
+    if (sku is None) == (topology is None):
+        raise UsageError("give exactly one of --sku NAME or --topology FILE")
+    path = find_sku(sku) if sku is not None else Path(topology)
+    document = read_document(path)
+    where = path
+    if overrides:
+        if isinstance(document, dict):
+            # sections every file may leave out (their defaults apply) can still be edited
+            for keys in OPTIONAL_SECTIONS:
+                if any(edit.strip().startswith(".".join(keys) + ".") for edit in overrides):
+                    node = document
+                    for key in keys:
+                        node = node.setdefault(key, {}) if isinstance(node, dict) else None
+                        if not isinstance(node, dict):
+                            break
+        document = apply_overrides(document, list(overrides))
+        # a value that fails validation came from --set, not from the file: say so
+        where = f"{path} with --set {', '.join(overrides)}"
+    return LoadedSpec(
+        spec=validate_document(document, where, overrides, path),
+        path=path,
+        document=document,
+        overrides=tuple(overrides),
+    )

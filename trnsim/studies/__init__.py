@@ -1,0 +1,1 @@
+"""Questions asked of the model: variants, sweeps, baselines, faults, layouts, calibration."""

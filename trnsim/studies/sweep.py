@@ -1,0 +1,112 @@
+"""Sweeps: the cross product of variants x ops x algorithms, optionally over several processes."""
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+
+from trnsim.studies.variants import Variant, label_form, label_of
+
+
+@dataclass(frozen=True)
+class Task:
+    """One evaluation of a sweep."""
+
+    variant: Variant
+    common: tuple[str, ...]
+    op: str
+    algo: str
+    sizes: tuple[int, ...]
+    group: str | None
+    ranks: int | None
+    dtype: str
+    alpha_us: float | None
+    max_chunks: int | None = None
+    min_chunk_bytes: int | None = None
+    groups: str | None = None  # many groups at once (a select_groups spec), instead of group/ranks
+
+
+@cache
+def _topology(variant: Variant):
+    return variant.load()
+
+
+def run_task(task: Task) -> list[dict]:
+    """Evaluate one task; rows are flat dicts ready for CSV or JSON. When the algorithm does not apply,
+    one row ``{"skipped": reason}``: a sweep skips such combinations and says so."""
+    from trnsim.errors import NotApplicableError, UsageError
+    from trnsim.model.concurrent import evaluate_concurrent
+    from trnsim.model.engine import evaluate
+    from trnsim.topology.groups import group_label, select_group, select_groups
+
+    topology = _topology(task.variant)
+    options = dict(algo=task.algo, dtype=task.dtype, alpha_us=task.alpha_us, max_chunks=task.max_chunks)
+    options.update(min_chunk_bytes=task.min_chunk_bytes)
+    try:
+        if task.groups is not None:
+            try:
+                groups = select_groups(topology, task.groups)
+            except UsageError as reason:  # a spec one system of the sweep lacks (racks on a torus)
+                return [{"skipped": f"{topology.name}: {reason}"}]
+            result = evaluate_concurrent(topology, task.op, list(task.sizes), groups, **options)
+        else:
+            chips = select_group(topology, task.group, task.ranks)
+            result = evaluate(topology, task.op, list(task.sizes), chips, **options)
+    except NotApplicableError as reason:
+        return [{"skipped": str(reason)}]
+    head = {
+        "variant": label_of(topology, tuple(map(label_form, task.variant.overrides[len(task.common) :]))),
+        "overrides": ", ".join(task.variant.overrides),
+        "sku": topology.name,
+        "op": task.op,
+        "algo": task.algo,
+        "group": group_label(task.group, task.ranks, task.groups),
+        "ranks": result.ranks,
+        "dtype": task.dtype.strip().lower(),
+        "alpha_us": task.alpha_us,
+        "max_chunks": task.max_chunks,
+        "min_chunk_bytes": task.min_chunk_bytes,
+        "file": str(topology.path),
+    }
+    return [{**head, **row.as_dict()} for row in result.rows]
+
+
+def run_sweep(
+    tasks: list[Task], jobs: int = 1, on_done: Callable[[Task], None] | None = None
+) -> Iterator[list[dict]]:
+    """Run tasks in order (``jobs`` > 1 spreads them over processes), yielding each task's rows."""
+    if jobs <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            rows = run_task(task)
+            if on_done:
+                on_done(task)
+            yield rows
+        return
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_signals)
+    try:
+        for task, rows in zip(tasks, pool.map(run_task, tasks), strict=True):
+            if on_done:
+                on_done(task)
+            yield rows
+    except BaseException:  # an error, Ctrl-C, SIGTERM, or the caller stopped reading: stop the workers
+        pool.shutdown(wait=False, cancel_futures=True)
+        workers = [child for child in multiprocessing.active_children() if child not in before]
+        for worker in workers:
+            worker.terminate()  # waiting for their running tasks could take minutes
+        for worker in workers:
+            worker.join(timeout=5)
+        raise
+    pool.shutdown()
+
+
+def _worker_signals() -> None:
+    """A worker leaves Ctrl-C to the sweep, which stops it (a terminal sends SIGINT to every process
+    of the job: the workers would each print a traceback), and dies at once on SIGTERM (the parent's
+    handler, inherited when the worker is forked, would unwind a task instead)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
