@@ -224,7 +224,7 @@ def _unknown_model(name: str, spec: Spec) -> str:
 _TOP_LEVEL_NAMES = re.compile(r"^(name|aliases):(.*)$", re.M)
 
 
-def _names_of(path: Path) -> list[str]:
+def catalog_names(path: Path) -> list[str]:
     """A file's name and aliases, read from its top-level lines (the whole file only if need be).
 
     Each line goes through the same depth and node bounds as a whole file: a one-line alias bomb in
@@ -249,7 +249,7 @@ def _names_of(path: Path) -> list[str]:
 def _catalog_index(folder: Path) -> dict[str, Path]:
     index: dict[str, Path] = {}
     for path in sorted(folder.glob("*.yaml")):
-        for name in _names_of(path):
+        for name in catalog_names(path):
             index.setdefault(name.lower(), path)
     return index
 
