@@ -1,0 +1,42 @@
+"""In-network reduction (NVLS/SHARP): reduce in the switches on the way up, multicast on the way down."""
+
+import numpy as np
+
+from trnsim.collectives.algorithms.registry import REDUCTIONS, algorithm
+from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
+
+
+def reducing_switches(topology, group: list[str]) -> list[str]:
+    """Switches that reduce in the network (``switch_models.*.reduction``) and that every member of
+    ``group`` reaches over a direct link."""
+    models = topology.spec.switch_models
+    out = []
+    for name, data in topology.nodes.items():
+        model = models.get(data.get("model")) if data["kind"] == "switch" else None
+        if model is not None and model.reduction and all(topology.link(m, name) for m in group):
+            out.append(name)
+    return out
+
+
+@algorithm(
+    "nvls",
+    REDUCTIONS,
+    "in-network reduction (NVLS/SHARP): reduce in the switches on the way up, multicast on the way "
+    "down; an all-reduce pipelines the two",
+    aliases=("sharp",),
+)
+def schedule(ctx: Context, op: str) -> list:
+    switches = reducing_switches(ctx.topology, ctx.group)
+    if not switches:
+        raise NotApplicable("needs switches that reduce in the network and reach every member directly")
+    p = ctx.p
+    # reduce-scatter: every member sends its whole buffer up, the switches reduce each shard and
+    # deliver it to its owner; all-gather: each owner sends its shard up once, the switches deliver
+    # it to every member (itself included: an assumption about the multicast group)
+    reduce = Step.through_switches(switches, np.ones(p), np.full(p, 1 / p), "reduce in the switches")
+    gather = Step.through_switches(switches, np.full(p, 1 / p), np.ones(p), "multicast from the switches")
+    if op == "reducescatter":
+        return [reduce]
+    if op == "allgather":
+        return [gather]
+    return [Pipeline((((reduce,), (gather,)),), "NVLS: reduce up, multicast down")]

@@ -1,0 +1,25 @@
+"""Pairwise all-to-all: ``p - 1`` rounds; in round ``k`` rank ``i`` sends its block to rank ``i + k``."""
+
+import numpy as np
+
+from trnsim.collectives.algorithms.registry import algorithm
+from trnsim.collectives.schedule import Context, Step
+
+
+# Mesh sends the same blocks in one step: link loads add up linearly, so its busiest link carries no
+# more than the sum of the rounds' busiest links, and one step's latency is at most p-1 steps' latency.
+@algorithm(
+    "pairwise",
+    {"alltoall"},
+    "p-1 rounds: in round k rank i sends its block to rank i+k",
+    dominated_by="mesh",
+    takes_traffic=True,
+)
+def schedule(ctx: Context, op: str) -> list[Step]:
+    p = ctx.p
+    if ctx.traffic is not None:
+        rounds = [(np.arange(p), (np.arange(p) + k) % p) for k in range(1, p)]
+        return [
+            Step.of((s, d), ctx.traffic[s, d], 1, f"shift {k} (skewed)") for k, (s, d) in enumerate(rounds, 1)
+        ]
+    return [Step.of([(i, (i + k) % p) for i in range(p)], 1 / p, 1, f"shift {k}") for k in range(1, p)]
