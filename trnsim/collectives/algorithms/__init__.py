@@ -2,8 +2,12 @@
 
 One module per algorithm (``ring``, ``multiring``, ``multidim``, ``torus``, ``rdh``, ``tree``,
 ``mesh``, ``pairwise``, ``bruck``, ``nvls``, ``hierarchical``), each registering its schedule builder
-in :mod:`~trnsim.collectives.algorithms.registry` with :func:`algorithm`; importing this package
-imports them all, in the registry's order. A new algorithm is a new module here, imported below.
+in :mod:`~trnsim.collectives.algorithms.registry` with :func:`algorithm`, and next to it its program
+builder with :func:`~trnsim.collectives.algorithms.registry.program_of`: the same collective as data,
+chunk by chunk (:mod:`trnsim.collectives.program`), which :mod:`trnsim.collectives.check` proves
+correct and :mod:`trnsim.collectives.agreement` proves to be the schedule that is costed. Importing
+this package imports them all, in the registry's order. A new algorithm is a new module here,
+imported below, with both builders.
 
 Each algorithm builds a list of :class:`~trnsim.collectives.schedule.Step` (flows ``src -> dst``
 between positions 0..p-1, each carrying a fraction of the collective's size, repeated ``repeat``

@@ -1,8 +1,11 @@
 """Hierarchical: inside each rack (or node) first, then across between same-position chips."""
 
+from dataclasses import replace
+
 import numpy as np
 
-from trnsim.collectives.algorithms.registry import ALL, algorithm
+from trnsim.collectives.algorithms.registry import ALL, algorithm, program_of
+from trnsim.collectives.program import Builder, Chunk, Program, dual, relay
 from trnsim.collectives.schedule import Context, NotApplicable, Step
 
 
@@ -55,3 +58,35 @@ def schedule(ctx: Context, op: str) -> list[Step]:
             Step.of(outer, 1 / p, 1, f"RS across {level}s"),
         ]
     return [Step.of(outer, m / p, 1, f"across {level}s"), Step.of(inner, r / p, 1, f"inside {level}")]
+
+
+@program_of("hierarchical")
+def program(ctx: Context, op: str) -> Program:
+    """All-gather: each member copies its block to its counterparts in the other groups, then the
+    ``r`` blocks it holds to the others of its group. Reduce-scatter is its mirror image (inside,
+    then across) and all-reduce the two in turn. All-to-all: each block crosses to its destination's
+    group at the sender's position, then moves inside that group to its destination."""
+    members, _ = levels(ctx)
+    p, r, m = ctx.p, len(members), len(members[0])
+    b = Builder(op, p, "hierarchical")
+    if op == "alltoall":
+        group = {x: g for g, row in enumerate(members) for x in row}
+        slot = {x: j for row in members for j, x in enumerate(row)}
+        where = {Chunk(s * p + t): s for s in range(p) for t in range(p)}
+        relay(b, 0, where, {c: members[group[c.block % p]][slot[s]] for c, s in where.items()})
+        relay(b, 1, where, {c: c.block % p for c in where})
+        return b.build()
+    gather = Builder("allgather", p)
+    for row in members:
+        for j, x in enumerate(row):
+            column = [Chunk(members[h][j]) for h in range(r)]
+            for h in range(r):
+                gather.send(0, x, members[h][j], [Chunk(x)])
+            for k in range(m):
+                gather.send(1, x, row[k], column)
+    if op in ("reducescatter", "allreduce"):
+        b.transfers += dual(gather.transfers, 2)
+    if op in ("allgather", "allreduce"):
+        offset = 2 if op == "allreduce" else 0
+        b.transfers += [replace(t, round=t.round + offset) for t in gather.transfers]
+    return b.build()

@@ -3,8 +3,9 @@
 Each directed ring runs the ring algorithm on a share of the data proportional to its slowest link.
 """
 
-from trnsim.collectives.algorithms.registry import REDUCTIONS, algorithm
+from trnsim.collectives.algorithms.registry import REDUCTIONS, algorithm, program_of
 from trnsim.collectives.algorithms.ring import ring_phases
+from trnsim.collectives.program import Builder, Program, order_of, ring_collective
 from trnsim.collectives.schedule import RING_SEARCH_LIMIT, Context, NotApplicable, Step
 
 
@@ -40,3 +41,14 @@ def schedule(ctx: Context, op: str) -> list[Step]:
     pairs = [pair for ring, _ in rings for pair in ring]
     weights = [bw / total / ctx.p for ring, bw in rings for _ in ring]
     return [Step.of(pairs, weights, ring_phases(op, ctx.p), f"{len(rings)} rings")]
+
+
+@program_of("multiring")
+def program(ctx: Context, op: str) -> Program:
+    """Directed ring ``k`` runs the ring algorithm on part ``k`` of every block, all rings at once."""
+    rings = directed_rings(ctx)
+    total = sum(bw for _, bw in rings)
+    b = Builder(op, ctx.p, "multiring", parts=tuple(bw / total for _, bw in rings))
+    for k, (ring, _) in enumerate(rings):
+        ring_collective(b, order_of(ring), part=k, channel=k)
+    return b.build()

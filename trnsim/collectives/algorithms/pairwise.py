@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from trnsim.collectives.algorithms.registry import algorithm
+from trnsim.collectives.algorithms.registry import algorithm, program_of
+from trnsim.collectives.program import Builder, Chunk, Program
 from trnsim.collectives.schedule import Context, Step
 
 
@@ -23,3 +24,15 @@ def schedule(ctx: Context, op: str) -> list[Step]:
             Step.of((s, d), ctx.traffic[s, d], 1, f"shift {k} (skewed)") for k, (s, d) in enumerate(rounds, 1)
         ]
     return [Step.of([(i, (i + k) % p) for i in range(p)], 1 / p, 1, f"shift {k}") for k in range(1, p)]
+
+
+@program_of("pairwise")
+def program(ctx: Context, op: str) -> Program:
+    """Round ``k - 1``: rank ``i`` sends block ``i -> i + k`` (for a skewed matrix, of its size)."""
+    p = ctx.p
+    sizes = None if ctx.traffic is None else tuple(float(x) for x in ctx.traffic.ravel())
+    b = Builder(op, p, "pairwise", block_sizes=sizes)
+    for k in range(1, p):
+        for i in range(p):
+            b.send(k - 1, i, (i + k) % p, [Chunk(i * p + (i + k) % p)])
+    return b.build(p - 1)

@@ -1,13 +1,16 @@
 """The algorithm registry: each algorithm module registers its schedule builder under a name.
 
 :func:`algorithm` registers a schedule builder (``build(ctx, op) -> list[Step | Pipeline]``) with
-the ops it supports; :func:`find` looks one up by name or alias. The registry's order is the order in
+the ops it supports, and :func:`program_of` the same algorithm's program builder (``lower(ctx, op) ->
+Program``: the data it moves, :mod:`trnsim.collectives.program`); :func:`find` looks one up by name
+or alias. The registry's order is the order in
 which :mod:`trnsim.collectives.algorithms` imports the algorithm modules (``all`` lists them so).
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from trnsim.collectives.program import Program
 from trnsim.collectives.schedule import Context, NotApplicable, Step
 
 ALL = {"allreduce", "allgather", "reducescatter", "alltoall"}
@@ -25,8 +28,21 @@ class Algorithm:
     aliases: tuple[str, ...] = field(default=())
     dominated_by: str | None = None  # never faster than this one under the model, where both apply
     takes_traffic: bool = False  # builds a skewed all-to-all from the context's traffic matrix
+    lower: Callable[[Context, str], Program] | None = None  # the program builder
 
     def schedule(self, ctx: Context, op: str) -> list[Step]:
+        """The schedule of ``op`` on this group (what the cost model routes and costs)."""
+        self._refuse(ctx, op)
+        return self.build(ctx, op)
+
+    def program(self, ctx: Context, op: str) -> Program:
+        """The program of ``op`` on this group: the same transfers, as data (what the checker runs)."""
+        self._refuse(ctx, op)
+        if self.lower is None:
+            raise NotApplicable(f"{self.name} has no program builder")
+        return self.lower(ctx, op)
+
+    def _refuse(self, ctx: Context, op: str) -> None:
         if op not in self.ops:
             raise NotApplicable(
                 f"{self.name} does not implement {op} (it does {', '.join(sorted(self.ops))})"
@@ -36,7 +52,6 @@ class Algorithm:
                 "a skewed all-to-all runs on algorithms that send each block straight to its "
                 "destination (mesh, pairwise); this one combines blocks for several destinations"
             )
-        return self.build(ctx, op)
 
 
 REGISTRY: dict[str, Algorithm] = {}
@@ -55,6 +70,16 @@ def algorithm(
     def register(build):
         REGISTRY[name] = Algorithm(name, frozenset(ops), summary, build, aliases, dominated_by, takes_traffic)
         return build
+
+    return register
+
+
+def program_of(name: str):
+    """Register the program builder of the algorithm already registered as ``name``."""
+
+    def register(lower):
+        REGISTRY[name] = replace(REGISTRY[name], lower=lower)
+        return lower
 
     return register
 

@@ -3,7 +3,8 @@
 The ring follows a Hamiltonian cycle of direct links where the group has one, else rank order.
 """
 
-from trnsim.collectives.algorithms.registry import REDUCTIONS, algorithm
+from trnsim.collectives.algorithms.registry import REDUCTIONS, algorithm, program_of
+from trnsim.collectives.program import Builder, Program, ring_collective
 from trnsim.collectives.schedule import Context, Step
 
 
@@ -17,3 +18,12 @@ def schedule(ctx: Context, op: str) -> list[Step]:
     order = ctx.ring_order
     pairs = [(order[i], order[(i + 1) % ctx.p]) for i in range(ctx.p)]
     return [Step.of(pairs, 1 / ctx.p, ring_phases(op, ctx.p), "ring")]
+
+
+@program_of("ring")
+def program(ctx: Context, op: str) -> Program:
+    """Step ``s`` of the reduce-scatter: the rank at ring position ``i`` reduces block ``order[i - s - 1]``
+    into position ``i + 1``; the all-gather then copies block ``order[i - s]`` on."""
+    b = Builder(op, ctx.p, "ring")
+    ring_collective(b, ctx.ring_order)
+    return b.build()

@@ -7,7 +7,15 @@ runs the same steps in reverse.
 
 import numpy as np
 
-from trnsim.collectives.algorithms.registry import ALL, algorithm
+from trnsim.collectives.algorithms.registry import ALL, algorithm, program_of
+from trnsim.collectives.program import (
+    Builder,
+    Chunk,
+    Program,
+    relay,
+    ring_all_gather,
+    ring_reduce_scatter,
+)
 from trnsim.collectives.schedule import Context, NotApplicable, Step
 
 
@@ -69,3 +77,49 @@ def schedule(ctx: Context, op: str) -> list[Step]:
         "reducescatter": reduce_phase,
         "allgather": gather_phase,
     }[op]
+
+
+@program_of("torus")
+def program(ctx: Context, op: str) -> Program:
+    """Reduce-scatter axis by axis (fastest first), a bidirectional ring per line: part 0 of the data
+    goes forward, part 1 backward. On axis ``a`` a rank ends with the blocks whose coordinates match
+    its own on ``a`` and the axes before it; the all-gather runs the axes back in reverse. An
+    all-to-all moves each block along one axis per round, to its destination's coordinate there.
+    """
+    axes, sizes, strides, order = torus_lines(ctx)
+    p = ctx.p
+
+    def coord(rank: int, axis: int) -> int:
+        return (rank // strides[axis]) % sizes[axis]
+
+    if op == "alltoall":
+        b = Builder(op, p, "torus")
+        where = {Chunk(s * p + t): s for s in range(p) for t in range(p)}
+        for step, axis in enumerate(order):
+            target = {
+                c: r + (coord(c.block % p, axis) - coord(r, axis)) * strides[axis] for c, r in where.items()
+            }
+            relay(b, step, where, target, channel=axis)
+        return b.build()
+    b = Builder(op, p, "torus", parts=(0.5, 0.5))
+
+    def phase(step: int, start: int, run) -> int:
+        axis, done = order[step], order[: step + 1]
+        for base in (r for r in range(p) if coord(r, axis) == 0):
+            line = [base + c * strides[axis] for c in range(sizes[axis])]
+            for part, ring in enumerate((line, line[::-1])):
+                owned = {
+                    r: [Chunk(x, part) for x in range(p) if all(coord(x, a) == coord(r, a) for a in done)]
+                    for r in line
+                }
+                run(b, start, ring, owned, 2 * axis + part)
+        return sizes[axis] - 1
+
+    start = 0
+    if op in ("reducescatter", "allreduce"):
+        for step in range(len(order)):
+            start += phase(step, start, ring_reduce_scatter)
+    if op in ("allgather", "allreduce"):
+        for step in reversed(range(len(order))):
+            start += phase(step, start, ring_all_gather)
+    return b.build()

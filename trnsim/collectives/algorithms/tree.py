@@ -4,7 +4,8 @@ Tree A is the heap numbering (node ``n``'s parent is ``(n - 1) // 2``, root 0); 
 (node ``p - 1 - n``, root ``p - 1``), as NCCL pairs two trees so that most ranks are a leaf in one.
 """
 
-from trnsim.collectives.algorithms.registry import algorithm
+from trnsim.collectives.algorithms.registry import algorithm, program_of
+from trnsim.collectives.program import Builder, Chunk, Program
 from trnsim.collectives.schedule import Context, Pipeline, Step
 
 
@@ -42,3 +43,22 @@ def schedule(ctx: Context, op: str) -> list[Pipeline]:
         for d in range(1, depth + 1)
     ]
     return [Pipeline((tuple(reduce_stages + broadcast_stages),), "double binary tree")]
+
+
+@program_of("tree")
+def program(ctx: Context, op: str) -> Program:
+    """Tree ``t`` carries part ``t`` of every block: level by level from the deepest, each child
+    reduces what it holds into its parent; then each parent copies the sum down, level by level."""
+    p = ctx.p
+    depth = p.bit_length() - 1
+    edges = tree_edges(p)
+    b = Builder(op, p, "tree", parts=(0.5, 0.5), pipelined=True)
+    for step, d in enumerate(range(depth, 0, -1)):
+        for tree, level, child, parent in edges:
+            if level == d:
+                b.send(step, child, parent, [Chunk(x, tree) for x in range(p)], True, tree)
+    for step, d in enumerate(range(1, depth + 1), depth):
+        for tree, level, child, parent in edges:
+            if level == d:
+                b.send(step, parent, child, [Chunk(x, tree) for x in range(p)], False, tree)
+    return b.build()
