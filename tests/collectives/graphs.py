@@ -22,6 +22,11 @@ def _catalog(sku: str, overrides=(), group=None):
     return topology, chips if group is None else [chips[i] for i in group]
 
 
+def _sub_block(sku: str, keep):
+    topology = load_topology(sku)
+    return topology, [chip for chip in topology.chips if keep(*topology.nodes[chip]["coord"])]
+
+
 # name -> a function building (topology, group); kept small: p = 2..16
 GRAPHS = {
     **{f"complete{p}": (lambda p=p: _whole(complete_topology(p))) for p in (2, 3, 4, 5, 8)},
@@ -29,6 +34,8 @@ GRAPHS = {
     # four chips of a ring of six: an open line (multidim's chain mode)
     "chain4": lambda: (ring_topology(6), ring_topology(6).chips[:4]),
     "torus4x4": lambda: _catalog("trn2-nl16"),
+    # three columns of the 4x4 torus: open lines of 3 along x, rings of 4 along y
+    "torus3x4": lambda: _sub_block("trn2-nl16", lambda x, y: x < 3),
     # a 2x4 torus with a slower y axis: the axes' order and a two-chip ring
     "torus2x4": lambda: _catalog(
         "trn2-nl16", ["torus.axes.x.size=2", "torus.hypercube_plane=null", "torus.axes.y.lanes=16"]
