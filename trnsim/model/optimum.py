@@ -59,6 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from trnsim.routing.mix import splitmix64
 from trnsim.topology.graph import Topology
 
 # --- numbers that are not proofs ---
@@ -188,9 +189,9 @@ def _merge_once(net: Network) -> tuple[Network, np.ndarray]:
         share = np.round(np.concatenate([net.cap, net.cap]) / out_total[owner], 12)
     share = np.nan_to_num(share)
     quantised = np.round(share * 1e12).astype(np.int64).astype(np.uint64)
-    record = _splitmix(
-        _splitmix(
-            _splitmix(other.astype(np.uint64) * np.uint64(2) + direction.astype(np.uint64))
+    record = splitmix64(
+        splitmix64(
+            splitmix64(other.astype(np.uint64) * np.uint64(2) + direction.astype(np.uint64))
             + kind.astype(np.uint64)
         )
         + quantised
@@ -430,14 +431,6 @@ def member_cut(net: Network) -> Cut:
 # all-to-all: the max concurrent flow dual over edge classes
 
 
-def _splitmix(x: np.ndarray) -> np.ndarray:
-    """A 64-bit mixing hash (splitmix64), elementwise on uint64."""
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
 def edge_classes(net: Network, max_classes: int | None = None) -> np.ndarray:
     """Directed edge classes from 1-WL colour refinement of the nodes.
 
@@ -465,8 +458,8 @@ def edge_classes(net: Network, max_classes: int | None = None) -> np.ndarray:
     count = colour.max() + 1
     while True:
         nc = np.uint64(count)
-        out_hash = _splitmix((ecol * nc + colour[net.dst].astype(np.uint64)) << np.uint64(1))
-        in_hash = _splitmix(((ecol * nc + colour[net.src].astype(np.uint64)) << np.uint64(1)) | np.uint64(1))
+        out_hash = splitmix64((ecol * nc + colour[net.dst].astype(np.uint64)) << np.uint64(1))
+        in_hash = splitmix64(((ecol * nc + colour[net.src].astype(np.uint64)) << np.uint64(1)) | np.uint64(1))
         h_out = np.zeros(net.n, dtype=np.uint64)
         h_in = np.zeros(net.n, dtype=np.uint64)
         np.add.at(h_out, net.src, out_hash)
