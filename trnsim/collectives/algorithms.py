@@ -32,6 +32,7 @@ import numpy as np
 
 from trnsim.collectives import multidim
 from trnsim.collectives.schedule import RING_SEARCH_LIMIT, Context, NotApplicable, Pipeline, Step
+from trnsim.topology.metrics import reducing_switches
 
 __all__ = ["Context", "NotApplicable", "Pipeline", "Step", "REGISTRY", "find", "Algorithm"]
 
@@ -326,18 +327,6 @@ def _bruck(ctx: Context, op: str) -> list[Step]:
         steps.append(Step.of(pairs, blocks / p, 1, f"distance {distance}"))
         k += 1
     return steps
-
-
-def reducing_switches(topology, group: list[str]) -> list[str]:
-    """Switches that reduce in the network (``switch_models.*.reduction``) and that every member of
-    ``group`` reaches over a direct link."""
-    models = topology.spec.switch_models
-    out = []
-    for name, data in topology.nodes.items():
-        model = models.get(data.get("model")) if data["kind"] == "switch" else None
-        if model is not None and model.reduction and all(topology.link(m, name) for m in group):
-            out.append(name)
-    return out
 
 
 @algorithm(

@@ -151,7 +151,7 @@ def traffic_bounds(topology: Topology, group: list[str], traffic) -> list[tuple[
 
 
 def _reduces_in_network(topology: Topology, group: list[str]) -> bool:
-    from trnsim.collectives.algorithms import reducing_switches
+    from trnsim.topology.metrics import reducing_switches
 
     return bool(reducing_switches(topology, group))
 
