@@ -140,24 +140,16 @@ def _translations(topology: Topology, groups: list[list[str]]) -> list:
     if symmetry is None or len(groups) < 2:
         return out
     arrays = graph_arrays(topology)
+    mover = symmetry.edge_mover(arrays.src, arrays.dst)
+    if mover is None:
+        return out  # two links of one orbit at a chip: a translation's image of an edge is ambiguous
     rank = topology.rank_of
     first = np.asarray([rank[c] for c in groups[0]])
-    sizes = np.asarray(symmetry.sizes)
-    strides = np.asarray(symmetry.strides)
-    coords = symmetry.coords.astype(np.int64)
-    # a directed edge is its tail and its orbit (axis and direction): a translation keeps the orbit
-    orbit = symmetry.edge_orbits(arrays.src, arrays.dst)
-    table = np.full((arrays.n_nodes, int(orbit.max()) + 1), -1, dtype=np.int64)
-    table[arrays.src, orbit] = np.arange(len(orbit))
-    if np.count_nonzero(table >= 0) != len(orbit):
-        return out  # two links of one orbit at a chip: the table cannot tell them apart
     for k in range(1, len(groups)):
         members = np.asarray([rank[c] for c in groups[k]])
-        offset = (coords[members[0]] - coords[first[0]]) % sizes
-        if not np.array_equal(((coords[first] + offset) % sizes) @ strides, members):
-            continue
-        tails = ((coords[arrays.src] + offset) % sizes) @ strides
-        out[k] = (0, table[tails, orbit])
+        offset = symmetry.displacement(first[0], members[0])
+        if np.array_equal(symmetry.translate(first, offset), members):
+            out[k] = (0, mover(offset))
     return out
 
 

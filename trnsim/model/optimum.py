@@ -847,10 +847,10 @@ class Translations:
 def translations(topology: Topology, group: list[str]) -> Translations | None:
     """The stabiliser of the group among a wrapped torus's translations, or None.
 
-    A translation must take the first member to a member, so the members' offsets from it are the
-    candidates; each is kept if it maps every member to a member. The whole torus is every
-    translation (edge orbits: axis and direction). Skipped (None) on fabrics without translations,
-    when only the identity fixes the group, or past ``STABILISER_WORK``.
+    The stabiliser and the orbits under it are :meth:`trnsim.routing.symmetry.TorusSymmetry.stabiliser`
+    and :meth:`~trnsim.routing.symmetry.TorusSymmetry.orbits`. The whole torus is every translation
+    (edge orbits: axis and direction). Skipped (None) on fabrics without translations, when only the
+    identity fixes the group, or past ``STABILISER_WORK``.
     """
     from trnsim.routing.shortest import graph_arrays
     from trnsim.routing.symmetry import torus_symmetry
@@ -866,30 +866,15 @@ def translations(topology: Topology, group: list[str]) -> Translations | None:
         return Translations(members[:1], n, np.unique(axis_dir, return_inverse=True)[1].ravel())
     if p * p > STABILISER_WORK:
         return None
-    sizes = np.asarray(symmetry.sizes)
-    strides = np.asarray(symmetry.strides)
-    coords = symmetry.coords.astype(np.int64)
-    inside = np.zeros(n, dtype=bool)
-    inside[members] = True
-    candidates = (coords[members] - coords[members[0]]) % sizes
-    keep = []
-    step = max(1, BLOCK_ENTRIES // max(p * len(sizes), 1))
-    for lo in range(0, p, step):
-        shifted = ((coords[members][None, :, :] + candidates[lo : lo + step, None, :]) % sizes) @ strides
-        keep.append(inside[shifted].all(axis=1))
-    stabiliser = candidates[np.concatenate(keep)]
+    stabiliser = symmetry.stabiliser(members)
     s = len(stabiliser)
     if s == 1 or n * s > STABILISER_WORK:
         return None
     # a node's orbit is named by its smallest rank; a member's orbit holds members only
-    orbit = np.empty(n, dtype=np.int64)
-    step = max(1, BLOCK_ENTRIES // max(s * len(sizes), 1))
-    for lo in range(0, n, step):
-        orbit[lo : lo + step] = (
-            ((coords[lo : lo + step, None, :] + stabiliser[None, :, :]) % sizes) @ strides
-        ).min(axis=1)
+    orbit = symmetry.orbits(stabiliser)
     reps = np.unique(orbit[members])
-    edge_orbit = np.unique(orbit[arrays.src] * (2 * len(sizes)) + axis_dir, return_inverse=True)[1].ravel()
+    axes = len(symmetry.sizes)
+    edge_orbit = np.unique(orbit[arrays.src] * (2 * axes) + axis_dir, return_inverse=True)[1].ravel()
     return Translations(reps, s, edge_orbit)
 
 
