@@ -11,6 +11,7 @@ MODULES = [
     "trnsim.topology.synthetic",
     "trnsim.model.bounds.candidates",
     "trnsim.model.bounds.lower",
+    "trnsim.model.cost",
     "trnsim.model.optimum.lengths",
     "trnsim.model.optimum.solve",
     "trnsim.model.optimum.twins",
