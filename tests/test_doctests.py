@@ -11,6 +11,8 @@ MODULES = [
     "trnsim.topology.synthetic",
     "trnsim.model.bounds.candidates",
     "trnsim.model.bounds.lower",
+    "trnsim.model.concurrent.prepare",
+    "trnsim.model.concurrent.run",
     "trnsim.model.cost",
     "trnsim.model.optimum.lengths",
     "trnsim.model.optimum.solve",
