@@ -11,6 +11,8 @@ MODULES = [
     "trnsim.topology.synthetic",
     "trnsim.model.bounds.candidates",
     "trnsim.model.bounds.lower",
+    "trnsim.model.cluster.compose",
+    "trnsim.model.cluster.inter",
     "trnsim.model.concurrent.prepare",
     "trnsim.model.concurrent.run",
     "trnsim.model.cost",
