@@ -9,7 +9,7 @@ MODULES = [
     "trnsim.routing.mix",
     "trnsim.routing.symmetry",
     "trnsim.topology.synthetic",
-    "trnsim.model.bounds.candidates",
+    "trnsim.model.bounds.families",
     "trnsim.model.bounds.lower",
     "trnsim.model.cluster.compose",
     "trnsim.model.cluster.inter",

@@ -12,7 +12,7 @@ from trnsim.collectives.schedule import Step
 from trnsim.collectives.traffic import hot_destinations, imbalance, read_traffic, uniform
 from trnsim.errors import NotApplicableError, TrnsimError, UsageError
 from trnsim.model.bounds import lower_bound
-from trnsim.model.bounds.candidates import natural as natural_candidates
+from trnsim.model.bounds.families import natural as natural_candidates
 from trnsim.model.concurrent import evaluate_concurrent
 from trnsim.model.engine import evaluate
 from trnsim.model.router import Router

@@ -6,7 +6,7 @@ from conftest import topology
 
 from trnsim.collectives.ops import OPS, get_op
 from trnsim.model.bounds import Candidate, candidates, largest, lower_bound
-from trnsim.model.bounds.candidates import in_network, injection, natural_cuts, per_chip, skewed
+from trnsim.model.bounds.families import in_network, injection, natural_cuts, per_chip, skewed
 from trnsim.topology.load import load_topology
 from trnsim.topology.synthetic import complete_topology, graph_topology
 

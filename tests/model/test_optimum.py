@@ -10,7 +10,7 @@ from conftest import topology
 from trnsim.collectives.ops import OPS
 from trnsim.model import optimum as O
 from trnsim.model.bounds import lower_bound
-from trnsim.model.bounds.candidates import natural as natural_candidates
+from trnsim.model.bounds.families import natural as natural_candidates
 from trnsim.model.optimum.symmetry import member_orbit_reps
 from trnsim.routing.shortest import graph_arrays
 from trnsim.topology.groups import select_group

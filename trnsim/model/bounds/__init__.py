@@ -1,6 +1,6 @@
 """Lower bounds on a collective's time: the largest of several bandwidth candidates, and latency.
 
-The bandwidth part is the largest of (:mod:`trnsim.model.bounds.candidates`):
+The bandwidth part is the largest of (:mod:`trnsim.model.bounds.families`):
 
 * Injection: a rank must move at least ``factor * size`` bytes (the op's busbw factor) through its
   own links, so ``time >= factor * size / (the slowest member's total link bandwidth)`` (Patarasuk
@@ -32,7 +32,7 @@ Latency: one step's alpha plus the fewest links between the farthest two members
 lowest link latency.
 """
 
-from trnsim.model.bounds.candidates import Candidate, largest
+from trnsim.model.bounds.families import Candidate, largest
 from trnsim.model.bounds.lower import Bound, candidates, lower_bound
 
 __all__ = ["Bound", "Candidate", "candidates", "largest", "lower_bound"]

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 
 from trnsim.collectives.ops import Op
-from trnsim.model.bounds.candidates import (
+from trnsim.model.bounds.families import (
     Candidate,
     exact_optimum,
     in_network,
@@ -40,7 +40,7 @@ def candidates(
 
     A traffic matrix gives the skewed all-to-all's own candidates; an all-reduce over switches that
     reduce in the network (:func:`trnsim.topology.metrics.reducing_switches`) gives
-    :func:`~trnsim.model.bounds.candidates.in_network`'s; otherwise injection, the natural cuts and
+    :func:`~trnsim.model.bounds.families.in_network`'s; otherwise injection, the natural cuts and
     the per-chip bound, then (``with_optimum``, two members or more) the exact optimum.
     """
     from trnsim.topology.metrics import reducing_switches

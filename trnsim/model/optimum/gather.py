@@ -8,7 +8,7 @@ Reduce-scatter is the same on the reversed graph (the data flows the other way).
 
 import numpy as np
 
-from trnsim.model.bounds.candidates import TIE
+from trnsim.model.bounds.families import TIE
 from trnsim.model.optimum.cuts import gather_cut
 from trnsim.model.optimum.graph import Network, network
 from trnsim.model.optimum.symmetry import member_orbit_reps, translations

@@ -3,7 +3,7 @@
 * All-gather and reduce-scatter: the min-ratio cut (:mod:`trnsim.model.optimum.gather`). trnsim's
   links carry the same bandwidth both ways, so reversal maps the graph onto itself and the two are
   equal; a graph without that symmetry is solved reversed for reduce-scatter.
-* All-reduce: the larger of (a) injection (:func:`trnsim.model.bounds.candidates.injection`: with
+* All-reduce: the larger of (a) injection (:func:`trnsim.model.bounds.families.injection`: with
   equal chips ``2(p-1)/p S`` over a chip's link bandwidth, Patarasuk and Yuan, JPDC 2009), and (b)
   the reduction cut: every member's result depends on every input, so ``S`` crosses any cut splitting
   the group, each way: ``S / min B(X)`` (:func:`trnsim.model.optimum.cuts.member_cut`). Both bind
@@ -17,7 +17,7 @@
 
 from dataclasses import dataclass
 
-from trnsim.model.bounds.candidates import TIE, Candidate, injection, largest
+from trnsim.model.bounds.families import TIE, Candidate, injection, largest
 from trnsim.model.optimum.alltoall import solve_alltoall
 from trnsim.model.optimum.cuts import member_cut
 from trnsim.model.optimum.gather import cut_label, gather_optimum
