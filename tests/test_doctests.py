@@ -16,8 +16,14 @@ MODULES = [
     "trnsim.model.concurrent.prepare",
     "trnsim.model.concurrent.run",
     "trnsim.model.cost",
+    "trnsim.model.cluster.limits",
+    "trnsim.model.optimum.alltoall",
+    "trnsim.model.optimum.cuts",
+    "trnsim.model.optimum.graph",
     "trnsim.model.optimum.lengths",
+    "trnsim.model.optimum.refine",
     "trnsim.model.optimum.solve",
+    "trnsim.model.optimum.symmetry",
     "trnsim.model.optimum.twins",
 ]
 

@@ -71,7 +71,14 @@ class TorusSymmetry:
         return axis * 2 + np.where(forward, 0, 1)
 
     def displacement(self, src: int, dst: int) -> np.ndarray:
-        """The coordinate offset (each axis modulo its size) that carries rank ``src`` to ``dst``."""
+        """The coordinate offset (each axis modulo its size) that carries rank ``src`` to ``dst``.
+
+        Examples
+        --------
+        >>> sym = TorusSymmetry((2, 3))  # rank 5 is (1, 2)
+        >>> sym.displacement(0, 5).tolist(), sym.displacement(5, 0).tolist()
+        ([1, 2], [1, 1])
+        """
         coords = self.coords.astype(np.int64)
         return (coords[dst] - coords[src]) % np.asarray(self.sizes)
 

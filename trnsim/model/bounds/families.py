@@ -95,7 +95,20 @@ def injection(topology: Topology, group: list[str], op_name: str) -> list[Candid
 def natural_cuts(topology: Topology, group: list[str], op: Op) -> list[Candidate]:
     """Across a natural cut with ``a`` and ``b`` members on its sides, all-reduce must carry ``S``
     each way, all-gather and reduce-scatter ``max(a, b) S / p``, all-to-all ``a b S / p``; divided
-    by the cut's bandwidth per direction. Cuts that do not split the group bind nothing."""
+    by the cut's bandwidth per direction. Cuts that do not split the group bind nothing.
+
+    Examples
+    --------
+    Four chips joined pairwise by 100 GB/s, the natural cut ``half`` splitting them 2|2 across 4
+    links: an all-gather sends ``2/4`` of the size across 400 GB/s.
+
+    >>> from trnsim.collectives.ops import get_op
+    >>> from trnsim.topology.synthetic import graph_topology
+    >>> links = {(f"c{i}", f"c{j}"): 100.0 for i in range(4) for j in range(i + 1, 4)}
+    >>> square = graph_topology(4, 0, links, cuts={"half": frozenset({"c0", "c1"})})
+    >>> [(c.label, round(c.seconds_per_byte * 400e9, 12)) for c in natural_cuts(square, square.chips, get_op("allgather"))]
+    [('cut half', 0.5)]
+    """
     p = len(group)
     members = set(group)
     cut_bw = cut_bandwidths(topology)

@@ -42,6 +42,16 @@ def candidates(
     reduce in the network (:func:`trnsim.topology.metrics.reducing_switches`) gives
     :func:`~trnsim.model.bounds.families.in_network`'s; otherwise injection, the natural cuts and
     the per-chip bound, then (``with_optimum``, two members or more) the exact optimum.
+
+    Examples
+    --------
+    >>> from trnsim.collectives.ops import get_op
+    >>> from trnsim.topology.synthetic import complete_topology
+    >>> square = complete_topology(4)
+    >>> [c.family for c in candidates(square, square.chips, get_op("allgather"))]
+    ['injection', 'optimum']
+    >>> [c.family for c in candidates(square, square.chips, get_op("allgather"), with_optimum=False)]
+    ['injection']
     """
     from trnsim.topology.metrics import reducing_switches
 

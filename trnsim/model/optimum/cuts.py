@@ -88,6 +88,18 @@ def gather_cut(net: Network, targets: np.ndarray | None = None, hints: list[np.n
         of the graph and the group map every member to one of them.
     hints : list of node masks
         Cuts to start from (natural cuts); any real cut is a valid start.
+
+    Examples
+    --------
+    Four chips joined pairwise by 100 GB/s: three members against the fourth send over 3 links, 100
+    GB/s per member, the least of any split (one member alone has all 300 GB/s).
+
+    >>> from trnsim.model.optimum.graph import network
+    >>> from trnsim.topology.synthetic import complete_topology
+    >>> square = complete_topology(4, bw_gbps=100.0)
+    >>> cut = gather_cut(network(square, square.chips))
+    >>> cut.ratio, int(cut.side.sum()), cut.exact
+    (100.0, 3, True)
     """
     p, n = net.p, net.n
     if p < 2:
@@ -148,6 +160,17 @@ def member_cut(net: Network) -> Cut:
 
     Fixes the first member ``s``: the best ``X`` either holds ``s`` and misses some ``t`` (a max-flow
     ``s -> t``) or misses ``s`` and holds some ``t`` (``t -> s``; the same value on symmetric graphs).
+
+    Examples
+    --------
+    Four chips joined pairwise by 100 GB/s: one chip against the rest is the thinnest split (3
+    links; two against two cross 4).
+
+    >>> from trnsim.model.optimum.graph import network
+    >>> from trnsim.topology.synthetic import complete_topology
+    >>> square = complete_topology(4, bw_gbps=100.0)
+    >>> member_cut(network(square, square.chips)).ratio
+    300.0
     """
     p, n = net.p, net.n
     if p < 2:

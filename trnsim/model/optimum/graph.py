@@ -47,7 +47,17 @@ class Network:
 
 
 def network(topology: Topology, group: list[str]) -> Network:
-    """The topology as a :class:`Network` with ``group`` as members."""
+    """The topology as a :class:`Network` with ``group`` as members.
+
+    Examples
+    --------
+    Four chips joined pairwise: 6 links, 12 directed edges, every chip a member.
+
+    >>> from trnsim.topology.synthetic import complete_topology
+    >>> net = network(complete_topology(4), ["c0", "c1", "c2", "c3"])
+    >>> net.n, len(net.src), net.members.tolist(), net.is_symmetric()
+    (4, 12, [0, 1, 2, 3], True)
+    """
     from trnsim.routing.shortest import graph_arrays
 
     arrays = graph_arrays(topology)

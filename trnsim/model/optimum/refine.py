@@ -21,6 +21,17 @@ def edge_classes(net: Network, max_classes: int | None = None) -> np.ndarray:
     Automorphisms that fix the group preserve colours, so every class is a union of edge orbits.
     With ``max_classes``, refinement stops at the last round that gives at most that many classes
     (the first round's classes are kept even if more).
+
+    Examples
+    --------
+    Three chips on one switch: the links up to the switch form one class, the links down another.
+
+    >>> from trnsim.model.optimum.graph import network
+    >>> from trnsim.topology.synthetic import graph_topology
+    >>> star = graph_topology(3, 1, {("c0", "s0"): 100.0, ("c1", "s0"): 100.0, ("c2", "s0"): 100.0})
+    >>> net = network(star, star.chips)
+    >>> [(int(u), int(v), int(k)) for u, v, k in zip(net.src, net.dst, edge_classes(net))]
+    [(0, 3, 0), (1, 3, 0), (2, 3, 0), (3, 0, 1), (3, 1, 1), (3, 2, 1)]
     """
     member = np.zeros(net.n, dtype=np.int64)
     member[net.members] = 1

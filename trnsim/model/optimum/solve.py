@@ -67,6 +67,9 @@ def optimum(topology: Topology, group: list[str], op_name: str) -> Optimum:
     >>> reduce = optimum(square, square.chips, "allreduce")  # 2(p-1)/p = 1.5 of the size
     >>> round(reduce.seconds_per_byte * 300e9, 12), reduce.exact
     (1.5, True)
+    >>> spread = optimum(square, square.chips, "alltoall")  # 1/4 of the size on every link each way
+    >>> round(spread.seconds_per_byte / 2.5e-12, 9), spread.limited_by, spread.exact
+    (1.0, 'link classes link', True)
     """
     cache = topology.__dict__.setdefault("_optimum", {})
     key = (tuple(group), op_name)

@@ -53,6 +53,17 @@ def translations(topology: Topology, group: list[str]) -> Translations | None:
     and :meth:`~trnsim.routing.symmetry.TorusSymmetry.orbits`. The whole torus is every translation
     (edge orbits: axis and direction). Skipped (None) on fabrics without translations, when only the
     identity fixes the group, or past ``STABILISER_WORK``.
+
+    Examples
+    --------
+    Every other chip of a ring of 4: the shifts by 0 and by 2 chips map the pair onto itself, so
+    one member stands for both.
+
+    >>> from trnsim.topology.synthetic import ring_topology
+    >>> ring = ring_topology(4)
+    >>> found = translations(ring, [ring.chips[0], ring.chips[2]])
+    >>> found.reps.tolist(), found.multiplicity
+    ([0], 2)
     """
     from trnsim.routing.shortest import graph_arrays
     from trnsim.routing.symmetry import torus_symmetry
