@@ -160,13 +160,14 @@ def test_the_bound_holds_under_sharing():
     ],
 )
 def test_translated_groups_reuse_exactly_what_routing_each_would_give(sku, pick, monkeypatch):
-    import trnsim.model.concurrent as concurrent
+    from trnsim.model.concurrent import prepare
+    from trnsim.model.concurrent.translates import translates
 
     topo = topology(sku)
     groups = pick(topo.chips)
     fast = evaluate_concurrent(topo, "allreduce", SIZES, groups)
-    assert any(image is not None for image in concurrent._translations(topo, groups))
-    monkeypatch.setattr(concurrent, "_translations", lambda topology, groups: [None] * len(groups))
+    assert any(image is not None for image in translates(topo, groups))
+    monkeypatch.setattr(prepare, "translates", lambda topology, groups: [None] * len(groups))
     slow = evaluate_concurrent(topo, "allreduce", SIZES, groups)
     for a, b in zip(fast.rows, slow.rows, strict=True):
         assert (a.algorithm, a.slowest) == (b.algorithm, b.slowest)

@@ -76,6 +76,7 @@ def test_an_evaluation_is_the_same_through_the_compiled_kernels(monkeypatch, sku
 
 def test_the_length_kernel_equals_the_numpy_dual_evaluation(monkeypatch):
     from trnsim.model import optimum
+    from trnsim.model.optimum.lengths import LENGTH_FLOOR, csr_layout, dual_value
 
     topology = load_topology("trn2-nl64", overrides=["torus.axes.x.wrap=false"])
     net = optimum.network(topology, topology.chips)
@@ -83,14 +84,12 @@ def test_the_length_kernel_equals_the_numpy_dual_evaluation(monkeypatch):
     k = int(classes.max()) + 1
     member_mask = np.zeros(net.n, dtype=bool)
     member_mask[net.members] = True
-    structure = optimum._structure(net)
+    structure = csr_layout(net)
     for w in (np.ones(k), np.linspace(1.0, 2.0, k)):
-        point = w + optimum.LENGTH_FLOOR
+        point = w + LENGTH_FLOOR
         monkeypatch.setattr(kernels, "COMPILED_FROM", 1 << 60)
-        g, grad, loads, _ = optimum._evaluate(net, structure, classes, point, net.members, member_mask, True)
+        g, grad, loads, _ = dual_value(net, structure, classes, point, net.members, member_mask, True)
         monkeypatch.setattr(kernels, "COMPILED_FROM", 0)
-        g2, grad2, loads2, _ = optimum._evaluate(
-            net, structure, classes, point, net.members, member_mask, True
-        )
+        g2, grad2, loads2, _ = dual_value(net, structure, classes, point, net.members, member_mask, True)
         assert g2 == pytest.approx(g, rel=1e-9)
         assert np.allclose(grad2, grad) and np.allclose(loads2, loads)

@@ -3,11 +3,13 @@
 import numpy as np
 import pytest
 from conftest import topology
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trnsim.collectives.ops import OPS
 from trnsim.model import router as routing
 from trnsim.model.engine import evaluate
-from trnsim.routing.symmetry import torus_symmetry
+from trnsim.routing.symmetry import TorusSymmetry, torus_symmetry
 
 SIZES = [64, 1 << 16, 1 << 24, 1 << 30]
 
@@ -22,7 +24,7 @@ def test_symmetric_router_equals_the_plain_one(sku, op, monkeypatch):
     assert plain.by_algorithm.keys() == fast.by_algorithm.keys()
     for name, rows in plain.by_algorithm.items():
         for a, b in zip(rows, fast.by_algorithm[name], strict=True):
-            assert a.time_us == pytest.approx(b.time_us, rel=1e-12), (name, a.bytes)
+            assert a.time_us == pytest.approx(b.time_us, rel=1e-12, abs=0), (name, a.bytes)
             assert (a.max_hops, a.bottleneck) == (b.max_hops, b.bottleneck)
 
 
@@ -138,5 +140,65 @@ def test_all_pairs_loads_from_orbit_representatives_equal_every_source(fails):
     router.__dict__["member_orbits"] = None
     plain = router._all_pairs_summary(step)
     assert np.allclose(fast.link_loads, plain.link_loads, rtol=1e-12, atol=1e-15)
-    assert fast.seconds_per_byte == pytest.approx(plain.seconds_per_byte, rel=1e-12)
+    assert fast.seconds_per_byte == pytest.approx(plain.seconds_per_byte, rel=1e-12, abs=0)
     assert (fast.latency_ns, fast.max_links) == (plain.latency_ns, plain.max_links)
+
+
+# ---------------------------------------------------------------------------------------------
+# translations of a torus: applied, fixing a set, orbits, edges carried along (brute force)
+
+
+def _shift(sizes, rank, offset):
+    """Brute force: the coordinates of ``rank`` (last axis fastest), shifted, back to a rank."""
+    digits = []
+    for size in reversed(sizes):
+        digits.append(rank % size)
+        rank //= size
+    digits.reverse()
+    out = 0
+    for digit, step, size in zip(digits, offset, sizes, strict=True):
+        out = out * size + (digit + step) % size
+    return out
+
+
+def _offsets(sizes):
+    return [np.unravel_index(k, sizes) for k in range(int(np.prod(sizes)))]
+
+
+tori = st.lists(st.integers(min_value=1, max_value=4), min_size=1, max_size=3).map(tuple)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tori, st.data())
+def test_stabiliser_and_orbits_match_every_translation_tried(sizes, data):
+    sym = TorusSymmetry(sizes)
+    n = sym.n
+    members = np.asarray(sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1))), dtype=np.int64)
+    for offset in _offsets(sizes)[:5]:
+        assert sym.translate(np.arange(n), np.asarray(offset)).tolist() == [
+            _shift(sizes, r, offset) for r in range(n)
+        ]
+    fixing = [
+        o for o in _offsets(sizes) if {_shift(sizes, int(m), o) for m in members} == set(members.tolist())
+    ]
+    block = data.draw(st.sampled_from([1, 7, 4_000_000]))  # the blocking changes nothing
+    got = sym.stabiliser(members, block)
+    assert sorted(map(tuple, got.tolist())) == sorted(tuple(int(x) for x in o) for o in fixing)
+    orbit = sym.orbits(got, block)
+    assert orbit.tolist() == [min(_shift(sizes, r, o) for o in fixing) for r in range(n)]
+
+
+def test_an_edge_moves_to_the_edge_between_its_ends_moved():
+    topo = topology("trn2-nl64")
+    sym = torus_symmetry(topo)
+    from trnsim.routing.shortest import graph_arrays
+
+    arrays = graph_arrays(topo)
+    move = sym.edge_mover(arrays.src, arrays.dst)
+    for a, b in [(0, 0), (0, 5), (3, 42), (63, 17)]:
+        offset = sym.displacement(a, b)
+        assert sym.translate(np.array(a), offset) == b
+        image = move(offset)
+        assert sorted(image.tolist()) == list(range(len(arrays.src)))  # a bijection of the edges
+        assert np.array_equal(arrays.src[image], sym.translate(arrays.src, offset))
+        assert np.array_equal(arrays.dst[image], sym.translate(arrays.dst, offset))

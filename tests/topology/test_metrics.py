@@ -9,6 +9,7 @@ import pytest
 from conftest import CATALOG, topology
 
 from trnsim.routing.hops import chip_hop_stats, hop_stats, link_distances, shortest_path
+from trnsim.topology.load import load_topology
 from trnsim.topology.metrics import cut_bandwidth_gbps, natural_cuts
 
 
@@ -110,3 +111,29 @@ def test_cut_bandwidths():
 def test_link_distances_are_symmetric():
     d = link_distances(topology("trn3-nl32x2-gen1"))
     assert np.array_equal(d, d.T)
+
+
+def test_reducing_switches_are_the_reducing_models_every_member_reaches_directly():
+    from trnsim.topology.metrics import reducing_switches
+
+    topo = topology("hgx-b200")  # 8 GPUs, each wired to both reducing NVSwitches
+    switches = sorted(name for name, data in topo.nodes.items() if data["kind"] == "switch")
+    assert len(switches) == 2
+    assert sorted(reducing_switches(topo, topo.chips)) == switches
+    # the same fabric with switches that do not reduce: none
+    plain = load_topology("hgx-b200", overrides=["switch_models.nvlink5-switch.reduction=false"])
+    assert reducing_switches(plain, plain.chips) == []
+    # a fabric whose switches do not reduce (UALink 1.0): none
+    peer = topology("ualink-72")
+    assert reducing_switches(peer, peer.chips) == []
+
+
+def test_a_member_cut_off_from_a_switch_takes_that_switch_out_for_its_groups_only():
+    from trnsim.topology.metrics import reducing_switches
+
+    damaged = load_topology("hgx-b200", overrides=[f"fail=link:{0},r0.nvlink.sw0"])
+    cut_off = damaged.chips[0]
+    assert not damaged.link(cut_off, "r0.nvlink.sw0")
+    assert reducing_switches(damaged, damaged.chips) == ["r0.nvlink.sw1"]
+    others = [chip for chip in damaged.chips if chip != cut_off]
+    assert sorted(reducing_switches(damaged, others)) == ["r0.nvlink.sw0", "r0.nvlink.sw1"]

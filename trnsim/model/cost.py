@@ -69,6 +69,27 @@ class PipelineCost:
 
     Every round's link loads are a combination of a few routed patterns (a stream's stages reuse the
     same flows at different weights), so rounds are costed in that small basis.
+
+    Built in named steps: the basis and each stage's weights in it (:func:`_basis`), the rounds of
+    pipelines with fewer chunks than stages (:func:`_short_rounds`), the fill and drain rounds
+    (:func:`_fill_and_drain`), and the steady state (every stage busy).
+
+    Examples
+    --------
+    Two stages, each moving every byte over its own 1 GB/s link, no latency: ``m`` chunks take
+    ``m + 1`` rounds of ``size / m`` bytes, so the most chunks allowed (1 MiB in chunks of at least
+    64 KiB: 16) is fastest, at ``17/16`` of the size over 1 GB/s.
+
+    >>> import numpy as np
+    >>> from trnsim.collectives.schedule import Step
+    >>> from trnsim.model.router import StepRoute
+    >>> first, second = (Step(np.zeros(1, int), np.ones(1, int), np.ones(1)) for _ in range(2))
+    >>> def on_link(e):  # every byte of the size crosses directed link e
+    ...     return StepRoute(1e-9, 0.0, 1, "x", np.eye(2)[e])
+    >>> chain = [[(first, on_link(0))], [(second, on_link(1))]]
+    >>> cost = PipelineCost([chain], alpha_ns=0.0, bw_bps=np.full(2, 1e9), classes=["x", "x"])
+    >>> cost.chunks(1 << 20), round(cost.time_us(1 << 20), 6), 17 / 16 * (1 << 20) / 1e3
+    (16, 1114.112, 1114.112)
     """
 
     def __init__(
@@ -82,83 +103,11 @@ class PipelineCost:
     ):
         self._classes = classes  # link class of each directed edge
         self.max_chunks, self.min_chunk_bytes = max_chunks, min_chunk_bytes
-        basis: dict[int, int] = {}
-        rows, max_links = [], 0
-        coef_chains, lat_chains = [], []
-        for chain in chains:
-            coef = []
-            lat = []
-            for stage in chain:
-                entry: dict[int, float] = {}
-                latency = 0.0
-                for step, route in stage:
-                    key = id(step.unit if step.unit is not None else step)
-                    if key not in basis:
-                        basis[key] = len(rows)
-                        rows.append(route.link_loads / step.scale if step.scale else route.link_loads)
-                    entry[basis[key]] = entry.get(basis[key], 0.0) + step.repeat * step.scale
-                    latency = max(latency, step.repeat * (alpha_ns + route.latency_ns) / 1e3)
-                    max_links = max(max_links, route.max_links)
-                coef.append(entry)
-                lat.append(latency)
-            coef_chains.append(coef)
-            lat_chains.append(lat)
-        self.max_links = max_links
+        rows, coefs, lats, self.max_links = _basis(chains, alpha_ns)
         per_bw = np.array(rows) / bw_bps  # basis x directed edges: seconds per byte per unit weight
-        n = len(rows)
-
-        def dense(entry):
-            out = np.zeros(n)
-            for k, v in entry.items():
-                out[k] += v
-            return out
-
-        coefs = [np.array([dense(e) for e in chain]) for chain in coef_chains]
-        lats = [np.array(chain) for chain in lat_chains]
         depth = self.depth = max(len(c) for c in coefs)
-
-        def cost(weights: np.ndarray, latency: float) -> tuple[float, float]:
-            return latency, float((weights @ per_bw).max()) if weights.any() else 0.0
-
-        # fewer chunks than stages (1 <= m < depth): round r runs each chain's stages
-        # max(0, r - m + 1) .. min(r, its depth - 1); costed round by round, unless that is too much
-        # work (a deep pipeline on a large graph), where only one chunk is considered
-        prefixes = [np.vstack([np.zeros(n), np.cumsum(c, axis=0)]) for c in coefs]
-        short_counts = (
-            range(1, max(depth, 2)) if depth * depth * n * per_bw.shape[1] <= SHORT_PIPELINE_WORK else [1]
-        )
-        self._short: dict[int, tuple[float, float]] = {}
-        for m in short_counts:
-            total_latency = total_spb = 0.0
-            for r in range(m + depth - 1):
-                lo = max(0, r - m + 1)
-                weights, latency = np.zeros(n), 0.0
-                for prefix, lt in zip(prefixes, lats, strict=True):
-                    hi = min(r, len(lt) - 1)
-                    if lo <= hi:
-                        weights = weights + prefix[hi + 1] - prefix[lo]
-                        latency = max(latency, lt[lo : hi + 1].max())
-                round_latency, round_spb = cost(weights, latency)
-                total_latency += round_latency
-                total_spb += round_spb
-            self._short[m] = (total_latency, total_spb)
-        # m >= depth chunks: fill (stages 0..r busy), steady (all), drain (stages j.. busy)
-        fill = [
-            cost(
-                sum(c[: r + 1].sum(axis=0) for c in coefs),
-                max(lt[: r + 1].max() for lt in lats),
-            )
-            for r in range(depth - 1)
-        ]
-        drain = [
-            cost(
-                sum((c[j:].sum(axis=0) for c in coefs if j < len(c)), np.zeros(n)),
-                max((lt[j:].max() for lt in lats if j < len(lt)), default=0.0),
-            )
-            for j in range(1, depth)
-        ]
-        self._edge_latency = sum(lat for lat, _ in fill + drain)
-        self._edge_spb = sum(spb for _, spb in fill + drain)
+        self._short = _short_rounds(coefs, lats, per_bw, depth)
+        self._edge_latency, self._edge_spb = _fill_and_drain(coefs, lats, per_bw, depth)
         total = sum(c.sum(axis=0) for c in coefs)
         self._steady_latency = max(lt.max() for lt in lats)
         self._steady_busy = total @ per_bw
@@ -198,3 +147,99 @@ class PipelineCost:
 
     def edge_seconds_per_byte(self, bw_bps: np.ndarray) -> np.ndarray:
         return self._steady_busy
+
+
+def _basis(chains, alpha_ns: float):
+    """The routed patterns a pipeline's stages combine, and each stage as a combination of them.
+
+    Returns the patterns' link loads (per unit weight), per chain a stages x patterns matrix of
+    weights and a vector of stage latencies (microseconds), and the most links any route crosses.
+    """
+    basis: dict[int, int] = {}
+    rows, max_links = [], 0
+    coef_chains, lat_chains = [], []
+    for chain in chains:
+        coef = []
+        lat = []
+        for stage in chain:
+            entry: dict[int, float] = {}
+            latency = 0.0
+            for step, route in stage:
+                key = id(step.unit if step.unit is not None else step)
+                if key not in basis:
+                    basis[key] = len(rows)
+                    rows.append(route.link_loads / step.scale if step.scale else route.link_loads)
+                entry[basis[key]] = entry.get(basis[key], 0.0) + step.repeat * step.scale
+                latency = max(latency, step.repeat * (alpha_ns + route.latency_ns) / 1e3)
+                max_links = max(max_links, route.max_links)
+            coef.append(entry)
+            lat.append(latency)
+        coef_chains.append(coef)
+        lat_chains.append(lat)
+    n = len(rows)
+
+    def dense(entry):
+        out = np.zeros(n)
+        for k, v in entry.items():
+            out[k] += v
+        return out
+
+    coefs = [np.array([dense(e) for e in chain]) for chain in coef_chains]
+    lats = [np.array(chain) for chain in lat_chains]
+    return rows, coefs, lats, max_links
+
+
+def _round_cost(weights: np.ndarray, latency: float, per_bw: np.ndarray) -> tuple[float, float]:
+    """A round's latency and seconds per byte: its busiest link under the busy stages' weights."""
+    return latency, float((weights @ per_bw).max()) if weights.any() else 0.0
+
+
+def _short_rounds(coefs, lats, per_bw: np.ndarray, depth: int) -> dict[int, tuple[float, float]]:
+    """Fewer chunks than stages (1 <= m < depth): round r runs each chain's stages
+    max(0, r - m + 1) .. min(r, its depth - 1); costed round by round, unless that is too much
+    work (a deep pipeline on a large graph), where only one chunk is considered. Per chunk count,
+    the rounds' summed latency and summed seconds per byte."""
+    n = per_bw.shape[0]
+    prefixes = [np.vstack([np.zeros(n), np.cumsum(c, axis=0)]) for c in coefs]
+    short_counts = (
+        range(1, max(depth, 2)) if depth * depth * n * per_bw.shape[1] <= SHORT_PIPELINE_WORK else [1]
+    )
+    short: dict[int, tuple[float, float]] = {}
+    for m in short_counts:
+        total_latency = total_spb = 0.0
+        for r in range(m + depth - 1):
+            lo = max(0, r - m + 1)
+            weights, latency = np.zeros(n), 0.0
+            for prefix, lt in zip(prefixes, lats, strict=True):
+                hi = min(r, len(lt) - 1)
+                if lo <= hi:
+                    weights = weights + prefix[hi + 1] - prefix[lo]
+                    latency = max(latency, lt[lo : hi + 1].max())
+            round_latency, round_spb = _round_cost(weights, latency, per_bw)
+            total_latency += round_latency
+            total_spb += round_spb
+        short[m] = (total_latency, total_spb)
+    return short
+
+
+def _fill_and_drain(coefs, lats, per_bw: np.ndarray, depth: int) -> tuple[float, float]:
+    """With at least ``depth`` chunks: the fill rounds (stages 0..r busy) and the drain rounds
+    (stages j.. busy), their summed latency and summed seconds per byte."""
+    n = per_bw.shape[0]
+    fill = [
+        _round_cost(
+            sum(c[: r + 1].sum(axis=0) for c in coefs),
+            max(lt[: r + 1].max() for lt in lats),
+            per_bw,
+        )
+        for r in range(depth - 1)
+    ]
+    drain = [
+        _round_cost(
+            sum((c[j:].sum(axis=0) for c in coefs if j < len(c)), np.zeros(n)),
+            max((lt[j:].max() for lt in lats if j < len(lt)), default=0.0),
+            per_bw,
+        )
+        for j in range(1, depth)
+    ]
+    return sum(lat for lat, _ in fill + drain), sum(spb for _, spb in fill + drain)

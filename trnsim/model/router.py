@@ -366,7 +366,7 @@ class Router:
     def _in_network(self, step: Step) -> StepRoute:
         """A step through reducing switches: each member's bytes up and down spread evenly over its
         links to them (the switches reduce on the way up and multicast on the way down)."""
-        from trnsim.collectives.algorithms import reducing_switches
+        from trnsim.topology.metrics import reducing_switches
 
         arrays = self.arrays
         # the plan names the healthy system's switches: keep those that still reduce for every member

@@ -9,6 +9,7 @@ and report the mean and the worst.
 
 import numpy as np
 
+from trnsim.routing.mix import GAMMA, MUL1, MUL2, mix64
 from trnsim.routing.shortest import GraphArrays
 from trnsim.routing.walk import Walked, walk
 
@@ -35,9 +36,9 @@ def route_hashed(
             return _keys(flows, nodes)
 
     def _keys(flows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-        mixed = _mix(np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) ^ src_ids[flows])
-        mixed = _mix(mixed ^ dst_ids[flows] * np.uint64(0xBF58476D1CE4E5B9))
-        mixed = _mix(mixed ^ ids[nodes] * np.uint64(0x94D049BB133111EB))
+        mixed = mix64(np.uint64(seed) * GAMMA ^ src_ids[flows])
+        mixed = mix64(mixed ^ dst_ids[flows] * MUL1)
+        mixed = mix64(mixed ^ ids[nodes] * MUL2)
         return (mixed >> np.uint64(33)).astype(np.int64)
 
     return walk(
@@ -52,11 +53,3 @@ def route_hashed(
         sets=sets,
         n_sets=n_sets,
     )
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser: spreads every input bit over the output (wrapping uint64 arithmetic)."""
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))

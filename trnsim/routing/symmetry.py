@@ -21,6 +21,10 @@ import numpy as np
 
 from trnsim.topology.graph import Topology
 
+# translations are applied in blocks of about this many (rank, translation, axis) entries, so that a
+# large torus under a large group of translations stays within a few hundred MB
+BLOCK_ENTRIES = 4_000_000
+
 
 @dataclass(frozen=True)
 class TorusSymmetry:
@@ -65,6 +69,81 @@ class TorusSymmetry:
         step = delta[np.arange(len(tails)), axis]
         forward = step == 1  # a size-2 axis has one orbit: both wraps count as forward
         return axis * 2 + np.where(forward, 0, 1)
+
+    def displacement(self, src: int, dst: int) -> np.ndarray:
+        """The coordinate offset (each axis modulo its size) that carries rank ``src`` to ``dst``.
+
+        Examples
+        --------
+        >>> sym = TorusSymmetry((2, 3))  # rank 5 is (1, 2)
+        >>> sym.displacement(0, 5).tolist(), sym.displacement(5, 0).tolist()
+        ([1, 2], [1, 1])
+        """
+        coords = self.coords.astype(np.int64)
+        return (coords[dst] - coords[src]) % np.asarray(self.sizes)
+
+    def translate(self, ranks: np.ndarray, offset: np.ndarray) -> np.ndarray:
+        """The ranks that ``ranks`` move to under the translation by the coordinate ``offset``.
+
+        Broadcasts: ``ranks`` of shape ``S`` and offsets of shape ``T + (axes,)`` give shape
+        ``broadcast(S, T)``, so many ranks under many translations is one call.
+
+        Examples
+        --------
+        >>> sym = TorusSymmetry((2, 3))  # ranks 0..5, the last axis fastest
+        >>> sym.translate(np.arange(6), np.array([0, 1])).tolist()
+        [1, 2, 0, 4, 5, 3]
+        """
+        coords = self.coords.astype(np.int64)
+        return ((coords[ranks] + offset) % np.asarray(self.sizes)) @ np.asarray(self.strides)
+
+    def stabiliser(self, members: np.ndarray, block: int = BLOCK_ENTRIES) -> np.ndarray:
+        """The translations (coordinate offsets, one per row) that map the set ``members`` onto itself.
+
+        A translation must take the first member to a member, so the members' offsets from it are
+        the candidates; each is kept if it maps every member to a member. Costs members^2 x axes,
+        in blocks of about ``block`` entries.
+
+        Examples
+        --------
+        >>> sym = TorusSymmetry((4,))  # a ring of 4
+        >>> sym.stabiliser(np.array([0, 2])).tolist()  # every other chip: shifts by 0 and 2
+        [[0], [2]]
+        """
+        members = np.asarray(members, dtype=np.int64)
+        p, axes = len(members), len(self.sizes)
+        inside = np.zeros(self.n, dtype=bool)
+        inside[members] = True
+        coords = self.coords.astype(np.int64)
+        candidates = (coords[members] - coords[members[0]]) % np.asarray(self.sizes)
+        keep = []
+        step = max(1, block // max(p * axes, 1))
+        for lo in range(0, p, step):
+            shifted = self.translate(members[None, :], candidates[lo : lo + step, None, :])
+            keep.append(inside[shifted].all(axis=1))
+        return candidates[np.concatenate(keep)]
+
+    def orbits(self, offsets: np.ndarray, block: int = BLOCK_ENTRIES) -> np.ndarray:
+        """Each rank's orbit under the translations ``offsets`` (a group of them, e.g. a
+        :meth:`stabiliser`), named by its smallest rank; costs ranks x offsets x axes, in blocks."""
+        orbit = np.empty(self.n, dtype=np.int64)
+        step = max(1, block // max(len(offsets) * len(self.sizes), 1))
+        for lo in range(0, self.n, step):
+            ranks = np.arange(lo, min(lo + step, self.n))
+            orbit[lo : lo + step] = self.translate(ranks[:, None], offsets[None, :, :]).min(axis=1)
+        return orbit
+
+    def edge_mover(self, tails: np.ndarray, heads: np.ndarray):
+        """A function giving, for a coordinate offset, the directed edge each edge moves to under
+        that translation; None when a chip has two edges of one orbit (parallel links), which a
+        tail and an orbit cannot tell apart."""
+        # a directed edge is its tail and its orbit (axis and direction): a translation keeps the orbit
+        orbit = self.edge_orbits(tails, heads)
+        table = np.full((self.n, int(orbit.max()) + 1), -1, dtype=np.int64)
+        table[tails, orbit] = np.arange(len(orbit))
+        if np.count_nonzero(table >= 0) != len(orbit):
+            return None
+        return lambda offset: table[self.translate(tails, offset), orbit]
 
 
 def torus_symmetry(topology: Topology) -> TorusSymmetry | None:

@@ -1,4 +1,5 @@
-"""Link statistics of a built topology: bandwidth per chip, link classes, switch roles, cut bandwidths.
+"""Link statistics of a built topology: bandwidth per chip, link classes, switch roles, cut bandwidths,
+switches that reduce in the network.
 
 Hop statistics need shortest paths and live in :mod:`trnsim.routing.hops`.
 """
@@ -79,6 +80,34 @@ def switch_roles(topology: Topology) -> list[dict]:
         if data["kind"] == "switch" and data["role"] != "chip"
     )
     return [{"role": role, "model": model, "count": count} for (role, model), count in sorted(counts.items())]
+
+
+def reducing_switches(topology: Topology, group: list[str]) -> list[str]:
+    """The switches that reduce in the network and that every member of ``group`` reaches directly.
+
+    A switch reduces when its model says so (``switch_models.<model>.reduction``); in-network
+    reduction (NVLS, SHARP) needs every member on a direct link to it, so a failed link between a
+    member and a switch takes that switch out for any group holding the member.
+
+    Parameters
+    ----------
+    topology : Topology
+        The built system (after any failures).
+    group : list of str
+        Member chips.
+
+    Returns
+    -------
+    list of str
+        Switch names, in the topology's node order (empty on a fabric without reducing switches).
+    """
+    models = topology.spec.switch_models
+    out = []
+    for name, data in topology.nodes.items():
+        model = models.get(data.get("model")) if data["kind"] == "switch" else None
+        if model is not None and model.reduction and all(topology.link(m, name) for m in group):
+            out.append(name)
+    return out
 
 
 def cut_bandwidth_gbps(topology: Topology, side: frozenset[str]) -> float:

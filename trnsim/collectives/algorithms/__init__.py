@@ -49,7 +49,6 @@ from trnsim.collectives.algorithms import pairwise  # noqa: F401  isort: skip
 from trnsim.collectives.algorithms import bruck  # noqa: F401  isort: skip
 from trnsim.collectives.algorithms import nvls  # noqa: F401  isort: skip
 from trnsim.collectives.algorithms import hierarchical  # noqa: F401  isort: skip
-from trnsim.collectives.algorithms.nvls import reducing_switches  # isort: skip
 
 __all__ = [
     "ALL",
@@ -62,5 +61,4 @@ __all__ = [
     "Step",
     "algorithm",
     "find",
-    "reducing_switches",
 ]

@@ -5,18 +5,7 @@ import numpy as np
 from trnsim.collectives.algorithms.registry import REDUCTIONS, algorithm, program_of
 from trnsim.collectives.program import NETWORK, Builder, Chunk, Program
 from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
-
-
-def reducing_switches(topology, group: list[str]) -> list[str]:
-    """Switches that reduce in the network (``switch_models.*.reduction``) and that every member of
-    ``group`` reaches over a direct link."""
-    models = topology.spec.switch_models
-    out = []
-    for name, data in topology.nodes.items():
-        model = models.get(data.get("model")) if data["kind"] == "switch" else None
-        if model is not None and model.reduction and all(topology.link(m, name) for m in group):
-            out.append(name)
-    return out
+from trnsim.topology.metrics import reducing_switches
 
 
 @algorithm(

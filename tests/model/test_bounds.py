@@ -1,0 +1,161 @@
+"""The bound's candidates against closed forms on small graphs, ties named in order, and latency."""
+
+import numpy as np
+import pytest
+from conftest import topology
+
+from trnsim.collectives.ops import OPS, get_op
+from trnsim.model.bounds import Candidate, candidates, largest, lower_bound
+from trnsim.model.bounds.families import in_network, injection, natural_cuts, per_chip, skewed
+from trnsim.topology.load import load_topology
+from trnsim.topology.synthetic import complete_topology, graph_topology
+
+B = 100.0  # GB/s per link
+
+
+@pytest.mark.parametrize("p", [2, 3, 4, 6])
+@pytest.mark.parametrize("op", list(OPS))
+def test_injection_on_a_complete_graph_is_the_members_share_over_its_links(p, op):
+    # each chip has p-1 links of B: all-reduce moves 2(p-1)/p of the size through them, the others (p-1)/p
+    topo = complete_topology(p, bw_gbps=B)
+    [found] = injection(topo, topo.chips, op)
+    moved = 2 * (p - 1) / p if op == "allreduce" else (p - 1) / p
+    assert found.seconds_per_byte == pytest.approx(moved / ((p - 1) * B * 1e9), rel=1e-12, abs=0)
+    assert (found.label, found.family, found.exact) == ("injection (c0)", "injection", False)
+
+
+def test_unequal_chips_bind_all_reduce_through_their_total_or_the_slowest_alone():
+    # chip bandwidths 200, 110, 110: the total 2(p-1) S / 420 GB/s beats one chip's S / 110 GB/s
+    topo = graph_topology(3, 0, {("c0", "c1"): 100.0, ("c0", "c2"): 100.0, ("c1", "c2"): 10.0})
+    [found] = injection(topo, topo.chips, "allreduce")
+    assert found.seconds_per_byte == pytest.approx(4 / 420e9, rel=1e-12, abs=0)
+    assert found.label == "injection (all members' links)"
+    # a chip on one thin link: S through its 10 GB/s beats the total
+    links = {(f"c{i}", f"c{j}"): 1000.0 for i in range(3) for j in range(i + 1, 3)} | {("c0", "c3"): 10.0}
+    topo = graph_topology(4, 0, links)
+    [found] = injection(topo, topo.chips, "allreduce")
+    assert found.seconds_per_byte == pytest.approx(1 / 10e9, rel=1e-12, abs=0)
+    assert found.label == "injection (c3)"
+
+
+@pytest.mark.parametrize(
+    ("op", "one", "half"),
+    [
+        # (bytes across per byte of size) for the cut {c0} (1|3 members) and {c0, c1} (2|2)
+        ("allreduce", 1.0, 1.0),
+        ("allgather", 3 / 4, 2 / 4),  # max(a, b) / p: the larger side's blocks cross
+        ("reducescatter", 3 / 4, 2 / 4),
+        ("alltoall", 3 / 4, 4 / 4),  # a b / p
+    ],
+)
+def test_natural_cuts_carry_their_closed_form_over_the_cut_bandwidth(op, one, half):
+    cuts = {"one": frozenset({"c0"}), "half": frozenset({"c0", "c1"}), "none": frozenset({"c2", "c3"})}
+    pairs = {(f"c{i}", f"c{j}"): B for i in range(4) for j in range(i + 1, 4)}
+    topo = graph_topology(4, 0, pairs, cuts=cuts)
+    found = natural_cuts(topo, topo.chips, get_op(op))
+    # {c0} is crossed by 3 links, {c0, c1} by 4
+    assert [(c.label, c.family) for c in found] == [
+        ("cut one", "cut"),
+        ("cut half", "cut"),
+        ("cut none", "cut"),
+    ]
+    assert found[0].seconds_per_byte == pytest.approx(one / (3 * B * 1e9), rel=1e-12, abs=0)
+    assert found[1].seconds_per_byte == pytest.approx(half / (4 * B * 1e9), rel=1e-12, abs=0)
+    # a cut with every member on one side binds nothing
+    assert [c.label for c in natural_cuts(topo, ["c0", "c1"], get_op(op))] == ["cut one"]
+
+
+def test_chips_hosting_several_ranks_bind_through_their_own_links():
+    topo = topology("trn1-nl16")  # 16 chips of 2 ranks
+    chip = topo.nodes[topo.chips[0]]["chip"]
+    off_chip = sum(
+        data["bw_gbps"]
+        for (u, v), data in topo.links.items()
+        if chip in (u, v) and data["medium"] != "onchip"
+    )
+    m, k, p = 16, 2, 32
+    for op, moved in [
+        ("allreduce", 2 * (m - 1) / m),
+        ("allgather", (m - 1) / m),
+        ("reducescatter", (m - 1) / m),
+        ("alltoall", k * (p - k) / p),
+    ]:
+        [found] = per_chip(topo, topo.chips, get_op(op))
+        assert found.family == "per-chip" and "its 2 ranks share its links" in found.label
+        assert found.seconds_per_byte == pytest.approx(moved / (off_chip * 1e9), rel=1e-9, abs=0), op
+    # members spread unevenly over chips, or on one chip: no such bound
+    assert per_chip(topo, topo.chips[:3], get_op("allreduce")) == []
+    assert per_chip(topo, topo.chips[:2], get_op("allreduce")) == []
+
+
+def test_in_network_reduction_leaves_a_members_size_each_way():
+    topo = topology("hgx-b200", raw=True)  # 900 GB/s per GPU to its reducing switches
+    found = in_network(topo, topo.chips)
+    assert found[0].seconds_per_byte == pytest.approx(1 / 900e9, rel=1e-9, abs=0)
+    assert found[0].label.startswith("injection with in-network reduction")
+    bound = lower_bound(topo, topo.chips, get_op("allreduce"), 0.0, 2)
+    assert bound.seconds_per_byte == pytest.approx(1 / 900e9, rel=1e-9, abs=0)
+    # not proven optimal: reduce-scatter then all-gather at their optima take 2 (p-1)/p, more than 1
+    assert not bound.exact
+
+
+def test_a_skewed_matrix_binds_the_member_receiving_most():
+    topo = complete_topology(4, bw_gbps=B)
+    traffic = np.zeros((4, 4))
+    traffic[[0, 1, 3], 2] = 1.0  # every other member sends a whole size to c2
+    found = skewed(topo, topo.chips, traffic)
+    assert found[0].label == "injection (c2, skewed traffic)"
+    assert found[0].seconds_per_byte == pytest.approx(3 / (3 * B * 1e9), rel=1e-12, abs=0)
+    bound = lower_bound(topo, topo.chips, get_op("alltoall"), 0.0, 1, traffic=traffic)
+    assert bound.seconds_per_byte == found[0].seconds_per_byte and not bound.exact
+
+
+def test_ties_are_named_by_the_first_candidate_and_the_value_is_the_largest():
+    cut, inj = Candidate(1.0, "cut half", "cut"), Candidate(1.0 + 1e-12, "injection (c0)", "injection")
+    assert largest([cut, inj]) == Candidate(1.0 + 1e-12, "cut half", "cut")
+    assert largest([inj, cut]).label == "injection (c0)"
+    # beyond the tie margin the larger one names itself
+    wider = Candidate(1.0 + 1e-6, "injection (c0)", "injection")
+    assert largest([cut, wider]) == wider
+
+
+def test_the_candidates_come_in_the_documented_order():
+    cuts = {"half": frozenset({"c0", "c1"})}
+    pairs = {(f"c{i}", f"c{j}"): B for i in range(4) for j in range(i + 1, 4)}
+    topo = graph_topology(4, 0, pairs, cuts=cuts)
+    found = candidates(topo, topo.chips, get_op("alltoall"))
+    assert [c.family for c in found] == ["injection", "cut", "optimum"]
+    assert [c.family for c in candidates(topo, topo.chips, get_op("alltoall"), with_optimum=False)] == [
+        "injection",
+        "cut",
+    ]
+    # all-to-all on K4 across the halves: injection (3/4 over 3 B) and the cut (4/4 over 4 B) tie,
+    # and the optimum equals both; the first, injection, names the bound
+    bound = lower_bound(topo, topo.chips, get_op("alltoall"), 0.0, 1)
+    assert bound.seconds_per_byte == pytest.approx(1 / (4 * B * 1e9), rel=1e-9, abs=0)
+    assert (bound.limited_by, bound.exact) == ("injection (c0)", True)
+    assert bound.peak_seconds_per_byte == found[0].seconds_per_byte
+    # without the optimum, the same value, not proven
+    cheap = lower_bound(topo, topo.chips, get_op("alltoall"), 0.0, 1, with_optimum=False)
+    assert (
+        cheap.seconds_per_byte == pytest.approx(bound.seconds_per_byte, rel=1e-9, abs=0) and not cheap.exact
+    )
+
+
+def test_the_latency_part_is_alpha_plus_the_hops_at_the_lowest_link_latency():
+    topo = complete_topology(4, bw_gbps=B)
+    for k, data in enumerate(topo.links.values()):
+        data["latency_ns"] = 20.0 if k == 3 else 50.0
+    bound = lower_bound(topo, topo.chips, get_op("allgather"), 1000.0, 3)
+    assert bound.latency_us == pytest.approx((1000.0 + 3 * 20.0) / 1e3, rel=1e-12, abs=0)
+    # below the crossover the latency binds, above it the bandwidth
+    crossover = bound.latency_us / (bound.seconds_per_byte * 1e6)
+    assert bound.limit_at(crossover / 2) == "latency" and bound.time_us(crossover / 2) == bound.latency_us
+    assert bound.limit_at(crossover * 2) == bound.limited_by
+    assert bound.time_us(crossover * 2) == pytest.approx(2 * bound.latency_us, rel=1e-12, abs=0)
+
+
+def test_a_failed_link_to_a_reducing_switch_keeps_in_network_bounds_on_the_rest():
+    damaged = load_topology("hgx-b200", overrides=["fail=link:0,r0.nvlink.sw0"])
+    found = candidates(damaged, damaged.chips, get_op("allreduce"))
+    assert found[0].label.startswith("injection with in-network reduction")
