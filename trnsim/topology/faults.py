@@ -338,7 +338,7 @@ def components(topology: Topology) -> list[Component]:
     bundles between devices (not the on-chip rank links); switch trays and planes exist where the
     fabric has switch planes; "lanes beyond spares" fails one lane more than a chip's spares.
     """
-    from trnsim.topology.builders import RANK_CLASS
+    from trnsim.topology.graph import RANK_CLASS
 
     nodes = topology.nodes
     physical = (
