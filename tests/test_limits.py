@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trnsim.spec.catalog import load_spec
-from trnsim.topology.builders import build, estimate
+from trnsim.topology.builders import build
+from trnsim.topology.size import estimate
 
 
 @pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)

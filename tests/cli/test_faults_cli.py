@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 
 def _json(cli, *args: str) -> dict:
     result = cli("faults", *args, "--op", "allreduce", "--format", "json")
@@ -47,3 +49,44 @@ def test_csv_is_one_table_of_one_shape(cli):
     # what CSV leaves out is in JSON, and stderr says so
     assert "side_by_side" in document and all(system["random"] for system in document["systems"])
     assert "random draws are in --format json" in result.err
+
+
+def test_faults_on_the_command_line(cli):
+    result = cli("faults", "nl64", "nl72x2", "--op", "allreduce", "--domains", "10", "--format", "json")
+    assert result.code == 0, result.err
+    systems = {s["system"]: s for s in json.loads(result.out)["systems"]}
+    nl64 = {row["kind"]: row for row in systems["trn2-nl64"]["classes"]}
+    assert nl64["chip"]["chips_lost_max"] == 64 and nl64["link z"]["chips_lost_max"] == 0
+    assert (
+        systems["trn2-nl64"]["reliability"]["availability"]
+        < systems["trn3-nl72x2-gen1"]["reliability"]["availability"]
+    )
+    assert systems["trn3-nl72x2-gen1"]["straggler"]["expected_slowdown"] >= 1.0
+    fit = cli("faults", "nl16", "--op", "allreduce", "--failure-rate", "chip=1e4", "--format", "json")
+    assert json.loads(fit.out)["rates_mttf_h"]["chip"] == pytest.approx(1e5)  # 10^9 h / 10^4 failures
+    for bad in (
+        ("--blast-radius", "x"),
+        ("--mttf", "chip"),
+        ("--mttf", "chip=-1"),
+        ("--kind", "nope"),
+        ("--failure-rate", "chip=0"),
+    ):
+        failed = cli("faults", "nl16", *bad)
+        assert failed.code == 2 and "Traceback" not in failed.err
+    assert cli("faults").code == 2
+    tiny = cli("faults", "nl16", "--sizes", "1")
+    assert tiny.code == 2 and "--sizes 1" in tiny.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--mttr", "nan"], "error: --mttr nan is not a finite number"),  # the option's range let nan through
+        (["--sizes", "-1G"], "error: --sizes: size '-1G' is negative"),
+        (["--sizes", ""], "error: --sizes needs at least one size"),  # was run silently at 1 GiB
+    ],
+)
+def test_bad_faults_options_are_named(cli, args, message):
+    result = cli("faults", "nl16", *args)
+    assert result.code == 2 and result.err.strip().splitlines()[0].startswith(message), result.err
+    assert len(result.err.strip().splitlines()) == 1

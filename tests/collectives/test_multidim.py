@@ -11,7 +11,7 @@ from trnsim.collectives.schedule import Context
 from trnsim.model.engine import evaluate, make_plan
 from trnsim.model.router import Router
 from trnsim.topology import load_topology
-from trnsim.topology.builders import RANK_CLASS
+from trnsim.topology.graph import RANK_CLASS
 
 SKUS = sorted(os.path.basename(f)[:-5] for f in glob.glob("topologies/*.yaml"))
 # multidim streams along lines of direct links; a twisted torus's short axes are not rings (their

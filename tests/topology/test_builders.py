@@ -1,140 +1,33 @@
-"""Builders: closed-form counts, isomorphisms, rank order and the size-1/size-2 corner cases."""
+"""Building a spec (trnsim.topology.builders): links at their effective rate, chips split into ranks."""
 
-import networkx as nx
 import pytest
-from conftest import topology
+from conftest import CATALOG
 
-from trnsim.spec.catalog import find_sku, read_document, validate_document
+from trnsim.spec.catalog import load_spec
+from trnsim.topology import load_topology
 from trnsim.topology.builders import build
-from trnsim.topology.metrics import chip_bandwidth_gbps
+from trnsim.topology.graph import RANK_CLASS
 
 
-def _torus(axes, **extra):
-    document = read_document(find_sku("nl16"))
-    document["torus"] = {"axes": axes, **extra}
-    return build(validate_document(document, find_sku("nl16")))
+@pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
+def test_every_link_runs_at_its_lanes_rate_times_its_class_efficiency(path):
+    spec = load_spec(topology=path).spec
+    for link in build(spec).links.values():
+        assert link["raw_bw_gbps"] == pytest.approx(link["active_lanes"] * spec.chip.lane_gbps, rel=1e-12)
+        assert link["efficiency"] == spec.efficiency.of(link["cls"])
+        assert link["bw_gbps"] == pytest.approx(link["raw_bw_gbps"] * link["efficiency"], rel=1e-12)
 
 
-def test_nl16_is_a_4x4_torus_and_a_4_cube():
-    topo = topology("trn2-nl16")
-    graph = topo.graph
-    assert topo.n_chips == 16 and graph.number_of_edges() == 32
-    assert {d for _, d in graph.degree()} == {4}
-    assert set(chip_bandwidth_gbps(topo, raw=True).values()) == {512.0}
-    assert nx.is_isomorphic(graph, nx.hypercube_graph(4))
-    assert nx.diameter(graph) == 4
-
-
-def test_nl16_tray_slot_labels_follow_the_hypercube_wiring():
-    graph = topology("trn2-nl16").graph
-    trays = {}
-    for node, data in graph.nodes(data=True):
-        trays.setdefault(data["tray"], []).append(node)
-        # every hypercube edge flips exactly one address bit
-    assert sorted(len(v) for v in trays.values()) == [2] * 8
-    for u, v, data in graph.edges(data=True):
-        flipped = graph.nodes[u]["hcube"] ^ graph.nodes[v]["hcube"]
-        assert flipped in (1, 2, 4, 8)
-        same_tray = graph.nodes[u]["tray"] == graph.nodes[v]["tray"]
-        assert same_tray == (flipped == 1) == (data["medium"] == "pcb")
-    # one PCB neighbour and three backplane neighbours per chip
-    for node in graph:
-        media = sorted(d["medium"] for _, _, d in graph.edges(node, data=True))
-        assert media == ["backplane", "backplane", "backplane", "pcb"]
-
-
-def test_nl64_counts_bandwidths_and_rank_order():
-    topo = topology("trn2-nl64")
-    graph = topo.graph
-    assert topo.n_chips == 64 and graph.number_of_edges() == 192
-    assert set(chip_bandwidth_gbps(topo, raw=True).values()) == {640.0}
-    z_links = [d for _, _, d in graph.edges(data=True) if d["cls"] == "z"]
-    assert len(z_links) == 64 and {d["raw_bw_gbps"] for d in z_links} == {64.0}
-    assert nx.diameter(graph) == 6
-    # rank order: row-major, last axis fastest; the server axis (z) is first, so servers are rank blocks
-    for rank, name in enumerate(topo.chips):
-        data = graph.nodes[name]
-        assert data["rank"] == rank
-        assert rank == data["coord"][0] * 16 + data["coord"][1] * 4 + data["coord"][2]
-        assert data["server"] == rank // 16
-    assert nx.is_isomorphic(graph, nx.hypercube_graph(6))
-
-
-def test_nl256_concept_has_256_chips():
-    topo = topology("trn2-nl256-concept")
-    assert topo.n_chips == 256 and topo.graph.number_of_edges() == 768
-
-
-def test_size_two_ring_keeps_both_links_and_size_one_has_none():
-    topo = _torus(
-        [
-            {"name": "a", "size": 2, "lanes": 8},
-            {"name": "b", "size": 1, "lanes": 8},
-            {"name": "c", "size": 3, "lanes": 4},
-        ]
-    )
-    graph = topo.graph
-    assert topo.n_chips == 6
-    a_links = [d for _, _, d in graph.edges(data=True) if d["cls"] == "a"]
-    assert len(a_links) == 3 and all(d["parallel"] == 2 and d["lanes"] == 16 for d in a_links)
-    assert not [d for _, _, d in graph.edges(data=True) if d["cls"] == "b"]
-    assert set(chip_bandwidth_gbps(topo, raw=True).values()) == {2 * 8 * 4 + 2 * 4 * 4}
-
-
-def test_unwrapped_axis_is_a_line():
-    topo = _torus([{"name": "a", "size": 4, "lanes": 8, "wrap": False}])
-    assert nx.is_isomorphic(topo.graph, nx.path_graph(4))
-
-
-def test_general_torus_matches_a_product_of_cycles():
-    topo = _torus([{"name": "a", "size": 3, "lanes": 8}, {"name": "b", "size": 5, "lanes": 8}])
-    assert nx.is_isomorphic(topo.graph, nx.cartesian_product(nx.cycle_graph(3), nx.cycle_graph(5)))
-
-
-@pytest.mark.parametrize(
-    ("sku", "chips", "switches"),
-    [
-        ("trn3-nl32x2-gen1", 64, 32),
-        ("trn3-nl32x2-gen2", 64, 16),
-        ("trn3-nl32x2-gen3", 64, 16),
-        ("trn3-nl72x2-gen1", 144, 368),
-        ("trn3-nl72x2-gen2", 144, 328),
-        ("trn3-nl72x2-gen3", 144, 308),
-        ("trn3-nl72x2-pex90144", 144, 368),
-        ("trn3-ultraserver-gen1", 64, 6),
-        ("trn3-ultraserver-gen2", 144, 38),
-    ],
-)
-def test_switched_fabric_counts(sku, chips, switches):
-    topo = topology(sku)
-    assert topo.n_chips == chips and len(topo.switches) == switches
-
-
-@pytest.mark.parametrize(
-    "sku", ["trn3-nl32x2-gen1", "trn3-nl72x2-gen1", "trn3-nl72x2-gen2", "trn3-nl72x2-gen3"]
-)
-def test_trainium3_chips_have_1152_gbps_from_144_active_lanes(sku):
-    topo = topology(sku)
-    assert set(chip_bandwidth_gbps(topo, raw=True).values()) == {1152.0}
-    for chip in topo.chips:
-        active = sum(d["active_lanes"] for _, _, d in topo.graph.edges(chip, data=True))
-        assert active == pytest.approx(144)
-
-
-def test_switched_rank_order_is_rack_node_slot():
-    topo = topology("trn3-nl72x2-gen1")
-    for rank, name in enumerate(topo.chips):
-        data = topo.graph.nodes[name]
-        assert rank == (data["rack"] * 18 + data["node"]) * 4 + data["slot_index"]
-
-
-def test_gen1_planes_reach_one_slot_per_tray():
-    topo = topology("trn3-nl72x2-gen1")
-    graph = topo.graph
-    for switch in topo.switches:
-        data = graph.nodes[switch]
-        chips = list(graph.adj[switch])
-        if data["role"] == "plane":
-            assert len(chips) == 18 and {graph.nodes[c]["slot"] for c in chips} == {data["plane"]}
-        else:
-            assert len(chips) == 4 and len({graph.nodes[c]["node"] for c in chips}) == 1
+def test_a_chip_of_four_ranks_becomes_the_device_its_consecutive_ranks_pass_through():
+    edits = ["chip.ranks=4", "chip.rank_gbps=100", "efficiency.classes={core: 0.5}"]
+    plain, ranks = load_topology("trn2-nl16"), load_topology("trn2-nl16", overrides=edits)
+    assert ranks.n_ranks == 4 * plain.n_ranks and ranks.n_chips == plain.n_chips
+    for k, chip in enumerate(plain.chips):
+        assert ranks.nodes[chip]["kind"] == "switch" and ranks.nodes[chip]["role"] == "chip"
+        mine = ranks.chips[4 * k : 4 * k + 4]  # a chip's ranks are consecutive
+        assert [ranks.nodes[rank]["chip"] for rank in mine] == [chip] * 4
+        for rank in mine:
+            link = ranks.link(rank, chip)
+            assert link["cls"] == RANK_CLASS and link["bw_gbps"] == pytest.approx(100 * 0.5)
+    fabric = {ends: data["bw_gbps"] for ends, data in ranks.links.items() if data["cls"] != RANK_CLASS}
+    assert fabric == {ends: data["bw_gbps"] for ends, data in plain.links.items()}

@@ -89,8 +89,10 @@ def calibrate(
     """
     from trnsim.errors import UsageError
     from trnsim.studies.calibration.files import calibration_document, write_calibration
-    from trnsim.studies.calibration.fit import determined, fit, parse_fit_sizes
+    from trnsim.studies.calibration.fit import fit
     from trnsim.studies.calibration.readers import read_measurement
+    from trnsim.studies.calibration.regimes import parse_fit_sizes
+    from trnsim.studies.calibration.solve import determined
 
     if (sku is None) == (topology is None):
         raise UsageError("name the system the run measured: --sku NAME or --topology FILE")

@@ -85,7 +85,7 @@ def faults(
         typer.Option(
             "--mttr", help="Hours a failed part stays out of service (an assumption: 24).", min=0.01, max=1e6
         ),
-    ] = 24.0,  # trnsim.studies.reliability.MTTR_H
+    ] = 24.0,  # trnsim.studies.faults.rates.MTTR_H
     domains: Annotated[
         int | None,
         typer.Option(
@@ -122,16 +122,9 @@ def faults(
         trnsim faults nl16 nl32x2 --op allreduce --domains 100
         trnsim faults nl16 --blast-radius chip --failure-rate chip=1e4 --format csv
     """
+    from trnsim.cli.options import resolve_sizes
     from trnsim.collectives.ops import get_op
-    from trnsim.studies.reliability import (
-        RATES,
-        check_random,
-        loss_summary,
-        random_failures,
-        reliability,
-        single_failures,
-        straggler,
-    )
+    from trnsim.studies.faults import StudyOptions, loader, run_study
     from trnsim.studies.variants import Variant
     from trnsim.units import check_finite
 
@@ -145,11 +138,49 @@ def faults(
     if not variants:
         raise UsageError("name a system: trnsim faults SKU [SKU...], --sku SKU or --topology FILE")
     ops = [get_op(name).name for name in (op or ["allreduce", "alltoall"])]
-    from trnsim.cli.options import resolve_sizes
-
     sweep = (minbytes, maxbytes, stepfactor) != (None, None, None)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, "1G" if sizes is None and not sweep else sizes)
-    rates = {name: value for name, (value, _) in RATES.items()}
+    options = StudyOptions(
+        ops, size_list, _rates(mttf, fit), mttr_h, policy, kind, exhaustive, domains, random, samples, seed
+    )
+    studies = []
+    for variant in variants:
+        healthy = variant.load()
+        try:
+            study = run_study(loader(variant), healthy, options)
+        except UsageError as exc:
+            if "every size is below" not in str(exc):
+                raise
+            flags = zip(("-b", "-e", "-f"), (minbytes, maxbytes, stepfactor), strict=True)
+            given = " ".join(f"{flag} {value:g}" if isinstance(value, float) else f"{flag} {value}"
+                             for flag, value in flags if value is not None)  # fmt: skip
+            raise UsageError(f"{given if sweep else '--sizes ' + (sizes or '1G')}: {exc}") from None
+        note_calibration_target(calibration, [healthy.name])
+        label = healthy.name + (f" [{', '.join(variant.overrides)}]" if variant.overrides else "")
+        studies.append((label, healthy, study))
+    tables = [
+        table for label, healthy, study in studies for table in _system_tables(label, healthy, study, options)
+    ]
+    summary = [{"system": label, **study.summary} for label, _, study in studies]
+    tables.append(_side_by_side(summary, studies[-1][2].key, domains))
+    payload = {"systems": [_system_payload(label, study) for label, _, study in studies]}
+    payload.update(
+        rates_mttf_h=options.rates, mttr_h=mttr_h, ops=ops, sizes=size_list, seed=seed if random else None
+    )
+    payload["side_by_side"] = summary
+    if fmt == Format.csv:
+        every_class = [{"system": label, **row} for label, _, study in studies for row in study.classes]
+        tables = [_one_csv_table(tables[0], every_class, random is not None)]
+    emit(payload, tables, fmt)
+
+
+def _rates(mttf: list[str] | None, fit: list[str] | None) -> dict[str, float]:
+    """The mean time to failure (hours) of each rate class: the defaults, with ``--mttf CLASS=HOURS``
+    and ``--failure-rate CLASS=FIT`` (1e9 / FIT hours) read over them."""
+    from trnsim.studies.faults import RATES, default_rates
+    from trnsim.units import check_finite
+
+    rates = default_rates()
     given = [("--mttf", item) for item in mttf or []] + [("--failure-rate", item) for item in fit or []]
     seen: set[str] = set()
     for option, item in given:
@@ -171,188 +202,98 @@ def faults(
             f"{option} {name}", number, minimum=1e-6 if option == "--failure-rate" else 1.0, maximum=1e15
         )
         rates[name] = number if option == "--mttf" else 1e9 / number
-    tables, payload, summary, every_class = [], {"systems": []}, [], []
-    for variant in variants:
-        healthy = variant.load()
+    return rates
 
-        def load(failures, keep_largest=False, variant=variant):
-            from trnsim.topology import load_topology
 
-            extra = [f"fail={text}" for text in failures]
-            return load_topology(variant.sku, variant.file, variant.edits() + extra, keep_largest)
+def _percent(value: float) -> str:
+    return f"{100 * value:.1f}"
 
-        if random is not None:  # refused before the sweep, not after it
-            check_random(healthy, ops, random, samples)
-        try:
-            report = single_failures(load, healthy, ops, size_list, policy, kind, exhaustive)
-        except UsageError as exc:
-            if "every size is below" not in str(exc):
-                raise
-            flags = zip(("-b", "-e", "-f"), (minbytes, maxbytes, stepfactor), strict=True)
-            given = " ".join(f"{flag} {value:g}" if isinstance(value, float) else f"{flag} {value}"
-                             for flag, value in flags if value is not None)  # fmt: skip
-            raise UsageError(f"{given if sweep else '--sizes ' + (sizes or '1G')}: {exc}") from None
-        note_calibration_target(calibration, [healthy.name])
-        keys = sorted(report.healthy, key=lambda key: (ops.index(key[0]), key[1]))
-        rows = []
-        for key in keys:
-            for row in loss_summary(report, key):
-                rows.append({"op": key[0], "bytes": key[1], **row})
-        label = healthy.name + (f" [{', '.join(variant.overrides)}]" if variant.overrides else "")
-        unit = "ranks" if healthy.spec.chip.ranks > 1 else "chips"  # a chip's ranks are lost with it
-        per_chip = healthy.spec.chip.ranks
-        every_class += [{"system": label, **row} for row in rows]
-        tables.append(
-            Table(
-                f"{label}: every single failure ({sum(c.count for c in report.classes)} parts, "
-                f"{report.evaluated} distinct evaluated); blast radius {report.policy}; loss of busbw "
-                + (
-                    "against the healthy system"
-                    if not healthy.faults
-                    else f"against the system with {', '.join(healthy.faults)} already failed"
-                ),
-                [
-                    Column("kind", "part", align="left"),
-                    Column("parts", "parts"),
-                    Column("distinct", "distinct"),
-                    Column("chips_lost_max", f"{unit} lost"),
-                    Column("op", "op", align="left"),
-                    Column("bytes", "size (B)", drop_priority=3),
-                    Column("busbw_before_gbps", "busbw before", "{:.1f}", drop_priority=2),
-                    Column("worst_loss", "worst %", lambda v: f"{100 * v:.1f}"),
-                    Column("median_loss", "median %", lambda v: f"{100 * v:.1f}", drop_priority=4),
-                    Column("mean_loss", "mean %", lambda v: f"{100 * v:.1f}"),
-                    Column("worst_part", "worst part", align="left", drop_priority=1),
-                ],
-                rows,
-                [
-                    f"# {unit} lost: by the worst part of the class under the blast-radius policy; a failure "
-                    f"that loses {unit} is measured on the survivors as one group; a negative loss is a run "
-                    "faster than before (the survivors' schedule or the routing's collisions changed)"
-                ],
-            )
-        )
-        if random is not None:
-            draws = random_failures(load, healthy, ops, size_list, random, samples, seed, rates, policy, kind)
-            mc_rows = []
-            for key in keys:
-                before = report.healthy[key]
-                losses = sorted(1 - d.busbw_gbps[key] / before if before else 0.0 for d in draws)
-                worst = max(draws, key=lambda d: 1 - d.busbw_gbps[key] / before if before else 0.0)
-                mc_rows.append(
-                    {
-                        "op": key[0],
-                        "bytes": key[1],
-                        "samples": len(draws),
-                        "mean_loss": sum(losses) / len(losses),
-                        "median_loss": losses[len(losses) // 2],
-                        "worst_loss": losses[-1],
-                        "chips_lost_mean": sum(len(d.lost) for d in draws) / len(draws),
-                        "p_chips_lost": sum(1 for d in draws if d.lost) / len(draws),
-                        "worst_draw": worst.note,
-                    }
-                )
-            tables.append(
-                Table(
-                    f"{label}: {random} parts failed at once, {samples} draws by failure rate (seed {seed})",
-                    [
-                        Column("op", "op", align="left"),
-                        Column("bytes", "size (B)"),
-                        Column("samples", "draws"),
-                        Column("mean_loss", "mean %", lambda v: f"{100 * v:.1f}"),
-                        Column("median_loss", "median %", lambda v: f"{100 * v:.1f}"),
-                        Column("worst_loss", "worst %", lambda v: f"{100 * v:.1f}"),
-                        Column("chips_lost_mean", "chips lost (mean)", "{:.2f}"),
-                        Column("p_chips_lost", "P(chips lost)", lambda v: f"{100 * v:.0f}%"),
-                        Column("worst_draw", "worst draw", align="left", drop_priority=1),
-                    ],
-                    mc_rows,
-                )
-            )
-        else:
-            mc_rows = None
-        rel = reliability(report, rates, mttr_h)
-        rel_rows = [
-            {**row, "failures_per_year": row["failures_per_year"], "chips_out": row["chips_out"] / per_chip}
-            for row in rel.by_class
-        ]
-        tables.append(
-            Table(
-                f"{label}: failure rates (MTTR {mttr_h:g} h)",
-                [
-                    Column("kind", "part", align="left"),
-                    Column("rate_class", "rate class", align="left"),
-                    Column("parts", "parts"),
-                    Column("mttf_h", "MTTF (h)", "{:,.0f}"),
-                    Column("failures_per_year", "failures/yr", "{:.3f}"),
-                    Column("chips_out", "chips out (mean)", "{:.4f}"),
-                ],
-                rel_rows,
-                [
-                    f"# {rel.failures_per_year:.2f} failures a year; {rel.chips_out / per_chip:.3f} of "
-                    f"{report.chips} chips out of service on average: availability "
-                    f"{100 * rel.availability:.3f}% of the capacity"
-                    + (f" (counting only the parts swept: {', '.join(kind)})" if kind else "")
-                ],
-            )
-        )
-        key = (ops[0], max(size for name, size in keys if name == ops[0]))  # the first op's largest size
-        stragglers = straggler(report, rates, mttr_h, key, domains) if domains else None
-        physical = {c.kind for c in report.classes if c.outcomes[0].component.rate is not None}
-        worst = max(  # the worst single part that fails by itself and loses no chip
-            (
-                r
-                for r in rows
-                if (r["op"], r["bytes"]) == key and r["chips_lost_max"] == 0 and r["kind"] in physical
-            ),
-            key=lambda r: r["worst_loss"],
-            default=None,
-        )
-        summary.append(
-            {
-                "system": label,
-                "chips": report.chips,
-                "policy": report.policy,
-                "failures_per_year": rel.failures_per_year,
-                "chips_out": rel.chips_out / per_chip,
-                "availability": rel.availability,
-                "worst_loss": worst["worst_loss"] if worst else 0.0,
-                "worst_part": worst["worst_part"] if worst else "-",
-                **(
-                    {
-                        "domains": domains,
-                        "p_some_down": stragglers["p_some_down"],
-                        "expected_slowdown": stragglers["expected_slowdown"],
-                    }
-                    if stragglers
-                    else {}
-                ),
-            }
-        )
-        payload["systems"].append(
-            {
-                "system": label,
-                "chips": report.chips,
-                "ranks": report.ranks,
-                "policy": report.policy,
-                "evaluated": report.evaluated,
-                "healthy_busbw_gbps": [
-                    {"op": k[0], "bytes": k[1], "busbw_gbps": v} for k, v in report.healthy.items()
-                ],
-                "classes": rows,
-                "reliability": {
-                    "failures_per_year": rel.failures_per_year,
-                    "chips_out": rel.chips_out / per_chip,
-                    "availability": rel.availability,
-                    "p_degraded": rel.p_degraded,
-                    "p_down": rel.p_down,
-                    "by_class": rel_rows,
-                },
-                "straggler": stragglers,
-                "random": mc_rows,
-            }
-        )
-    payload.update(rates_mttf_h=rates, mttr_h=mttr_h, ops=ops, sizes=size_list, seed=seed if random else None)
+
+def _system_tables(label: str, healthy, study, options) -> list[Table]:
+    """One system's tables: the loss per class of parts, the random draws (when asked for), the
+    failure rates."""
+    tables = [_class_table(label, healthy, study)]
+    if study.draws is not None:
+        tables.append(_draws_table(label, study, options))
+    tables.append(_rates_table(label, study, options))
+    return tables
+
+
+def _class_table(label: str, healthy, study) -> Table:
+    report = study.report
+    unit = "ranks" if healthy.spec.chip.ranks > 1 else "chips"  # a chip's ranks are lost with it
+    against = (
+        "against the healthy system"
+        if not healthy.faults
+        else f"against the system with {', '.join(healthy.faults)} already failed"
+    )
+    return Table(
+        f"{label}: every single failure ({sum(c.count for c in report.classes)} parts, "
+        f"{report.evaluated} distinct evaluated); blast radius {report.policy}; loss of busbw " + against,
+        [
+            Column("kind", "part", align="left"),
+            Column("parts", "parts"),
+            Column("distinct", "distinct"),
+            Column("chips_lost_max", f"{unit} lost"),
+            Column("op", "op", align="left"),
+            Column("bytes", "size (B)", drop_priority=3),
+            Column("busbw_before_gbps", "busbw before", "{:.1f}", drop_priority=2),
+            Column("worst_loss", "worst %", _percent),
+            Column("median_loss", "median %", _percent, drop_priority=4),
+            Column("mean_loss", "mean %", _percent),
+            Column("worst_part", "worst part", align="left", drop_priority=1),
+        ],
+        study.classes,
+        [
+            f"# {unit} lost: by the worst part of the class under the blast-radius policy; a failure "
+            f"that loses {unit} is measured on the survivors as one group; a negative loss is a run "
+            "faster than before (the survivors' schedule or the routing's collisions changed)"
+        ],
+    )
+
+
+def _draws_table(label: str, study, options) -> Table:
+    return Table(
+        f"{label}: {options.random} parts failed at once, {options.samples} draws by failure rate "
+        f"(seed {options.seed})",
+        [
+            Column("op", "op", align="left"),
+            Column("bytes", "size (B)"),
+            Column("samples", "draws"),
+            Column("mean_loss", "mean %", _percent),
+            Column("median_loss", "median %", _percent),
+            Column("worst_loss", "worst %", _percent),
+            Column("chips_lost_mean", "chips lost (mean)", "{:.2f}"),
+            Column("p_chips_lost", "P(chips lost)", lambda v: f"{100 * v:.0f}%"),
+            Column("worst_draw", "worst draw", align="left", drop_priority=1),
+        ],
+        study.draws,
+    )
+
+
+def _rates_table(label: str, study, options) -> Table:
+    rel, per_chip = study.reliability, study.report.ranks_per_chip
+    return Table(
+        f"{label}: failure rates (MTTR {options.mttr_h:g} h)",
+        [
+            Column("kind", "part", align="left"),
+            Column("rate_class", "rate class", align="left"),
+            Column("parts", "parts"),
+            Column("mttf_h", "MTTF (h)", "{:,.0f}"),
+            Column("failures_per_year", "failures/yr", "{:.3f}"),
+            Column("chips_out", "chips out (mean)", "{:.4f}"),
+        ],
+        study.rates_by_class,
+        [
+            f"# {rel.failures_per_year:.2f} failures a year; {rel.chips_out / per_chip:.3f} of "
+            f"{study.report.chips} chips out of service on average: availability "
+            f"{100 * rel.availability:.3f}% of the capacity"
+            + (f" (counting only the parts swept: {', '.join(options.kinds)})" if options.kinds else "")
+        ],
+    )
+
+
+def _side_by_side(summary: list[dict], key: tuple[str, int], domains: int | None) -> Table:
     columns = [
         # at 80 columns: short headers, then the worst part, chips out, failures a year, blast radius
         # and chips leave (highest drop_priority first)
@@ -365,7 +306,7 @@ def faults(
         Column(
             "worst_loss",
             f"worst loss % losing no chip ({key[0]}, {key[1]} B)",
-            lambda v: f"{100 * v:.1f}",
+            _percent,
             short="worst loss %",
         ),
         Column("worst_part", "worst part", align="left", drop_priority=6),
@@ -385,11 +326,33 @@ def faults(
             f"# a job over {domains} domains runs at its slowest: a failure that loses chips needs a spare "
             "domain (P(spare)); one that loses none slows its domain"
         )
-    tables.append(Table("side by side", columns, summary, footer))
-    payload["side_by_side"] = summary
-    if fmt == Format.csv:
-        tables = [_one_csv_table(tables[0], every_class, random is not None)]
-    emit(payload, tables, fmt)
+    return Table("side by side", columns, summary, footer)
+
+
+def _system_payload(label: str, study) -> dict:
+    """One system in ``--format json``."""
+    report, rel = study.report, study.reliability
+    return {
+        "system": label,
+        "chips": report.chips,
+        "ranks": report.ranks,
+        "policy": report.policy,
+        "evaluated": report.evaluated,
+        "healthy_busbw_gbps": [
+            {"op": k[0], "bytes": k[1], "busbw_gbps": v} for k, v in report.healthy.items()
+        ],
+        "classes": study.classes,
+        "reliability": {
+            "failures_per_year": rel.failures_per_year,
+            "chips_out": rel.chips_out / report.ranks_per_chip,
+            "availability": rel.availability,
+            "p_degraded": rel.p_degraded,
+            "p_down": rel.p_down,
+            "by_class": study.rates_by_class,
+        },
+        "straggler": study.straggler,
+        "random": study.draws,
+    }
 
 
 def _one_csv_table(per_class: Table, rows: list[dict], drawn: bool) -> Table:

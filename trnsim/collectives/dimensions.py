@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from trnsim.collectives.schedule import Context, NotApplicable
-from trnsim.topology.builders import RANK_CLASS
+from trnsim.topology.graph import RANK_CLASS
 
 
 @dataclass

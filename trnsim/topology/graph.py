@@ -18,6 +18,56 @@ from trnsim.errors import UsageError
 from trnsim.spec.overrides import edits_text
 from trnsim.spec.schema import Spec
 
+# The link class of the on-chip link between a rank and its chip (where a chip hosts several ranks,
+# see trnsim.topology.builders.expand_ranks). Part of the data model, not of a builder: routing,
+# collectives and faults all tell these links apart from the fabric's.
+RANK_CLASS = "core"
+
+
+def add_link(
+    links: dict,
+    u: str,
+    v: str,
+    *,
+    cls: str,
+    lanes: int,
+    active_lanes: float,
+    lane_gbps: float,
+    latency_ns: float,
+    medium: str,
+) -> None:
+    """Add one link to the bundle between ``u`` and ``v`` (bundles add up lanes and bandwidth).
+
+    Parameters
+    ----------
+    links : dict
+        The bundles being built, by their two ends (either order finds an existing bundle).
+    u, v : str
+        The two devices.
+    cls, medium : str
+        The link's class and medium (the bundle keeps its first link's).
+    lanes, active_lanes : float
+        Wired and active lanes; ``active_lanes x lane_gbps`` is the link's raw rate.
+    lane_gbps, latency_ns : float
+        Per-lane rate (GB/s per direction) and the link's latency.
+    """
+    data = links.get((u, v)) or links.get((v, u))
+    if data is not None:
+        data["lanes"] += lanes
+        data["active_lanes"] += active_lanes
+        data["bw_gbps"] += active_lanes * lane_gbps
+        data["parallel"] += 1
+        return
+    links[(u, v)] = {
+        "cls": cls,
+        "lanes": lanes,
+        "active_lanes": active_lanes,
+        "bw_gbps": active_lanes * lane_gbps,
+        "latency_ns": latency_ns,
+        "medium": medium,
+        "parallel": 1,
+    }
+
 
 @dataclass
 class Topology:

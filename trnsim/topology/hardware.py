@@ -1,13 +1,11 @@
 """Refuse impossible hardware: more lanes than a chip has, more ports or lanes than a switch has."""
 
 from trnsim.errors import ConfigError, HardwareError
-from trnsim.topology.graph import Topology
+from trnsim.topology.graph import RANK_CLASS, Topology
 
 
 def check_efficiency(topology: Topology) -> None:
     """Per-class efficiencies must name link classes the system has (a typo would apply to nothing)."""
-    from trnsim.topology.builders import RANK_CLASS
-
     present = {data["cls"] for data in topology.links.values()} | {RANK_CLASS}
     for name in topology.spec.efficiency.classes:
         if name not in present:

@@ -29,9 +29,10 @@ def load_topology(
         When failures split the chips, keep the largest part instead of refusing.
     """
     from trnsim.spec.catalog import load_spec
-    from trnsim.topology.builders import build, check_size, expand_ranks
+    from trnsim.topology.builders import build, expand_ranks
     from trnsim.topology.faults import apply_faults, ranks_to_chips
     from trnsim.topology.hardware import check_connected, check_efficiency, check_hardware
+    from trnsim.topology.size import check_size
 
     edits = [text for text in overrides if not _is_fault(text)]
     faults = [text.split("=", 1)[1] for text in overrides if _is_fault(text)]

@@ -37,7 +37,7 @@ def trays(spec: Spec) -> dict:
         chips = 1
         for axis in spec.torus.axes:
             chips *= axis.size
-        # the plane's 4-cube pairs chips by bit 0 of its address: trays of two chips (builders.torus)
+        # the plane's 4-cube pairs chips by bit 0 of its address: trays of two chips (trnsim.topology.torus)
         node = {"label": "tray", "count": chips // 2, "per_rack": None, "chips": 2, "switches": 0}
         return {"node": {**node, "ranks": 2 * spec.chip.ranks}}
     layout = spec.switched

@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from trnsim.errors import ConfigError, UsageError
+from trnsim.errors import ConfigError
 from trnsim.model.engine import evaluate
 from trnsim.studies.calibration.files import calibration_edits, write_calibration
-from trnsim.studies.calibration.fit import fit, parse_fit_sizes
+from trnsim.studies.calibration.fit import fit
 from trnsim.studies.calibration.readers import parse_measurement, read_measurement
+from trnsim.studies.calibration.regimes import parse_fit_sizes
 from trnsim.topology.groups import select_group
 from trnsim.topology.load import load_topology
 
@@ -70,20 +71,6 @@ def test_a_fit_over_a_size_range_ignores_the_rows_outside_it():
     assert ranged.rms_error < 0.01 and any("not fitted" in note for note in ranged.notes)
     whole = fit(measured, "trn2-nl16", None, [], None, ["step_ns", "efficiency"])
     assert abs({p.name: p.value for p in whole.parameters}["step_ns"] / 4000 - 1) > 0.1
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [("64M:", (64 << 20, None)), (":1G", (None, 1 << 30)), ("1K:2K", (1024, 2048)), (None, (None, None))],
-)
-def test_fit_sizes_parse(text, expected):
-    assert parse_fit_sizes(text) == expected
-
-
-@pytest.mark.parametrize(("text", "words"), [("64M", "MIN:MAX"), ("2G:1G", "above"), ("x:", "not a size")])
-def test_fit_sizes_refuse_bad_ranges(text, words):
-    with pytest.raises(UsageError, match=words):
-        parse_fit_sizes(text)
 
 
 def test_calibrate_refuses_a_size_range_with_no_rows(cli):
