@@ -10,7 +10,7 @@ from conftest import topology
 from trnsim.collectives.ops import OPS
 from trnsim.model import optimum as O
 from trnsim.model.bounds import lower_bound, natural_bounds
-from trnsim.routing.shortest import graph_arrays
+from trnsim.topology.arrays import graph_arrays
 from trnsim.topology.groups import select_group
 
 SEEDS = range(40)

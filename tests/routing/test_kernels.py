@@ -7,7 +7,8 @@ from trnsim.model import router as routing_module
 from trnsim.model.engine import evaluate
 from trnsim.routing import kernels
 from trnsim.routing.ecmp import ecmp_loads, pair_loads
-from trnsim.routing.shortest import bfs, graph_arrays, path_latency_ns, transit_mask
+from trnsim.routing.shortest import bfs, path_latency_ns, transit_mask
+from trnsim.topology.arrays import graph_arrays
 from trnsim.topology.load import load_topology
 
 SYSTEMS = [

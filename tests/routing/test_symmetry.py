@@ -85,8 +85,8 @@ def _keys(arrays, members):
     ("trn3-nl72x2-gen1", ["fail=link:r0.n0.A,r0.A.sw0"], None),  # a failure breaks some symmetry
 ])  # fmt: skip
 def test_name_automorphisms_are_true_automorphisms(sku, fails, chip_orbits):
-    from trnsim.routing.shortest import graph_arrays
     from trnsim.routing.symmetry import name_automorphisms, orbits
+    from trnsim.topology.arrays import graph_arrays
     from trnsim.topology.load import load_topology
 
     topo = load_topology(sku, overrides=fails)

@@ -257,7 +257,7 @@ def _merge_once(net: Network) -> tuple[Network, np.ndarray]:
 
 def network(topology: Topology, group: list[str]) -> Network:
     """The topology as a :class:`Network` with ``group`` as members."""
-    from trnsim.routing.shortest import graph_arrays
+    from trnsim.topology.arrays import graph_arrays
 
     arrays = graph_arrays(topology)
     keys = {}
@@ -759,7 +759,7 @@ def alltoall_dual(net: Network, classes: np.ndarray, symmetry: "Translations | N
 
 def _cut_label(topology: Topology, group: list[str], net: Network, side: np.ndarray) -> str:
     """Name a cut by its member split: a natural cut of the topology if one matches."""
-    from trnsim.routing.shortest import graph_arrays
+    from trnsim.topology.arrays import graph_arrays
 
     nodes = graph_arrays(topology).nodes
     inside = {nodes[i] for i in net.members[side[net.members]]}
@@ -773,7 +773,7 @@ def _cut_label(topology: Topology, group: list[str], net: Network, side: np.ndar
 
 
 def _natural_masks(topology: Topology, net: Network) -> list[np.ndarray]:
-    from trnsim.routing.shortest import graph_arrays
+    from trnsim.topology.arrays import graph_arrays
 
     index = graph_arrays(topology).index
     masks = []
@@ -827,8 +827,8 @@ def _member_orbit_reps(topology: Topology, net: Network) -> np.ndarray | None:
     """One member per orbit of the automorphisms that node names suggest and the network's
     capacities and membership confirm (:func:`trnsim.routing.symmetry.name_automorphisms`), or None
     when none is found. The min-ratio cut needs only one target per orbit."""
-    from trnsim.routing.shortest import graph_arrays
     from trnsim.routing.symmetry import name_automorphisms, orbits
+    from trnsim.topology.arrays import graph_arrays
 
     member = np.zeros(net.n, dtype=np.int64)
     member[net.members] = 1
@@ -859,8 +859,8 @@ def translations(topology: Topology, group: list[str]) -> Translations | None:
     translation (edge orbits: axis and direction). Skipped (None) on fabrics without translations,
     when only the identity fixes the group, or past ``STABILISER_WORK``.
     """
-    from trnsim.routing.shortest import graph_arrays
     from trnsim.routing.symmetry import torus_symmetry
+    from trnsim.topology.arrays import graph_arrays
 
     symmetry = torus_symmetry(topology)
     if symmetry is None:

@@ -37,9 +37,10 @@ from trnsim.routing.kernels import bfs_all as compiled_bfs
 from trnsim.routing.kernels import ecmp_demand_loads as compiled_loads
 from trnsim.routing.kernels import flow_loads as compiled_flow_loads
 from trnsim.routing.policy import Routing, routing_of
-from trnsim.routing.shortest import BFS, GraphArrays, bfs, graph_arrays, path_latency_ns, transit_mask
+from trnsim.routing.shortest import BFS, bfs, path_latency_ns, transit_mask
 from trnsim.routing.single import route_single
 from trnsim.routing.symmetry import edge_image, torus_symmetry
+from trnsim.topology.arrays import GraphArrays, graph_arrays
 from trnsim.topology.builders import RANK_CLASS
 from trnsim.topology.graph import Topology
 

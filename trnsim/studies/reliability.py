@@ -147,7 +147,7 @@ class _Refiner:
     """Colour refinement of a system with one part marked as failed (see the module docstring)."""
 
     def __init__(self, topology: Topology):
-        from trnsim.routing.shortest import graph_arrays
+        from trnsim.topology.arrays import graph_arrays
 
         self.arrays = arrays = graph_arrays(topology)
         kinds: dict = {}
