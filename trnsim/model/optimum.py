@@ -786,8 +786,8 @@ def _natural_masks(topology: Topology, net: Network) -> list[np.ndarray]:
 
 def _gather(topology: Topology, group: list[str], reverse: bool) -> tuple[float, str, bool]:
     """All-gather's optimum (``reverse``: on the reversed graph, reduce-scatter's): (seconds per
-    byte, label, exact), cached on the topology per group and direction."""
-    cache = topology.__dict__.setdefault("_optimum_gather", {})
+    byte, label, exact), kept in the topology's cache per group and direction."""
+    cache = topology.cache.optimum_gather
     key = (tuple(group), reverse)
     if key in cache:
         return cache[key]
@@ -928,9 +928,9 @@ def injection(topology: Topology, group: list[str], op_name: str) -> tuple[float
 def optimum(topology: Topology, group: list[str], op_name: str) -> Optimum:
     """The exact (or, where flagged, a valid) bandwidth lower bound of ``op_name`` on ``group``.
 
-    Cached on the topology per group and op.
+    Kept in the topology's cache per group and op.
     """
-    cache = topology.__dict__.setdefault("_optimum", {})
+    cache = topology.cache.optimum
     key = (tuple(group), op_name)
     if key not in cache:
         found = _optimum(topology, list(group), op_name)

@@ -75,10 +75,13 @@ class GraphArrays:
 
 
 def graph_arrays(topology: Topology) -> GraphArrays:
-    """Arrays for a topology (cached on the topology object)."""
-    cached = topology.__dict__.get("_arrays")
-    if cached is not None:
-        return cached
+    """Arrays for a topology (kept in its :attr:`~trnsim.topology.graph.Topology.cache`)."""
+    if topology.cache.arrays is None:
+        topology.cache.arrays = _arrays(topology)
+    return topology.cache.arrays
+
+
+def _arrays(topology: Topology) -> GraphArrays:
     nodes = list(topology.chips) + topology.switches
     index = {name: i for i, name in enumerate(nodes)}
     ends = list(topology.links)
@@ -100,5 +103,4 @@ def graph_arrays(topology: Topology) -> GraphArrays:
         edge_cls=[d["cls"] for d in data],
         edge_ends=ends,
     )
-    topology.__dict__["_arrays"] = arrays
     return arrays
