@@ -36,7 +36,7 @@ from trnsim.routing.kernels import COMPILED_FROM
 from trnsim.routing.kernels import bfs_all as compiled_bfs
 from trnsim.routing.kernels import ecmp_demand_loads as compiled_loads
 from trnsim.routing.kernels import flow_loads as compiled_flow_loads
-from trnsim.routing.policy import Routing, routing_of
+from trnsim.routing.policy import RoutingPolicy, routing_of
 from trnsim.routing.shortest import BFS, bfs, path_latency_ns, transit_mask
 from trnsim.routing.single import route_single
 from trnsim.routing.symmetry import edge_image, torus_symmetry
@@ -116,7 +116,7 @@ class Router:
         topology: Topology,
         group: list[str],
         arrays: GraphArrays | None = None,
-        routing: Routing | None = None,
+        routing: RoutingPolicy | None = None,
         seed: int = 0,
         partitioned: bool = False,
     ):
