@@ -34,7 +34,8 @@ from trnsim.errors import NotApplicableError, UsageError
 from trnsim.model.bounds import Bound, lower_bound
 from trnsim.model.cost import PipelineCost, StepCost
 from trnsim.model.engine import Plan, align_sizes, cost_options, size_note
-from trnsim.model.router import Router, StepRoute, busiest_edge, routing_work
+from trnsim.model.router import Router, StepRoute, busiest_edge
+from trnsim.routing.paths import routing_work
 from trnsim.topology.graph import Topology
 
 
@@ -259,7 +260,7 @@ class Prepared:
 def check_work(prepared: list[Prepared], subject: str) -> None:
     """Refuse runs whose routing or shared-link work passes its limit, before any of it is done.
 
-    Routing work is what :func:`~trnsim.model.router.routing_work` counts for each routed
+    Routing work is what :func:`~trnsim.routing.paths.routing_work` counts for each routed
     group (times the hash seeds): translates of a routed group cost nothing more. Shared-link work is
     schedule steps x directed links x (routed groups + 2), per algorithm tried and seed: the link
     loads a run keeps, and what costing each group on the shared loads touches.

@@ -19,7 +19,8 @@ from trnsim.collectives.traffic import check_traffic
 from trnsim.errors import NotApplicableError, UsageError
 from trnsim.model.bounds import Bound, lower_bound
 from trnsim.model.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, StepCost
-from trnsim.model.router import Router, routing_work
+from trnsim.model.router import Router
+from trnsim.routing.paths import routing_work
 from trnsim.routing.policy import RoutingPolicy
 from trnsim.topology.graph import Topology
 

@@ -65,6 +65,25 @@ class GraphArrays:
         offsets = np.arange(degree.sum()) - np.repeat(np.cumsum(degree) - degree, degree)
         return owner, order[np.repeat(starts[nodes], degree) + offsets]
 
+    def restricted(self, nodes: np.ndarray, edges: np.ndarray) -> "GraphArrays":
+        """The subgraph of ``nodes`` (indices, ascending) and the directed ``edges`` among them;
+        undirected edge indices, classes and each node's whole-topology id are kept."""
+        local = np.full(self.n_nodes, -1, dtype=np.int64)
+        local[nodes] = np.arange(len(nodes))
+        return GraphArrays(
+            nodes=[self.nodes[i] for i in nodes],
+            n_chips=int(np.sum(nodes < self.n_chips)),
+            src=local[self.src[edges]],
+            dst=local[self.dst[edges]],
+            edge=self.edge[edges],
+            bw_gbps=self.bw_gbps[edges],
+            link_latency_ns=self.link_latency_ns[edges],
+            node_latency_ns=self.node_latency_ns[nodes],
+            edge_cls=self.edge_cls,
+            edge_ends=self.edge_ends,
+            ids=self.node_ids[nodes],
+        )
+
     @cached_property
     def in_edges(self) -> tuple[np.ndarray, np.ndarray]:
         """CSR view by head: ``(starts, edge_ids)``, directed edges sorted by head and where each
