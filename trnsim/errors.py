@@ -31,6 +31,12 @@ class NotApplicableError(UsageError):
     """An algorithm asked for by name cannot run this op on this group."""
 
 
+class NotApplicable(Exception):
+    """An algorithm cannot run this op on this group, or its flows cannot be routed as asked; the
+    message says why. The caller skips that algorithm (an algorithm asked for by name is reported as
+    :class:`NotApplicableError`)."""
+
+
 class ThresholdError(TrnsimError):
     """A comparison failed its threshold (exit code 1)."""
 

@@ -12,7 +12,7 @@ from trnsim.model import optimum as O
 from trnsim.model.bounds import lower_bound
 from trnsim.model.bounds.families import natural as natural_candidates
 from trnsim.model.optimum.symmetry import member_orbit_reps
-from trnsim.routing.shortest import graph_arrays
+from trnsim.topology.arrays import graph_arrays
 from trnsim.topology.groups import select_group
 
 SEEDS = range(40)

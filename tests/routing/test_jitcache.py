@@ -144,7 +144,8 @@ def test_each_kernel_is_compiled_for_one_signature_whatever_the_callers_arrays()
     import numpy as np
 
     from trnsim.routing import kernels
-    from trnsim.routing.shortest import bfs, graph_arrays, transit_mask
+    from trnsim.routing.shortest import bfs, transit_mask
+    from trnsim.topology.arrays import graph_arrays
     from trnsim.topology.load import load_topology
 
     topology = load_topology("trn1-nl16")

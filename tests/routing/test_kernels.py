@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from trnsim.model import router as routing_module
 from trnsim.model.engine import evaluate
 from trnsim.routing import kernels
 from trnsim.routing.ecmp import ecmp_loads, pair_loads
-from trnsim.routing.shortest import bfs, graph_arrays, path_latency_ns, transit_mask
+from trnsim.routing.shortest import bfs, path_latency_ns, transit_mask
+from trnsim.topology.arrays import graph_arrays
 from trnsim.topology.load import load_topology
 
 SYSTEMS = [
@@ -64,7 +64,6 @@ def test_an_evaluation_is_the_same_through_the_compiled_kernels(monkeypatch, sku
     topology = load_topology(sku, overrides=["torus.axes.x.wrap=false"] if sku == "trn2-nl64" else [])
     chips = select_group(topology, group, None)
     plain = evaluate(topology, op, sizes, chips, algo="all")
-    monkeypatch.setattr(routing_module, "COMPILED_FROM", 0)
     monkeypatch.setattr(kernels, "COMPILED_FROM", 0)
     again = load_topology(sku, overrides=["torus.axes.x.wrap=false"] if sku == "trn2-nl64" else [])
     compiled = evaluate(again, op, sizes, select_group(again, group, None), algo="all")

@@ -23,7 +23,7 @@ from trnsim.model.router import Router
 from trnsim.routing.policy import (
     HASH_SEEDS,
     MAX_HASH_SEEDS,
-    Routing,
+    RoutingPolicy,
     parse_routing,
     routing_of,
     routing_overrides,
@@ -133,7 +133,7 @@ def _routable_group(topo: Topology, rng, policy: str, relay: bool) -> list[str]:
     if _reachable(topo, group, relay):
         return group
     with pytest.raises(UsageError, match="relay") as error:
-        Router(topo, group, routing=Routing(policy, relay=relay))
+        Router(topo, group, routing=RoutingPolicy(policy, relay=relay))
     assert "cannot reach" in str(error.value)
     return _meeting(topo, group, relay)
 
@@ -209,7 +209,7 @@ def test_ecmp_sparse_loads_are_the_even_split_over_all_shortest_paths(name, seed
     group = _routable_group(topo, rng, "ecmp", relay)
     if len(group) < 2:
         return
-    router = Router(topo, group, routing=Routing("ecmp", relay=relay))
+    router = Router(topo, group, routing=RoutingPolicy("ecmp", relay=relay))
     pairs, weights = _flows(rng, len(group))
     route = router.route(Step.of(pairs, weights))
     expected = _ecmp_brute(topo, router, group, pairs, weights, relay)
@@ -221,7 +221,7 @@ def test_ecmp_sparse_loads_are_the_even_split_over_all_shortest_paths(name, seed
 def test_ecmp_dense_steps_match_brute_force(name, relay):
     topo = GRAPHS[name]()
     group = _meeting(topo, list(topo.chips), relay)
-    router = Router(topo, group, routing=Routing("ecmp", relay=relay))
+    router = Router(topo, group, routing=RoutingPolicy("ecmp", relay=relay))
     pairs = list(itertools.permutations(range(len(group)), 2))
     weights = np.random.default_rng(3).integers(1, 5, len(pairs)).astype(float)
     for step, w in (
@@ -244,7 +244,7 @@ def test_single_equals_a_hand_walked_d_mod_k_dimension_order_rule(name, seed, re
     group = _routable_group(topo, rng, "single", relay)
     if len(group) < 2:
         return
-    router = Router(topo, group, routing=Routing("single", relay=relay))
+    router = Router(topo, group, routing=RoutingPolicy("single", relay=relay))
     index = _edge_index(router)
     pairs, weights = _flows(rng, len(group), count=3 * len(group))
     route = router.route(Step.of(pairs, weights))
@@ -277,7 +277,7 @@ def test_single_candidates_follow_the_out_edge_listing():
 @pytest.mark.parametrize("name", TORI)
 def test_single_on_a_torus_corrects_axes_in_file_order(name):
     topo = TORI[name]()
-    router = Router(topo, list(topo.chips), routing=Routing("single"))
+    router = Router(topo, list(topo.chips), routing=RoutingPolicy("single"))
     axes = [axis.name for axis in topo.spec.torus.axes]
     coord = {chip: topo.nodes[chip]["coord"] for chip in topo.chips}
     for a, b in itertools.permutations(range(topo.n_ranks), 2):
@@ -297,7 +297,7 @@ def test_single_on_a_torus_corrects_axes_in_file_order(name):
 
 def test_single_gives_a_pair_the_same_path_in_every_step():
     topo = topology("trn3-nl72x2-gen1")
-    router = Router(topo, topo.chips, routing=Routing("single"))
+    router = Router(topo, topo.chips, routing=RoutingPolicy("single"))
     rng = np.random.default_rng(5)
     pairs, _ = _flows(rng, topo.n_ranks, count=40)
     alone = [_single_route(router, pair) for pair in pairs]
@@ -306,7 +306,7 @@ def test_single_gives_a_pair_the_same_path_in_every_step():
         step = Step.of([pairs[i] for i in chosen], 1.0, label=f"trial{trial}")
         np.testing.assert_allclose(router.route(step).link_loads, sum(alone[i] for i in chosen))
     # and a fresh router (another collective) routes it the same way
-    again = Router(topo, topo.chips, routing=Routing("single"))
+    again = Router(topo, topo.chips, routing=RoutingPolicy("single"))
     for pair, loads in zip(pairs[:10], alone, strict=False):
         np.testing.assert_array_equal(_single_route(again, pair), loads)
 
@@ -323,7 +323,7 @@ def test_hash_puts_each_flow_on_one_shortest_path(name, seed, relay):
     group = _routable_group(topo, rng, "hash", relay)
     if len(group) < 2:
         return
-    router = Router(topo, group, routing=Routing("hash", relay=relay), seed=seed + 3)
+    router = Router(topo, group, routing=RoutingPolicy("hash", relay=relay), seed=seed + 3)
     pairs, weights = _flows(rng, len(group), count=3 * len(group))
     route = router.route(Step.of(pairs, weights))
     total, lengths = np.zeros(len(router.arrays.src)), []
@@ -348,12 +348,13 @@ def test_hash_seeds_are_different_hash_functions_and_each_is_repeatable():
     step = Step.of(pairs, 1.0)
     by_seed = {}
     for seed in range(4):
-        loads = Router(topo, topo.chips, routing=Routing("hash"), seed=seed).route(step).link_loads
+        loads = Router(topo, topo.chips, routing=RoutingPolicy("hash"), seed=seed).route(step).link_loads
         by_seed[seed] = loads
-        again = Router(topo, topo.chips, routing=Routing("hash"), seed=seed).route(Step.of(pairs, 1.0))
+        again = Router(topo, topo.chips, routing=RoutingPolicy("hash"), seed=seed).route(Step.of(pairs, 1.0))
         np.testing.assert_array_equal(again.link_loads, loads)
         np.testing.assert_array_equal(
-            Router(topo, topo.chips, routing=Routing("hash")).with_seed(seed).route(step).link_loads, loads
+            Router(topo, topo.chips, routing=RoutingPolicy("hash")).with_seed(seed).route(step).link_loads,
+            loads,
         )
     for a, b in itertools.combinations(by_seed, 2):
         assert not np.array_equal(by_seed[a], by_seed[b]), (a, b)
@@ -362,7 +363,7 @@ def test_hash_seeds_are_different_hash_functions_and_each_is_repeatable():
     paths = {
         tuple(
             _path_of(
-                router := Router(topo, topo.chips, routing=Routing("hash"), seed=seed),
+                router := Router(topo, topo.chips, routing=RoutingPolicy("hash"), seed=seed),
                 _single_route(router, (s, t)),
                 topo.chips[s],
                 topo.chips[t],
@@ -376,7 +377,7 @@ def test_hash_seeds_are_different_hash_functions_and_each_is_repeatable():
 
 def test_hash_keeps_a_pair_on_its_path_across_steps():
     topo = topology("trn3-nl72x2-gen1")
-    router = Router(topo, topo.chips, routing=Routing("hash"), seed=7)
+    router = Router(topo, topo.chips, routing=RoutingPolicy("hash"), seed=7)
     rng = np.random.default_rng(8)
     pairs, _ = _flows(rng, topo.n_ranks, count=30)
     alone = [_single_route(router, pair) for pair in pairs]
@@ -399,7 +400,7 @@ def test_no_relay_never_leaves_a_chip_but_the_source(policy, seed):
     group = _meeting(topo, list(topo.chips), relay=False)
     if len(group) < 2:
         pytest.skip("no two chips meet through switches alone")
-    router = Router(topo, group, routing=Routing(policy, relay=False), seed=seed)
+    router = Router(topo, group, routing=RoutingPolicy(policy, relay=False), seed=seed)
     a = router.arrays
     for a_pos, b_pos in itertools.permutations(range(len(group)), 2):
         loads = _single_route(router, (a_pos, b_pos))
@@ -416,14 +417,14 @@ def test_no_relay_ecmp_loads_nothing_through_a_chip_that_may_not_forward():
     """c0 -> c1 through switch s0, or through chip c2 which may not relay: all bytes via s0."""
     topo = graph_topology(3, 1, {("c0", "s0"): 1, ("s0", "c1"): 1, ("c0", "c2"): 1, ("c2", "c1"): 1})
     for policy in ("ecmp", "single", "hash"):
-        router = Router(topo, topo.chips, routing=Routing(policy, relay=False))
+        router = Router(topo, topo.chips, routing=RoutingPolicy(policy, relay=False))
         index = _edge_index(router)
         loads = router.route(Step.of([(0, 1)], 1.0)).link_loads
         expected = np.zeros(len(loads))
         expected[[index[("c0", "s0")], index[("s0", "c1")]]] = 1.0
         np.testing.assert_array_equal(loads, expected, err_msg=policy)
         # with relay, ECMP splits over both two-link paths
-        relayed = Router(topo, topo.chips, routing=Routing(policy, relay=True))
+        relayed = Router(topo, topo.chips, routing=RoutingPolicy(policy, relay=True))
         assert relayed.route(Step.of([(0, 1)], 1.0)).link_loads.sum() == pytest.approx(2.0)
 
 
@@ -432,7 +433,7 @@ def test_no_relay_ecmp_loads_nothing_through_a_chip_that_may_not_forward():
 def test_no_relay_where_a_pair_needs_a_relaying_chip_is_a_usage_error(sku, policy):
     topo = topology(sku)
     with pytest.raises(UsageError, match="relay") as error:
-        Router(topo, topo.chips, routing=Routing(policy, relay=False))
+        Router(topo, topo.chips, routing=RoutingPolicy(policy, relay=False))
     assert "cannot reach" in str(error.value)
     # through the loader and the engine as the CLI does it
     loaded = load_topology(sku, overrides=routing_overrides(f"{policy},no-relay"))
@@ -496,17 +497,17 @@ def test_worst_time_is_the_mean_unless_hashed(sku, op):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("ecmp", Routing("ecmp", True, HASH_SEEDS)),
-        ("single", Routing("single", True, HASH_SEEDS)),
-        ("hash", Routing("hash", True, HASH_SEEDS)),
-        ("hash:16", Routing("hash", True, 16)),
-        ("hash:1", Routing("hash", True, 1)),
-        (f"hash:{MAX_HASH_SEEDS}", Routing("hash", True, MAX_HASH_SEEDS)),
-        ("HASH:3, No-Relay", Routing("hash", False, 3)),
-        ("  single ,no-relay ", Routing("single", False, HASH_SEEDS)),
-        ("ecmp,relay", Routing("ecmp", True, HASH_SEEDS)),
-        ("no-relay", Routing("ecmp", False, HASH_SEEDS)),
-        ("relay", Routing("ecmp", True, HASH_SEEDS)),
+        ("ecmp", RoutingPolicy("ecmp", True, HASH_SEEDS)),
+        ("single", RoutingPolicy("single", True, HASH_SEEDS)),
+        ("hash", RoutingPolicy("hash", True, HASH_SEEDS)),
+        ("hash:16", RoutingPolicy("hash", True, 16)),
+        ("hash:1", RoutingPolicy("hash", True, 1)),
+        (f"hash:{MAX_HASH_SEEDS}", RoutingPolicy("hash", True, MAX_HASH_SEEDS)),
+        ("HASH:3, No-Relay", RoutingPolicy("hash", False, 3)),
+        ("  single ,no-relay ", RoutingPolicy("single", False, HASH_SEEDS)),
+        ("ecmp,relay", RoutingPolicy("ecmp", True, HASH_SEEDS)),
+        ("no-relay", RoutingPolicy("ecmp", False, HASH_SEEDS)),
+        ("relay", RoutingPolicy("ecmp", True, HASH_SEEDS)),
     ],
 )
 def test_parse_routing_good_spellings(text, expected):
@@ -515,11 +516,11 @@ def test_parse_routing_good_spellings(text, expected):
 
 
 def test_parse_routing_keeps_the_files_parts_not_given():
-    base = Routing("single", relay=False, seeds=4)
-    assert parse_routing("hash", base) == Routing("hash", False, 4)
-    assert parse_routing("relay", base) == Routing("single", True, 4)
-    assert parse_routing("ecmp,relay", base) == Routing("ecmp", True, 4)
-    assert parse_routing("hash:9", base) == Routing("hash", False, 9)
+    base = RoutingPolicy("single", relay=False, seeds=4)
+    assert parse_routing("hash", base) == RoutingPolicy("hash", False, 4)
+    assert parse_routing("relay", base) == RoutingPolicy("single", True, 4)
+    assert parse_routing("ecmp,relay", base) == RoutingPolicy("ecmp", True, 4)
+    assert parse_routing("hash:9", base) == RoutingPolicy("hash", False, 9)
 
 
 @pytest.mark.parametrize(
@@ -577,7 +578,7 @@ def test_hash_chooses_afresh_at_every_hop():
     links = {("c0", f"s{k}"): 1.0 for k in range(4)} | {(f"s{k}", "c1"): 1.0 for k in range(4)}
     links |= {("c1", f"s{k}"): 1.0 for k in range(4, 8)} | {(f"s{k}", "c2"): 1.0 for k in range(4, 8)}
     topo = graph_topology(3, 8, links)
-    router = Router(topo, topo.chips, routing=Routing("hash"))
+    router = Router(topo, topo.chips, routing=RoutingPolicy("hash"))
     paths = set()
     for seed in range(64):
         loads = router.with_seed(seed).route(Step.of([(0, 2)], 1.0)).link_loads
@@ -594,7 +595,7 @@ def test_single_pins_a_pair_to_the_same_path_when_pinned_to_its_links():
     takes the same path: the pinned sub-graph keys on the destination's whole-topology node number.
     """
     topo = topology("trn2-nl16")
-    router = Router(topo, topo.chips, routing=Routing("single"))
+    router = Router(topo, topo.chips, routing=RoutingPolicy("single"))
     a, b = topo.chips.index("x0.y1"), topo.chips.index("x2.y1")
     free = router.route(Step.of([(a, b)], 1.0)).link_loads
     pinned = router.route(Step.of([(a, b)], 1.0, links=frozenset({"x"}))).link_loads

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from trnsim.routing.ecmp import alltoall_link_loads
 from trnsim.routing.hops import hop_histogram
-from trnsim.routing.shortest import graph_arrays
 from trnsim.spec.catalog import find_sku, read_document, validate_document
+from trnsim.topology.arrays import graph_arrays
 from trnsim.topology.builders import build
 from trnsim.topology.graph import Topology
 

@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trnsim.collectives.ops import OPS
-from trnsim.model import router as routing
 from trnsim.model.engine import evaluate
+from trnsim.model.router import Router
+from trnsim.routing import paths as group_paths
 from trnsim.routing.symmetry import TorusSymmetry, torus_symmetry
 
 SIZES = [64, 1 << 16, 1 << 24, 1 << 30]
@@ -19,7 +20,7 @@ SIZES = [64, 1 << 16, 1 << 24, 1 << 30]
 def test_symmetric_router_equals_the_plain_one(sku, op, monkeypatch):
     topo = topology(sku)
     plain = evaluate(topo, op, SIZES, topo.chips, algo="all")
-    monkeypatch.setattr(routing, "_SYMMETRY_FROM", 1)
+    monkeypatch.setattr(group_paths, "SYMMETRY_FROM", 1)
     fast = evaluate(topo, op, SIZES, topo.chips, algo="all")
     assert plain.by_algorithm.keys() == fast.by_algorithm.keys()
     for name, rows in plain.by_algorithm.items():
@@ -87,8 +88,8 @@ def _keys(arrays, members):
     ("trn3-nl72x2-gen1", ["fail=link:r0.n0.A,r0.A.sw0"], None),  # a failure breaks some symmetry
 ])  # fmt: skip
 def test_name_automorphisms_are_true_automorphisms(sku, fails, chip_orbits):
-    from trnsim.routing.shortest import graph_arrays
     from trnsim.routing.symmetry import name_automorphisms, orbits
+    from trnsim.topology.arrays import graph_arrays
     from trnsim.topology.load import load_topology
 
     topo = load_topology(sku, overrides=fails)
@@ -126,22 +127,20 @@ def test_names_alone_never_make_a_symmetry():
 
 @pytest.mark.parametrize("fails", [[], ["fail=link:r0.n0.A,r0.A.sw0"]])
 def test_all_pairs_loads_from_orbit_representatives_equal_every_source(fails):
-    from trnsim.collectives.schedule import Step
+    from trnsim.routing.strategies import compiled, orbits
+    from trnsim.routing.strategies.base import Demand
     from trnsim.topology.load import load_topology
 
     topo = load_topology("trn3-nl72x2-gen1", overrides=fails)
-    router = routing.Router(topo, topo.chips)
-    router.compiled = True  # catalog sizes take the numpy path; force the compiled one
+    router = Router(topo, topo.chips)
+    router.paths.compiled = True  # catalog sizes take the numpy path; force the compiled one
     p = len(topo.chips)
-    src, dst = (axis.ravel() for axis in np.nonzero(~np.eye(p, dtype=bool)))
-    step = Step(src, dst, np.full(len(src), 1.0 / p), all_pairs=p)
-    assert router.member_orbits is not None
-    fast = router._all_pairs_summary(step)
-    router.__dict__["member_orbits"] = None
-    plain = router._all_pairs_summary(step)
-    assert np.allclose(fast.link_loads, plain.link_loads, rtol=1e-12, atol=1e-15)
-    assert fast.seconds_per_byte == pytest.approx(plain.seconds_per_byte, rel=1e-12, abs=0)
-    assert (fast.latency_ns, fast.max_links) == (plain.latency_ns, plain.max_links)
+    demand = Demand.all_pairs(1.0 / p)
+    assert orbits.applies(router.paths, demand) and compiled.applies(router.paths, demand)
+    (fast,) = orbits.loads(router.paths, [demand])
+    (plain,) = compiled.loads(router.paths, [demand])
+    assert np.allclose(fast.loads, plain.loads, rtol=1e-12, atol=1e-15)
+    assert (fast.latency_ns, fast.max_links, fast.flows) == (plain.latency_ns, plain.max_links, plain.flows)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,7 +190,7 @@ def test_stabiliser_and_orbits_match_every_translation_tried(sizes, data):
 def test_an_edge_moves_to_the_edge_between_its_ends_moved():
     topo = topology("trn2-nl64")
     sym = torus_symmetry(topo)
-    from trnsim.routing.shortest import graph_arrays
+    from trnsim.topology.arrays import graph_arrays
 
     arrays = graph_arrays(topo)
     move = sym.edge_mover(arrays.src, arrays.dst)

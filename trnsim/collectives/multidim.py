@@ -228,10 +228,14 @@ def _line_pairs(dim: Dimension, coords: np.ndarray, number: int) -> tuple[np.nda
     return members[:, a].reshape(-1), members[:, b].reshape(-1)
 
 
-def _units(ctx: Context, dims: list[Dimension]) -> dict[tuple[int, str], Step]:
+def _units(ctx: Context, dims: list[Dimension]) -> dict[tuple, Step]:
     """One routed pattern per dimension and link class: all of its lines' flows at weight 1.
 
-    Mesh: every ordered pair of a line. Ring: each rank to both ring neighbours at weight 1/2. Both are their own reverse, so a reduce-scatter reuses them.
+    Mesh: every ordered pair of a line. Ring: each rank to both ring neighbours at weight 1/2. Both
+    are their own reverse, so a reduce-scatter reuses them. Chain (an open line): one pattern per hop
+    ``h``, keyed ``(d, cls, h)``; it is not its own reverse (its last hop leaves the ends' neighbours
+    outward), so the reduce-scatter's pattern, the same flows turned round, is kept too, keyed
+    ``(d, cls, -h)``.
     """
     p = ctx.p
     coords = np.stack([d.coord for d in dims], axis=1)
@@ -258,6 +262,7 @@ def _units(ctx: Context, dims: list[Dimension]) -> dict[tuple[int, str], Step]:
                             dst.append(line[i - 1])
                     label = f"{dim.name} chain hop {hop}/{dim.size - 1}{_over(dim, cls)}"
                     units[d, cls, hop] = Step.of((np.array(src), np.array(dst)), 1.0, 1, label, links=links)
+                    units[d, cls, -hop] = units[d, cls, hop].reversed()
             elif dim.modes[cls] == "ring":
                 nxt = dim.rings[cls]
                 src = np.arange(p)
@@ -276,8 +281,12 @@ def _over(dim: Dimension, cls: str) -> str:
     return "" if dim.name == cls else f" over {cls}"
 
 
-def stream_stages(dims: list[Dimension], stream: Stream, units, p: int) -> list[tuple[Step, ...]]:
-    """One stream's all-gather as pipeline stages: a mesh dimension is one stage, a ring ``k // 2``."""
+def stream_stages(
+    dims: list[Dimension], stream: Stream, units, p: int, turned: bool = False
+) -> list[tuple[Step, ...]]:
+    """One stream's all-gather as pipeline stages: a mesh dimension is one stage, a ring ``k // 2``,
+    an open chain ``k - 1``. ``turned``: every stage's flows in the opposite direction (the
+    reduce-scatter runs these stages in reverse order, each turned round)."""
     stages = []
     held = 1
     for d in stream.order:
@@ -286,7 +295,7 @@ def stream_stages(dims: list[Dimension], stream: Stream, units, p: int) -> list[
         if dim.modes[cls] == "chain":
             # every block goes to both ends of the open line: k - 1 hops
             for hop in range(1, dim.size):
-                stages.append((units[d, cls, hop].scaled(share),))
+                stages.append((units[d, cls, -hop if turned else hop].scaled(share),))
             held *= dim.size
             continue
         unit = units[d, cls]
@@ -328,8 +337,10 @@ def schedule(ctx: Context, op: str) -> list[Pipeline]:
     chains = []
     for stream in chosen.streams:
         gather = stream_stages(chosen.dims, stream, units, ctx.p)
-        # the reduce-scatter is the all-gather run backwards over the same (symmetric) patterns
-        scatter = list(reversed(gather))
+        # the reduce-scatter is the all-gather run backwards: its stages in reverse order, each in the
+        # opposite direction (a mesh's and a ring's patterns are their own reverse, a chain's not)
+        scatter = [] if op == "allgather" else stream_stages(chosen.dims, stream, units, ctx.p, turned=True)
+        scatter.reverse()
         chains.append(
             tuple({"allgather": gather, "reducescatter": scatter, "allreduce": scatter + gather}[op])
         )

@@ -15,14 +15,11 @@ from functools import cached_property
 
 import numpy as np
 
+from trnsim.errors import NotApplicable  # noqa: F401 (algorithms raise it from here)
 from trnsim.topology.graph import Topology
 
 # the ring decomposition's local search recomputes cycles per move: about 3 s at 512 chips, 20 s at 1,024
 RING_SEARCH_LIMIT = 512
-
-
-class NotApplicable(Exception):
-    """The algorithm cannot run this op on this group; the message says why."""
 
 
 @dataclass(frozen=True, eq=False)

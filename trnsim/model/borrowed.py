@@ -37,7 +37,7 @@ class Borrowed:
 def borrowed_links(topology: Topology, group: list[str], plans) -> Borrowed | None:
     """What the routed ``plans`` (an :class:`~trnsim.model.engine.Plan` each, with their other
     hash seeds) of ``group`` borrow from chips outside it, or None when they borrow nothing."""
-    from trnsim.routing.shortest import graph_arrays
+    from trnsim.topology.arrays import graph_arrays
 
     arrays = graph_arrays(topology)
     members = set(topology.chips_of(group)) | set(group)

@@ -19,8 +19,9 @@ from trnsim.collectives.traffic import check_traffic
 from trnsim.errors import NotApplicableError, UsageError
 from trnsim.model.bounds import Bound, lower_bound
 from trnsim.model.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, StepCost
-from trnsim.model.router import Router, routing_work
-from trnsim.routing.policy import Routing
+from trnsim.model.router import Router
+from trnsim.routing.paths import routing_work
+from trnsim.routing.policy import RoutingPolicy
 from trnsim.topology.graph import Topology
 
 
@@ -180,7 +181,7 @@ class Evaluation:
     bound: Bound | None = None
     dropped: list[int] = field(default_factory=list)  # requested sizes that align to 0 bytes
     plans: dict[str, Plan] = field(default_factory=dict)  # each evaluated algorithm's routed schedule
-    routing: Routing = field(default_factory=Routing)  # the policy the flows were routed by
+    routing: RoutingPolicy = field(default_factory=RoutingPolicy)  # the policy the flows were routed by
 
     def alignment_note(self) -> str | None:
         """One line saying which sizes were aligned or left out, or None when all ran as asked."""

@@ -9,8 +9,9 @@ lies on a shortest path (:func:`pair_loads`).
 
 import numpy as np
 
-from trnsim.routing.shortest import BFS, GraphArrays, bfs, graph_arrays, source_chunks
+from trnsim.routing.shortest import BFS, bfs, source_chunks
 from trnsim.routing.symmetry import torus_symmetry
+from trnsim.topology.arrays import GraphArrays, graph_arrays
 from trnsim.topology.graph import Topology
 
 # flows x nodes handled in one vectorised chunk (bounds memory)

@@ -10,8 +10,8 @@ and report the mean and the worst.
 import numpy as np
 
 from trnsim.routing.mix import GAMMA, MUL1, MUL2, mix64
-from trnsim.routing.shortest import GraphArrays
 from trnsim.routing.walk import Walked, walk
+from trnsim.topology.arrays import GraphArrays
 
 
 def route_hashed(

@@ -13,7 +13,8 @@ import numpy as np
 
 from trnsim import limits
 from trnsim.errors import UsageError
-from trnsim.routing.shortest import bfs, graph_arrays, source_chunks, transit_mask
+from trnsim.routing.shortest import bfs, source_chunks, transit_mask
+from trnsim.topology.arrays import graph_arrays
 from trnsim.topology.graph import Topology
 
 

@@ -78,7 +78,7 @@ def ecmp_demand_loads(
     forward = None if transit is None else transit.astype(np.bool_)
     starts_out = arrays.out_edges[1], arrays.out_edges[0]
     return demand_loads(
-        arrays.src, arrays.dst, arrays.n_nodes, sources, forward, demand, starts_out, _in_edges(arrays)
+        arrays.src, arrays.dst, arrays.n_nodes, sources, forward, demand, starts_out, arrays.in_edges
     )
 
 
@@ -109,7 +109,7 @@ def flow_loads(arrays, dist, sigma, rows, flows, n_sets: int, transit: np.ndarra
     shortest-path DAG backwards from its target (:func:`trnsim.routing.ecmp.pair_loads`'s numbers;
     the work is the flows' path sizes, not flows x nodes: for a graph of many small parts)."""
     src, dst, weight, owner = flows
-    in_starts, in_ids = _in_edges(arrays)
+    in_starts, in_ids = arrays.in_edges
     forward = np.ones(arrays.n_nodes, dtype=np.bool_) if transit is None else transit.astype(np.bool_)
     return kernels()["flow_loads"](
         in_starts,
@@ -126,11 +126,3 @@ def flow_loads(arrays, dist, sigma, rows, flows, n_sets: int, transit: np.ndarra
         np.ascontiguousarray(owner, dtype=np.int64),
         n_sets,
     )
-
-
-def _in_edges(arrays) -> tuple[np.ndarray, np.ndarray]:
-    """``(starts, edge_ids)`` of the directed edges sorted by head (cached on the arrays)."""
-    cached = arrays.__dict__.get("_in_edges")
-    if cached is None:
-        cached = arrays.__dict__["_in_edges"] = csr(arrays.dst, arrays.n_nodes)
-    return cached

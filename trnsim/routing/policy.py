@@ -22,8 +22,9 @@ MAX_HASH_SEEDS = 64  # each seed routes and costs the schedule again
 
 
 @dataclass(frozen=True)
-class Routing:
-    """A routing policy and whether chips may relay traffic for others."""
+class RoutingPolicy:
+    """A routing policy and whether chips may relay traffic for others (a file's ``routing:``
+    section, :class:`trnsim.spec.schema.RoutingSpec`, with any ``--routing`` applied)."""
 
     policy: str = "ecmp"
     relay: bool = True
@@ -41,10 +42,10 @@ class Routing:
         return self.seeds if self.policy == "hash" else 1
 
 
-def routing_of(spec) -> Routing:
-    """The routing a topology file names (its ``routing`` section, ECMP with relay by default)."""
+def routing_of(spec) -> RoutingPolicy:
+    """The policy a topology file names (its ``routing:`` section, ECMP with relay by default)."""
     section = spec.routing
-    return Routing(section.policy, section.relay, section.hash_seeds)
+    return RoutingPolicy(section.policy, section.relay, section.hash_seeds)
 
 
 def routing_overrides(text: str, option: str = "--routing") -> list[str]:
@@ -66,12 +67,14 @@ def routing_overrides(text: str, option: str = "--routing") -> list[str]:
     return edits
 
 
-def parse_routing(text: str, default: "Routing | None" = None, option: str = "--routing") -> Routing:
+def parse_routing(
+    text: str, default: "RoutingPolicy | None" = None, option: str = "--routing"
+) -> RoutingPolicy:
     """Parse ``POLICY[:SEEDS][,relay|,no-relay]`` (e.g. ``single``, ``hash:16``, ``ecmp,no-relay``).
 
     Parts left out keep ``default``'s value (the SKU file's routing).
     """
-    base = default or Routing()
+    base = default or RoutingPolicy()
     parts = [part.strip().lower() for part in str(text).split(",")]
     expected = f"expected POLICY[:SEEDS][,relay|,no-relay] with POLICY one of {', '.join(POLICIES)}"
     if not parts[0] or len(parts) > 2:
@@ -81,7 +84,7 @@ def parse_routing(text: str, default: "Routing | None" = None, option: str = "--
         raise UsageError(f"{option} {text!r}: give the number of seeds after the colon (hash:16)")
     relay = base.relay
     if policy in ("relay", "no-relay") and len(parts) == 1:
-        return Routing(base.policy, policy == "relay", base.seeds)
+        return RoutingPolicy(base.policy, policy == "relay", base.seeds)
     if policy not in POLICIES:
         raise UsageError(f"{option} {text!r}: {expected}")
     seeds = base.seeds
@@ -95,4 +98,4 @@ def parse_routing(text: str, default: "Routing | None" = None, option: str = "--
         if parts[1] not in ("relay", "no-relay"):
             raise UsageError(f"{option} {text!r}: {expected}")
         relay = parts[1] == "relay"
-    return Routing(policy, relay, seeds)
+    return RoutingPolicy(policy, relay, seeds)

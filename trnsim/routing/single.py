@@ -14,8 +14,8 @@ The rule (a documented convention, named an assumption where a SKU file does not
 
 import numpy as np
 
-from trnsim.routing.shortest import GraphArrays
 from trnsim.routing.walk import Walked, walk
+from trnsim.topology.arrays import GraphArrays
 
 
 def axis_priority(arrays: GraphArrays, axis_order: list[str] | None) -> np.ndarray | None:

@@ -19,6 +19,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from trnsim.topology.arrays import GraphArrays
 from trnsim.topology.graph import Topology
 
 # translations are applied in blocks of about this many (rank, translation, axis) entries, so that a
@@ -297,3 +298,46 @@ def orbits(perms: list[np.ndarray], n: int) -> np.ndarray:
     smallest = np.full(component.max() + 1, n)
     np.minimum.at(smallest, component, np.arange(n))
     return smallest[component]
+
+
+@dataclass(frozen=True)
+class MemberOrbits:
+    """A group's orbits under some automorphisms of the graph (:func:`member_orbits`)."""
+
+    reps: np.ndarray  # one member per orbit (group positions)
+    sizes: np.ndarray  # members per orbit
+    edge_orbit: np.ndarray  # orbit id (0..k-1) per directed edge
+
+    def averaged(self, loads: np.ndarray) -> np.ndarray:
+        """Loads averaged over each directed edge's orbit."""
+        total = np.bincount(self.edge_orbit, weights=loads)
+        return (total / np.bincount(self.edge_orbit))[self.edge_orbit]
+
+
+def member_orbits(arrays: GraphArrays, rows: np.ndarray, transit: np.ndarray | None) -> MemberOrbits | None:
+    """Symmetry beyond tori: under the automorphisms that node names suggest and the graph confirms
+    (:func:`name_automorphisms`, preserving bandwidths, latencies, link classes, which nodes relay
+    (``transit``, None: all), and the group ``rows``), one member per orbit (positions in the group),
+    each orbit's size, and an orbit id per directed edge; None when none is found.
+
+    ECMP loads of a demand the automorphisms preserve (every member to every other) are then the
+    representatives' loads, weighted by orbit size and averaged over each edge's orbit.
+    """
+    member = np.zeros(arrays.n_nodes, dtype=np.int64)
+    member[rows] = 1
+    _, latency = np.unique(arrays.node_latency_ns, return_inverse=True)
+    chip = np.arange(arrays.n_nodes) < arrays.n_chips
+    relays = np.ones(arrays.n_nodes, dtype=np.int64) if transit is None else transit
+    node_key = ((latency.ravel() * 2 + relays) * 2 + chip) * 2 + member
+    _, cls = np.unique(np.asarray(arrays.edge_cls)[arrays.edge], return_inverse=True)
+    table = np.stack([arrays.bw_gbps, arrays.link_latency_ns, cls.ravel()], axis=1)
+    _, edge_key = np.unique(np.round(table, 9), axis=0, return_inverse=True)
+    edge_key = edge_key.ravel()
+    perms = name_automorphisms(arrays.nodes, arrays.src, arrays.dst, edge_key, node_key)
+    if not perms:
+        return None
+    label = orbits(perms, arrays.n_nodes)[rows]
+    _, reps, sizes = np.unique(label, return_index=True, return_counts=True)
+    edge_perms = [edge_image(perm, arrays.src, arrays.dst, edge_key) for perm in perms]
+    edge_orbit = np.unique(orbits(edge_perms, len(arrays.src)), return_inverse=True)[1].ravel()
+    return MemberOrbits(reps, sizes.astype(float), edge_orbit)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trnsim.routing.shortest import GraphArrays
+from trnsim.topology.arrays import GraphArrays
 
 
 @dataclass(frozen=True)

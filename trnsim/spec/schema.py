@@ -174,8 +174,9 @@ class Latency(Section, kw_only=True):
     source: Text = ""
 
 
-class Routing(Section, kw_only=True):
-    """How flows are routed (see :mod:`trnsim.routing.policy`): the SKU's default, overridable."""
+class RoutingSpec(Section, kw_only=True):
+    """The file's ``routing:`` section: how flows are routed, the SKU's default (overridable). Read
+    into a :class:`trnsim.routing.policy.RoutingPolicy` by :func:`trnsim.routing.policy.routing_of`."""
 
     policy: Literal["ecmp", "single", "hash"] = "ecmp"
     relay: bool = True  # may chips forward traffic for others
@@ -236,5 +237,5 @@ class Spec(Section, kw_only=True):
     switched: Switched | None = None
     switch_models: dict[Name, SwitchModel] = {}
     scale_out: ScaleOut | None = None
-    routing: Routing = msgspec.field(default_factory=Routing)
+    routing: RoutingSpec = msgspec.field(default_factory=RoutingSpec)
     efficiency: LinkEfficiency = msgspec.field(default_factory=LinkEfficiency)

@@ -13,6 +13,7 @@ run on a switched fabric never pays for importing networkx.
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from trnsim.errors import UsageError
 from trnsim.spec.overrides import edits_text
@@ -69,9 +70,33 @@ def add_link(
     }
 
 
+@dataclass(slots=True)
+class TopologyCache:
+    """What is derived from one :class:`Topology` and kept with it, each entry computed on first use.
+
+    A Topology is never changed once built: a what-if edit, a failure
+    (:func:`trnsim.topology.faults.apply_faults`) or the raw-rate view (:meth:`Topology.at_raw_rates`)
+    builds a new one, which starts with an empty cache (``dataclasses.replace`` does not copy it). So
+    no entry is ever invalid; whoever mutates a Topology's nodes or links in place must build a new
+    Topology instead. Entries are named here (no other attribute can be set), each with its owner:
+
+    * ``arrays``: the graph as arrays (:func:`trnsim.topology.arrays.graph_arrays`);
+    * ``chip_bw_gbps``: each chip's bandwidth, by ``raw`` (:func:`trnsim.topology.metrics.chip_bandwidth_gbps`);
+    * ``cut_bw_gbps``: every natural cut's bandwidth (:func:`trnsim.topology.metrics.cut_bandwidths`);
+    * ``optimum``: bandwidth lower bounds by (group, op) (:func:`trnsim.model.optimum.optimum`);
+    * ``optimum_gather``: all-gather optima by (group, reversed) (``trnsim.model.optimum``).
+    """
+
+    arrays: Any = None
+    chip_bw_gbps: dict[bool, dict[str, float]] = field(default_factory=dict)
+    cut_bw_gbps: dict[str, float] | None = None
+    optimum: dict[tuple, Any] = field(default_factory=dict)
+    optimum_gather: dict[tuple, Any] = field(default_factory=dict)
+
+
 @dataclass
 class Topology:
-    """A built scale-up system."""
+    """A built scale-up system (never changed once built: see :class:`TopologyCache`)."""
 
     spec: Spec
     nodes: dict[str, dict]  # every device's attributes, chips first in rank order
@@ -83,6 +108,8 @@ class Topology:
     faults: tuple[str, ...] = ()  # failed components (trnsim.topology.faults): no symmetry shortcut holds
     # the same system before its failures: what a collective library plans its schedules on
     healthy: "Topology | None" = field(default=None, repr=False, compare=False)
+    # derived values, computed on first use (a copy made with dataclasses.replace starts empty)
+    cache: TopologyCache = field(default_factory=TopologyCache, init=False, repr=False, compare=False)
 
     @property
     def planner(self) -> "Topology":

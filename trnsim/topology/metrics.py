@@ -10,17 +10,16 @@ from trnsim.topology.graph import Topology
 
 
 def chip_bandwidth_gbps(topology: Topology, raw: bool = False) -> dict[str, float]:
-    """Scale-up bandwidth per chip (per direction, all of its links); cached on the topology.
+    """Scale-up bandwidth per chip (per direction, all of its links); kept in the topology's cache.
 
     Effective (after link efficiency) by default; ``raw=True`` gives lanes x lane rate.
     """
-    key = "_chip_raw_bw" if raw else "_chip_bw"
-    cached = topology.__dict__.get(key)
+    cached = topology.cache.chip_bw_gbps.get(raw)
     if cached is not None:
         return cached
     incident = topology.incident
     field = "raw_bw_gbps" if raw else "bw_gbps"
-    topology.__dict__[key] = cached = {
+    topology.cache.chip_bw_gbps[raw] = cached = {
         chip: round(sum(data.get(field, data["bw_gbps"]) for data in incident[chip]), 9)
         for chip in topology.chips
     }
@@ -117,14 +116,13 @@ def cut_bandwidth_gbps(topology: Topology, side: frozenset[str]) -> float:
 
 
 def cut_bandwidths(topology: Topology) -> dict[str, float]:
-    """Every natural cut's bandwidth (per direction), cached on the topology.
+    """Every natural cut's bandwidth (per direction), kept in the topology's cache.
 
     The per-node cuts are disjoint, so one pass over the links serves all of them: a fabric of
     thousands of trays costs one pass, not one per tray.
     """
-    cached = topology.__dict__.get("_cut_bw")
-    if cached is not None:
-        return cached
+    if topology.cache.cut_bw_gbps is not None:
+        return topology.cache.cut_bw_gbps
     owner: dict[str, str] = {}
     result: dict[str, float] = {}
     for name, side in topology.cuts.items():
@@ -139,7 +137,7 @@ def cut_bandwidths(topology: Topology) -> dict[str, float]:
                     result[name] += data["bw_gbps"]
     for name, side in topology.cuts.items():
         result[name] = cut_bandwidth_gbps(topology, side) if name not in result else round(result[name], 9)
-    topology.__dict__["_cut_bw"] = result
+    topology.cache.cut_bw_gbps = result
     return result
 
 

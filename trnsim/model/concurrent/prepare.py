@@ -17,7 +17,7 @@ from trnsim.collectives.traffic import check_traffic
 from trnsim.errors import NotApplicableError, UsageError
 from trnsim.model.concurrent.translates import translates
 from trnsim.model.engine import align_sizes
-from trnsim.model.router import routing_work
+from trnsim.routing.paths import routing_work
 from trnsim.topology.graph import Topology
 
 

@@ -18,7 +18,7 @@ from trnsim.model.concurrent.results import ConcurrentEvaluation, ConcurrentRow
 from trnsim.model.concurrent.shared import plan_of, plan_times, shared_plans
 from trnsim.model.engine import Plan, cost_options
 from trnsim.model.router import Router
-from trnsim.routing.shortest import GraphArrays
+from trnsim.topology.arrays import GraphArrays
 from trnsim.topology.graph import Topology
 
 

@@ -17,8 +17,8 @@ def translates(topology: Topology, groups: list[list[str]]) -> list:
     """For each group: ``None`` when it must be scheduled and routed itself, else the index of an
     earlier group it is a translate of (member by member) and where each directed edge goes."""
     from trnsim.routing.policy import routing_of
-    from trnsim.routing.shortest import graph_arrays
     from trnsim.routing.symmetry import torus_symmetry
+    from trnsim.topology.arrays import graph_arrays
 
     out: list = [None] * len(groups)
     routing = routing_of(topology.spec)

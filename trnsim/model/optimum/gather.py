@@ -18,7 +18,7 @@ from trnsim.topology.graph import Topology
 
 def cut_label(topology: Topology, group: list[str], net: Network, side: np.ndarray) -> str:
     """Name a cut by its member split: a natural cut of the topology if one matches."""
-    from trnsim.routing.shortest import graph_arrays
+    from trnsim.topology.arrays import graph_arrays
 
     nodes = graph_arrays(topology).nodes
     inside = {nodes[i] for i in net.members[side[net.members]]}
@@ -32,7 +32,7 @@ def cut_label(topology: Topology, group: list[str], net: Network, side: np.ndarr
 
 
 def _natural_masks(topology: Topology, net: Network) -> list[np.ndarray]:
-    from trnsim.routing.shortest import graph_arrays
+    from trnsim.topology.arrays import graph_arrays
 
     index = graph_arrays(topology).index
     masks = []
@@ -45,8 +45,8 @@ def _natural_masks(topology: Topology, net: Network) -> list[np.ndarray]:
 
 def gather_optimum(topology: Topology, group: list[str], reverse: bool) -> tuple[float, str, bool]:
     """All-gather's optimum (``reverse``: on the reversed graph, reduce-scatter's): (seconds per
-    byte, label, exact), cached on the topology per group and direction."""
-    cache = topology.__dict__.setdefault("_optimum_gather", {})
+    byte, label, exact), kept in the topology's cache per group and direction."""
+    cache = topology.cache.optimum_gather
     key = (tuple(group), reverse)
     if key in cache:
         return cache[key]

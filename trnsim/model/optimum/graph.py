@@ -58,7 +58,7 @@ def network(topology: Topology, group: list[str]) -> Network:
     >>> net.n, len(net.src), net.members.tolist(), net.is_symmetric()
     (4, 12, [0, 1, 2, 3], True)
     """
-    from trnsim.routing.shortest import graph_arrays
+    from trnsim.topology.arrays import graph_arrays
 
     arrays = graph_arrays(topology)
     keys = {}

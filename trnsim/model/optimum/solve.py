@@ -37,7 +37,7 @@ class Optimum:
 def optimum(topology: Topology, group: list[str], op_name: str) -> Optimum:
     """The exact (or, where flagged, a valid) bandwidth lower bound of ``op_name`` on ``group``.
 
-    Cached on the topology per group and op.
+    Kept in the topology's cache per group and op.
 
     Parameters
     ----------
@@ -71,7 +71,7 @@ def optimum(topology: Topology, group: list[str], op_name: str) -> Optimum:
     >>> round(spread.seconds_per_byte / 2.5e-12, 9), spread.limited_by, spread.exact
     (1.0, 'link classes link', True)
     """
-    cache = topology.__dict__.setdefault("_optimum", {})
+    cache = topology.cache.optimum
     key = (tuple(group), op_name)
     if key not in cache:
         found = _optimum(topology, list(group), op_name)

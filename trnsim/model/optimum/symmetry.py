@@ -22,8 +22,8 @@ def member_orbit_reps(topology: Topology, net: Network) -> np.ndarray | None:
     """One member per orbit of the automorphisms that node names suggest and the network's
     capacities and membership confirm (:func:`trnsim.routing.symmetry.name_automorphisms`), or None
     when none is found. The min-ratio cut needs only one target per orbit."""
-    from trnsim.routing.shortest import graph_arrays
     from trnsim.routing.symmetry import name_automorphisms, orbits
+    from trnsim.topology.arrays import graph_arrays
 
     member = np.zeros(net.n, dtype=np.int64)
     member[net.members] = 1
@@ -65,8 +65,8 @@ def translations(topology: Topology, group: list[str]) -> Translations | None:
     >>> found.reps.tolist(), found.multiplicity
     ([0], 2)
     """
-    from trnsim.routing.shortest import graph_arrays
     from trnsim.routing.symmetry import torus_symmetry
+    from trnsim.topology.arrays import graph_arrays
 
     symmetry = torus_symmetry(topology)
     if symmetry is None:

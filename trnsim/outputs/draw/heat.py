@@ -13,7 +13,7 @@ from trnsim.topology.graph import Topology
 def link_shares(topology: Topology, busy: np.ndarray) -> dict[tuple[str, str], float]:
     """Each link bundle's share (the busier direction) of per-directed-edge values ``busy`` in the
     order of :func:`trnsim.routing.shortest.graph_arrays`, normalised so the busiest link is 1."""
-    from trnsim.routing.shortest import graph_arrays
+    from trnsim.topology.arrays import graph_arrays
 
     arrays = graph_arrays(topology)
     peak = float(busy.max()) if len(busy) else 0.0

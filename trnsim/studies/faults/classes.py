@@ -47,7 +47,7 @@ class Refiner:
     """
 
     def __init__(self, topology: Topology):
-        from trnsim.routing.shortest import graph_arrays
+        from trnsim.topology.arrays import graph_arrays
 
         self.arrays = arrays = graph_arrays(topology)
         kinds: dict = {}
