@@ -121,10 +121,20 @@ def _system_names() -> set[str]:
     ids=[m for p, m in MODULES if m.split(".")[1] in ENGINE],
 )
 def test_the_engine_knows_no_system_by_name(path, module):
-    """Nothing in topology/, routing/, collectives/ or model/ is written for one catalog system."""
+    """Nothing in topology/, routing/, collectives/ or model/ is written for one catalog system (a
+    docstring may name one as an example; code and messages may not)."""
     names = _system_names()
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and ast.get_docstring(node) is not None
+    }
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(tree):
+        if id(node) in docstrings:
+            continue
         words = []
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             words = [w.strip(".,;:()'\"") for w in node.value.lower().split()]
