@@ -167,7 +167,12 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     except KeyboardInterrupt:
         _interrupted()
-    except SystemExit:
+    except SystemExit as exc:
+        if exc.code == EXIT_THRESHOLD:
+            # typer (a BrokenPipeError anywhere in a command or its --help) and rich (one in a table)
+            # exit 1 when the reader of stdout went away (`trnsim ... | head`); trnsim's own exit 1,
+            # a failed threshold, is raised by _fail, outside this try. A closed pipe is no failure.
+            sys.exit(0)
         raise
     except MemoryError:
         _fail(
