@@ -28,6 +28,27 @@ def test_compare_ratios_match_collective(cli):
             assert row["ratios"][label] == pytest.approx(alone["busbw_gbps"] / first, rel=1e-12)
 
 
+def test_compare_names_the_algorithm_of_every_value(cli):
+    """Each variant's number comes from its own algorithm (NVL72's from nvls): the table, Markdown
+    and CSV say which, as the JSON does."""
+    argv = ["compare", "allreduce", "--sku", "nl72x2", "--sku", "nvl72", "--sizes", "1M,1G"]
+    data = _json(cli(*argv, "--format", "json"))
+    labels = [v["label"] for v in data["variants"]]
+    expected = [[row["values"][label]["algorithm"] for label in labels] for row in data["rows"]]
+    assert len({name for names in expected for name in names}) > 1  # not one name everywhere
+    rows = list(csv.DictReader(io.StringIO(cli(*argv, "--format", "csv").out)))
+    assert [[row["A_algorithm"], row["B_algorithm"]] for row in rows] == expected
+    markdown = cli(*argv, "--format", "markdown").out
+    header = next(line for line in markdown.splitlines() if line.startswith("| size"))
+    cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in markdown.splitlines()]
+    names = [cell.strip() for cell in header.strip("|").split("|")]
+    body = [row for row in cells if row and row[0].isdigit()]
+    assert [[row[names.index("A algo")], row[names.index("B algo")]] for row in body] == expected
+    table = cli(*argv).out  # 80 columns: both algorithms shown
+    for names_of_row in expected:
+        assert all(name in table for name in names_of_row)
+
+
 def test_compare_what_if_of_one_sku(cli):
     data = _json(
         cli(

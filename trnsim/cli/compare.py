@@ -384,6 +384,7 @@ def compare(
                 row.time_us,
                 ratio,
             )
+            entry[f"{letter}_algorithm"] = row.algorithm
             values[result.label] = {
                 "bytes": row.bytes,
                 "time_us": row.time_us,
@@ -412,13 +413,16 @@ def compare(
     for n, letter in enumerate(letters):
         if fmt == Format.csv:  # CSV has no legend: name each variant (with its edits) in a column
             columns.append(Column(f"{letter}_variant", f"{letter}_variant", align="left"))
-        # to fit the width the times go first, then the ratios, then the last variants' values (A stays)
+        # to fit the width the times go first, then the algorithms, then the ratios, then the last
+        # variants' values (A stays)
         value = Column(f"{letter}_{key}", f"{letter} {_VALUE_HEAD[metric.value]}", _VALUE_FMT[metric.value])
         columns.append(value)
         if n:
             value.drop_priority = 1
+        # which algorithm gave the value: variants differ in what they can run (nvls needs switches)
+        columns.append(Column(f"{letter}_algorithm", f"{letter} algo", align="left", drop_priority=3))
         if metric != Metric.time:
-            columns.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}", drop_priority=3))
+            columns.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}", drop_priority=4))
         if n:
             columns.append(Column(f"{letter}_over_A", f"{letter}/A", "{:.3f}x", drop_priority=2))
     legend = [f"{letter} = {result.display}" for letter, result in zip(letters, results, strict=True)]
