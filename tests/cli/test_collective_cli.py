@@ -1,5 +1,7 @@
 """``trnsim collective``: the table contract, JSON keys, and bad input."""
 
+import csv
+import io
 import json
 
 import pytest
@@ -182,3 +184,13 @@ def test_export_schedule_writes_json_and_refuses_a_bad_path(cli, tmp_path):
         "collective", "allgather", "--sku", "nl16", "--export-schedule", str(tmp_path / "no" / "x.json")
     )
     assert bad.code == 2 and "--export-schedule" in bad.err and "Traceback" not in bad.err
+
+
+def test_a_tied_bottleneck_is_one_string_in_json_and_the_same_in_the_table(cli):
+    argv = ["collective", "allreduce", "--sku", "nl64", "--sizes", "1G"]
+    row = json.loads(cli(*argv, "--format", "json").out)["rows"][0]
+    assert isinstance(row["bottleneck"], str) and sorted(row["bottleneck"].split("=")) == sorted(
+        row["link_utilisation"]
+    )
+    (csv_row,) = csv.DictReader(io.StringIO(cli(*argv, "--format", "csv").out))
+    assert csv_row["bottleneck"] == row["bottleneck"]
