@@ -194,3 +194,15 @@ def test_a_tied_bottleneck_is_one_string_in_json_and_the_same_in_the_table(cli):
     )
     (csv_row,) = csv.DictReader(io.StringIO(cli(*argv, "--format", "csv").out))
     assert csv_row["bottleneck"] == row["bottleneck"]
+
+
+def test_the_header_marks_the_files_assumed_alpha_and_efficiency(cli):
+    """nl16's latency and efficiency sources both say assumption: the header says (assumed) after
+    each; a value the user gave is not marked."""
+    argv = ["collective", "allreduce", "--sku", "nl16", "--sizes", "1G"]
+    header = " ".join(cli(*argv).out.split("┏")[0].split())
+    assert "alpha 1.5 us/step (assumed)" in header and "of raw rate (assumed; see topo show)" in header
+    assert json.loads(cli(*argv, "--format", "json").out)["assumed"] == ["alpha", "efficiency"]
+    given = cli(*argv, "--alpha-us", "2", "--set", "efficiency.default=0.9")
+    assert "(assumed" not in given.out
+    assert json.loads(cli(*argv, "--alpha-us", "2", "--format", "json").out)["assumed"] == ["efficiency"]

@@ -265,3 +265,42 @@ def test_topo_draw_without_matplotlib_says_how_to_install(cli, tmp_path, monkeyp
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # any import of it now fails
     result = cli("topo", "draw", "nl16", "-o", str(tmp_path / "x.png"))
     assert result.code == 2 and "pip install '.[plot]'" in result.err
+
+
+@pytest.mark.parametrize("sku", ["nl72x2", "trn3-nl72x2-gen3", "nl16", "nvl72"])
+def test_show_lists_every_latency_and_efficiency_parameter_with_its_basis(cli, sku):
+    """README: every assumption is shown by topo show. Each latency field of the schema and each
+    efficiency is listed with the file's value, marked an assumption exactly when its section's
+    source: says so, and the sources are printed in full within 80 columns."""
+    import yaml
+
+    from trnsim.catalog import find_sku
+    from trnsim.schema import Latency
+
+    data = json.loads(cli("topo", "show", sku, "--format", "json").out)
+    document = yaml.safe_load(find_sku(sku).read_text())
+    latency, efficiency = document["latency"], document.get("efficiency", {})
+    fields = [name for name in Latency.__struct_fields__ if name != "source"]
+    expected = {f"latency.{name}": float(latency.get(name, 0)) for name in fields}
+    expected["efficiency.default"] = efficiency.get("default", 1.0)
+    expected.update({f"efficiency.classes.{k}": v for k, v in efficiency.get("classes", {}).items()})
+    shown = {p["key"]: p for p in data["parameters"]}
+    assert {key: p["value"] for key, p in shown.items()} == expected
+    for key, p in shown.items():
+        source = (latency if key.startswith("latency") else efficiency).get("source", "")
+        assert p["source"] == source
+        assert p["basis"] == ("assumption" if "assumption" in source.lower() else "cited")
+    table = cli("topo", "show", sku).out
+    assert max(len(line) for line in table.splitlines()) <= 80
+    words = " ".join(table.split())
+    for key, p in shown.items():
+        assert re.search(rf"{re.escape(key)} .* {p['basis']}", table)
+        assert " ".join(p["source"].split()) in words  # the whole source text, wrapped
+
+
+def test_show_marks_an_edited_parameter_and_names_the_edit(cli):
+    data = json.loads(cli("topo", "show", "nl72x2", "--set", "latency.step_ns=0", "--format", "json").out)
+    step = next(p for p in data["parameters"] if p["key"] == "latency.step_ns")
+    assert (step["value"], step["basis"], step["edit"]) == (0, "edited", "latency.step_ns=0")
+    out = cli("topo", "show", "nl72x2", "--set", "latency.step_ns=0").out
+    assert "latency.step_ns: edited by 'latency.step_ns=0'" in out

@@ -36,7 +36,7 @@ from trnsim.cli.options import (
     writable,
     write_text,
 )
-from trnsim.cli.render import Column, Format, Table, emit, visible
+from trnsim.cli.render import Column, Format, Table, emit, tied, visible
 from trnsim.cli.typed import OrderedCommand, in_typed_order, refuse_without
 from trnsim.collectives.groups import group_label
 from trnsim.errors import ThresholdError, UsageError
@@ -660,7 +660,7 @@ _SWEEP_COLUMNS = [
     Column("algorithm", "algorithm", align="left", drop_priority=3),
     Column("bound_busbw_gbps", "bound busbw", "{:.2f}", short="bound", drop_priority=4),
     Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}", drop_priority=5),
-    Column("bottleneck", "bottleneck", align="left", drop_priority=6),
+    Column("bottleneck", "bottleneck", tied, align="left", drop_priority=6),
 ]
 
 

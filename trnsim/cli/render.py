@@ -411,6 +411,12 @@ def _whole(column: Column, value: Any) -> bool:
     return column.align == "right" or (isinstance(value, numbers.Number) and not isinstance(value, bool))
 
 
+def tied(classes: str) -> str:
+    """A bottleneck of tied link classes (``backplane=pcb=xrack``) as a table shows it, with room
+    to wrap in a narrow column (``backplane = pcb = xrack``); JSON and CSV keep the compact form."""
+    return classes.replace("=", " = ")
+
+
 def kv_table(title: str, items: list[tuple[str, Any]]) -> Table:
     """A two-column property table."""
     return Table(

@@ -207,6 +207,8 @@ def show(
         "link_classes": classes,
         "switch_roles": roles,
         "cuts": cuts,
+        "parameters": metrics.model_parameters(topo),
+        "assumptions": metrics.assumed_sections(topo),
         "scale_out": None
         if scale_out is None
         else {
@@ -266,6 +268,7 @@ def show(
             classes,
         )
     )
+    tables.append(_parameters_table(payload["parameters"], payload["assumptions"]))
     if roles:
         tables.append(
             Table(
@@ -304,6 +307,48 @@ def show(
             )
         )
     emit(payload, tables, fmt)
+
+
+def _parameters_table(parameters: list[dict], assumptions: dict[str, str]) -> Table:
+    """The latency and efficiency parameters, each marked as the file's source has it (an assumption
+    or cited) or as edited; the sources themselves, long, are the footer, which also names the
+    file's other sections that hold assumptions."""
+    from trnsim.overrides import origin_of
+
+    rows = [
+        {
+            "key": p["key"],
+            "value": f"{p['value']:,.4g} ns" if p["unit"] == "ns" else f"{100 * p['value']:.4g}%",
+            "what": p["what"],
+            "basis": p["basis"],
+        }
+        for p in parameters
+    ]
+    footer = []
+    for section in ("latency", "efficiency"):
+        source = next((p["source"] for p in parameters if p["key"].startswith(section + ".")), "")
+        footer.append(f"{section} source: {source or '(none in the file)'}")
+    others = [path for path in assumptions if path not in ("latency", "efficiency")]
+    if others:
+        footer.append(
+            f"assumptions also in: {', '.join(others)} (their source: texts are in the file and in "
+            "--format json, under assumptions)"
+        )
+    for p in parameters:
+        if p["edit"] is not None:
+            origin = origin_of(p["edit"])
+            footer.append(f"{p['key']}: edited by {origin + ' ' if origin else ''}{p['edit'].strip()!r}")
+    return Table(
+        "model parameters (assumption: the file's source says so; override with --set KEY=VALUE)",
+        [
+            Column("key", "parameter", align="left"),
+            Column("value", "value"),
+            Column("what", "what", align="left", drop_priority=1),
+            Column("basis", "basis", align="left"),
+        ],
+        rows,
+        footer,
+    )
 
 
 def _hop_items(summary: dict, several: bool) -> list[tuple[str, str]]:
