@@ -304,3 +304,49 @@ def test_show_marks_an_edited_parameter_and_names_the_edit(cli):
     assert (step["value"], step["basis"], step["edit"]) == (0, "edited", "latency.step_ns=0")
     out = cli("topo", "show", "nl72x2", "--set", "latency.step_ns=0").out
     assert "latency.step_ns: edited by 'latency.step_ns=0'" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["nl72x2"],
+        ["trn1-nl16"],
+        ["nl64", "--fail", "link:x:0"],
+        ["nl72x2", "--fail", "switch:r0.n0.sw0", "--distance", "links"],
+    ],
+)
+def test_a_matrix_table_builds_only_its_columns_and_they_are_the_csvs(cli, argv):
+    """The table computes only the columns 80 columns can show (distances from those ranks, the
+    matrix being symmetric); they equal the CSV's, which holds every column, and the note names the
+    rest."""
+    import csv
+    import io
+
+    full = list(csv.reader(io.StringIO(cli("topo", "hops", *argv, "--matrix", "--format", "csv").out)))
+    n = len(full) - 1
+    table = cli("topo", "hops", *argv, "--matrix").out
+    assert max(len(line) for line in table.splitlines()) <= 80
+    lines = [line.strip("│").split("│") for line in table.splitlines() if line.startswith("│")]
+    cells = [[cell.strip() for cell in line] for line in lines]
+    shown = len(cells[0]) - 1
+    assert len(cells) == n and shown < n
+    assert cells == [row[: shown + 1] for row in full[1:]]
+    note = " ".join(table.split("not shown to fit 80 columns: ")[1].split())
+    assert note.startswith(f"ranks {shown} to {n - 1} ({n - shown} columns)")
+
+
+def test_a_matrix_table_of_4096_ranks_is_quick_and_the_whole_matrix_is_refused(cli, monkeypatch):
+    import time
+
+    from conftest import CATALOG
+
+    monkeypatch.chdir(CATALOG[0].parent.parent)
+    start = time.perf_counter()
+    table = cli("topo", "hops", "--topology", "examples/torus-16x16x16.yaml", "--matrix")
+    assert table.code == 0 and "to 4095" in table.out
+    assert time.perf_counter() - start < 30  # was over 120 s: every column was built
+    for extra in (["--format", "csv"], ["--format", "json"], ["--wide"]):
+        start = time.perf_counter()
+        refused = cli("topo", "hops", "--topology", "examples/torus-16x16x16.yaml", "--matrix", *extra)
+        assert refused.code == 2 and "TRNSIM_MAX_MATRIX_CELLS" in refused.err
+        assert "16,777,216 distances" in refused.err and time.perf_counter() - start < 5

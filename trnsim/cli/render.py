@@ -49,6 +49,18 @@ def table_width(terminal_width: int | None) -> int | None:
     return int(text) if text.isdigit() and int(text) >= 20 else DEFAULT_WIDTH
 
 
+def available_width(stream=None) -> int | None:
+    """The width a table printed to ``stream`` (stdout) must fit, as :func:`emit` finds it (None
+    with ``--wide``): a command that would build more columns than can show builds fewer."""
+    stream = stream or sys.stdout
+    terminal = None
+    if stream.isatty():
+        from rich.console import Console
+
+        terminal = Console(file=stream).width
+    return table_width(terminal)
+
+
 class Format(str, Enum):
     """Output formats every command accepts."""
 

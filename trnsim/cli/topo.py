@@ -459,21 +459,7 @@ def hops(
         emit(payload, [table], fmt)
         return
     if matrix:
-        links = hops.link_distances(topo)
-        values = links if metric == DistanceMetric.links else (links - 1).clip(min=0)
-        rows = [
-            {"rank": r, **{str(c): int(values[r, c]) for c in range(topo.n_ranks)}}
-            for r in range(topo.n_ranks)
-        ]
-        # the last ranks' columns go first to fit the width (every one is in --format csv)
-        columns = [Column("rank", "rank")] + [
-            Column(str(c), str(c), drop_priority=c + 1) for c in range(topo.n_ranks)
-        ]
-        emit(
-            {"name": topo.name, "metric": metric.value, "matrix": values.tolist()},
-            [Table(f"{topo.name}: {metric.value} between ranks", columns, rows)],
-            fmt,
-        )
+        _matrix(topo, metric, fmt)
         return
     stats = hops.hop_stats(topo)
     rows = [{"hops": h, "links": h + 1, "pairs": n} for h, n in stats.histogram_hops.items()]
@@ -501,6 +487,51 @@ def hops(
         ],
     )
     emit(payload, [table], fmt)
+
+
+def _matrix(topo, metric: "DistanceMetric", fmt: Format) -> None:
+    """``topo hops --matrix``: every format holds all ranks x ranks but a table, which builds only
+    the columns its width can show; either is refused beyond :data:`trnsim.limits.MATRIX_CELLS`."""
+    from trnsim import limits
+    from trnsim.cli.render import available_width
+    from trnsim.routing import hops
+
+    n = topo.n_ranks
+    width = available_width() if fmt == Format.table else None
+    shown = n if width is None else _columns_that_fit(n, width)
+    limits.MATRIX_CELLS.check(n * shown, f"{topo.where}: the --matrix would print")
+    # distances are symmetric (every link runs both ways): a table's BFS runs from its columns only
+    links = hops.link_distances(topo) if shown == n else hops.link_distances(topo, topo.chips[:shown]).T
+    values = links if metric == DistanceMetric.links else (links - 1).clip(min=0)
+    if shown < n:  # now that the values are known, as many columns as their widths let fit
+        shown = _columns_that_fit(n, width, [len(str(v)) for v in values.max(axis=0)])
+    rows = [{"rank": r, **{str(c): int(values[r, c]) for c in range(shown)}} for r in range(n)]
+    # the last ranks' columns go first to fit the width (every one is in --format csv)
+    columns = [Column("rank", "rank")] + [Column(str(c), str(c), drop_priority=c + 1) for c in range(shown)]
+    footer = []
+    if shown < n:
+        footer.append(
+            f"not shown to fit {width} columns: ranks {shown} to {n - 1} ({n - shown} columns); see every "
+            "column with --wide, --format json|csv|markdown or a larger COLUMNS"
+        )
+    payload = (
+        {"name": topo.name, "metric": metric.value, "matrix": values.tolist()} if fmt == Format.json else {}
+    )
+    emit(payload, [Table(f"{topo.name}: {metric.value} between ranks", columns, rows, footer)], fmt)
+
+
+def _columns_that_fit(n: int, width: int, cells: list[int] | None = None) -> int:
+    """How many rank columns of an ``n``-rank matrix fit a table ``width`` wide: each is as wide as
+    its header (the rank number) or its widest value (``cells``, when known), plus its border and
+    padding; at least one."""
+    used = max(len("rank"), len(str(n - 1))) + 4  # the rank column and the left border
+    for count in range(n):
+        if cells is not None and count == len(cells):
+            return count
+        used += max(len(str(count)), cells[count] if cells is not None else 1) + 3
+        if used > width:
+            return max(count, 1)
+    return n
 
 
 @app.command()
