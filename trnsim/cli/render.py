@@ -388,11 +388,25 @@ def _emit_rich(tables: list[Table], stream) -> None:
         ]
         fit = _fit(table.columns, cells, available)
         footer = [visible(line) for line in table.footer]
+        names = ""
         if fit.dropped:
             headers = [table.columns[c].header for c in sorted(fit.dropped)]
             names = ", ".join(headers)
             if len(headers) > 6:  # a matrix's columns: name the first and the last
                 names = f"{', '.join(headers[:3])}, ..., {headers[-1]} ({len(headers)} columns)"
+        if available is not None and fit.width > available:
+            # words and numbers are never cut: the table stays wider than asked, and says so
+            footer.append(
+                f"cannot fit {available} columns even with only the essential columns (this table is "
+                f"{fit.width} wide"
+                + (
+                    f"; not shown: {names}); see every column with --wide, "
+                    if names
+                    else "; its words and numbers are never cut); see it unwrapped with "
+                )
+                + "--format json|csv|markdown or a larger COLUMNS"
+            )
+        elif fit.dropped:
             footer.append(
                 f"not shown to fit {available} columns: {names}; see every column with --wide, "
                 "--format json|csv|markdown or a larger COLUMNS"
