@@ -350,3 +350,11 @@ def test_a_matrix_table_of_4096_ranks_is_quick_and_the_whole_matrix_is_refused(c
         refused = cli("topo", "hops", "--topology", "examples/torus-16x16x16.yaml", "--matrix", *extra)
         assert refused.code == 2 and "TRNSIM_MAX_MATRIX_CELLS" in refused.err
         assert "16,777,216 distances" in refused.err and time.perf_counter() - start < 5
+
+
+def test_path_between_chips_of_several_ranks_runs_between_their_first_ranks(cli):
+    data = json.loads(cli("topo", "path", "trn1-nl16", "x0.y0", "x1.y0", "--format", "json").out)
+    ranks = json.loads(cli("topo", "path", "trn1-nl16", "x0.y0.c0", "x1.y0.c0", "--format", "json").out)
+    assert data == ranks  # the chips' first ranks
+    table = cli("topo", "path", "trn1-nl16", "x0.y0", "x1.y0").out
+    assert "x0.y0 hosts ranks 0, 1: the path is its first rank's (x0.y0.c0)" in table

@@ -96,3 +96,16 @@ def test_bad_many_group_specs_are_refused(spec):
 
     with pytest.raises(UsageError, match="--groups"):
         select_groups(topology("trn2-nl16"), spec)
+
+
+def test_a_chip_name_in_a_group_is_all_its_ranks():
+    """trn1's chips host two ranks each (x0.y0.c0, x0.y0.c1); naming the chip takes both, as the
+    nodes' own chip attribute says."""
+    topo = topology("trn1-nl16")
+    for chips in (["x0.y0"], ["x0.y0", "x1.y2"], ["x3.y3"]):
+        expected = [
+            r for chip in chips for r, name in enumerate(topo.chips) if topo.nodes[name]["chip"] == chip
+        ]
+        assert len(expected) == 2 * len(chips)
+        assert _ranks("trn1-nl16", ",".join(chips)) == expected
+    assert _ranks("trn1-nl16", "x0.y0,2-3") == [0, 1, 2, 3]

@@ -163,7 +163,7 @@ def run(
     applied = tuple(overrides or ())
     variant = label_of(topo, applied)
     n_chips = len(topo.chips_of(chips))
-    on_chips = f" on {n_chips} chips" if topo.ranks_per_chip > 1 else ""
+    on_chips = f" on {n_chips} chip{'s' if n_chips != 1 else ''}" if topo.ranks_per_chip > 1 else ""
     assumed = _assumed(topo, alpha_us)
     header = (
         f"{topo.name} {op}: {result.ranks} ranks{on_chips} (group {group_text}), alpha {alpha:g} us/step"

@@ -540,7 +540,8 @@ def path(
         list[str] | None,
         typer.Argument(
             metavar="[SKU] SRC DST",
-            help="SKU SRC DST, or SRC DST with --sku NAME or --topology FILE (ranks or chip names).",
+            help="SKU SRC DST, or SRC DST with --sku NAME or --topology FILE (ranks or chip names; a chip "
+            "that hosts several ranks stands for its first).",
             show_default=False,
         ),
     ] = None,
@@ -577,6 +578,13 @@ def path(
     src, dst = ends
     topo = _load(sku, topology, edits(overrides, routing, calibration, fail))
     a, b = topo.resolve_chip(src), topo.resolve_chip(dst)
+    # a chip that hosts several ranks (trn1) stands for its first rank: its path starts on the chip
+    hosts = [
+        f"{text.strip()} hosts ranks {', '.join(str(topo.rank_of[r]) for r in topo.ranks_by_chip[text.strip()])}: "
+        f"the path is its first rank's ({topo.ranks_by_chip[text.strip()][0]})"
+        for text in (src, dst)
+        if text.strip() not in topo.rank_of and len(topo.ranks_by_chip.get(text.strip(), ())) > 1
+    ]
     nodes, count = shortest_path(topo, a, b)
     if not count:
         raise UsageError(
@@ -632,7 +640,8 @@ def path(
                 "; ecmp spreads the flow over all of them (this is one)"
                 if policy == "ecmp"
                 else f"; {policy} routing takes this one" + (" (seed 0)" if policy == "hash" else "")
-            )
+            ),
+            *hosts,
         ],
     )
     emit(payload, [table], fmt)

@@ -32,8 +32,8 @@ def _ranks_from_list(topology: Topology, text: str) -> list[int]:
                 raise UsageError(f"--group range {part!r} runs backwards")
             for rank in range(int(lo), int(hi) + 1):
                 ranks.append(topology.rank_of[topology.resolve_chip(rank)])
-        else:
-            ranks.append(topology.rank_of[topology.resolve_chip(part)])
+        else:  # a rank, or a chip that hosts several ranks: all of them
+            ranks.extend(topology.rank_of[rank] for rank in topology.resolve_ranks(part))
     return ranks
 
 
