@@ -165,7 +165,11 @@ Algo = Annotated[
 AlgoOne = Annotated[str, typer.Option("--algo", help="Algorithm name or auto (the fastest per size).")]
 MinBytes = Annotated[
     str | None,
-    typer.Option("-b", "--minbytes", help="Smallest size [8] (bytes; K/M/G/T/P, KiB..PiB, KB..PB ok)."),
+    typer.Option(
+        "-b",
+        "--minbytes",
+        help="Smallest size [8] (bytes; K/M/G/T/P, KiB..PiB, KB..PB ok; Gb, bits, is refused).",
+    ),
 ]
 MaxBytes = Annotated[str | None, typer.Option("-e", "--maxbytes", help="Largest size [1G].")]
 StepFactor = Annotated[
