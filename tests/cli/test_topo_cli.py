@@ -358,3 +358,22 @@ def test_path_between_chips_of_several_ranks_runs_between_their_first_ranks(cli)
     assert data == ranks  # the chips' first ranks
     table = cli("topo", "path", "trn1-nl16", "x0.y0", "x1.y0").out
     assert "x0.y0 hosts ranks 0, 1: the path is its first rank's (x0.y0.c0)" in table
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["nl72x2", "-1", "5"],
+            "error: SRC '-1': -1 is negative, and ranks count from 0: trn3-nl72x2-gen1 has ranks 0..143",
+        ),
+        (
+            ["nl72x2", "0", "144"],
+            "error: DST '144': rank 144 is not a chip of trn3-nl72x2-gen1: ranks are 0..143",
+        ),
+        (["nl72x2", "0", "5", "--bogus"], "error: No such option: --bogus (see: trnsim topo path --help)"),
+    ],
+)
+def test_path_names_the_end_that_is_not_a_rank(cli, argv, message):
+    result = cli("topo", "path", *argv)
+    assert (result.code, result.err) == (2, message + "\n")

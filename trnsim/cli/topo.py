@@ -439,7 +439,7 @@ def hops(
     if source is not None and matrix:
         raise UsageError("give --from RANK (one chip's distances) or --matrix (all pairs), not both")
     if source is not None:
-        origin = topo.resolve_chip(source)
+        origin = _end(topo, source, "--from")
         links = hops.link_distances(topo, [origin])[0]
         rows = [
             {"rank": r, "chip": name, "links": int(links[r]), "hops": max(int(links[r]) - 1, 0)}
@@ -534,7 +534,15 @@ def _columns_that_fit(n: int, width: int, cells: list[int] | None = None) -> int
     return n
 
 
-@app.command()
+def _end(topo, text: str, which: str) -> str:
+    """The rank ``text`` names, an error naming where it was given (``SRC '-1': ...``)."""
+    try:
+        return topo.resolve_chip(text)
+    except UsageError as exc:
+        raise UsageError(f"{which} {text!r}: {exc}") from None
+
+
+@app.command(context_settings={"ignore_unknown_options": True})  # `topo path nl72x2 -1 5`: a rank
 def path(
     ends: Annotated[
         list[str] | None,
@@ -564,6 +572,9 @@ def path(
     from trnsim.routing.hops import policy_path, shortest_path
 
     ends = list(ends or [])
+    for end in ends:  # the parser passes what looks like an option on (-1 is a rank to refuse)
+        if end.startswith("-") and not end[1:].isdigit():
+            raise UsageError(f"No such option: {end} (see: trnsim topo path --help)")
     _check_source(sku_option, topology)
     named = "--sku NAME" if sku_option is not None else "--topology FILE" if topology is not None else None
     if named is not None and len(ends) == 3:
@@ -577,7 +588,7 @@ def path(
     sku = sku_option if named else ends.pop(0)
     src, dst = ends
     topo = _load(sku, topology, edits(overrides, routing, calibration, fail))
-    a, b = topo.resolve_chip(src), topo.resolve_chip(dst)
+    a, b = (_end(topo, text, which) for text, which in ((src, "SRC"), (dst, "DST")))
     # a chip that hosts several ranks (trn1) stands for its first rank: its path starts on the chip
     hosts = [
         f"{text.strip()} hosts ranks {', '.join(str(topo.rank_of[r]) for r in topo.ranks_by_chip[text.strip()])}: "

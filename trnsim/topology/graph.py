@@ -158,10 +158,17 @@ class Topology:
         digits = text.removeprefix("-")
         if digits.isascii() and digits.isdigit():
             rank = int(text)
-            if not 0 <= rank < self.n_ranks:
+            # after failures the survivors are renumbered: say so, or 15 of 16 looks like a typo
+            failed = f" with its failed parts ({', '.join(self.faults)})" if self.faults else ""
+            if rank < 0:
+                raise UsageError(
+                    f"{text} is negative, and ranks count from 0: {self.name}{failed} has ranks "
+                    f"0..{self.n_ranks - 1}"
+                )
+            if rank >= self.n_ranks:
                 unit = "rank" if self.spec.chip.ranks > 1 else "chip"
                 raise UsageError(
-                    f"rank {rank} is not a {unit} of {self.name}: ranks are 0..{self.n_ranks - 1}"
+                    f"rank {rank} is not a {unit} of {self.name}{failed}: ranks are 0..{self.n_ranks - 1}"
                 )
             return self.chips[rank]
         if text in self.rank_of:
