@@ -206,3 +206,14 @@ def test_the_header_marks_the_files_assumed_alpha_and_efficiency(cli):
     given = cli(*argv, "--alpha-us", "2", "--set", "efficiency.default=0.9")
     assert "(assumed" not in given.out
     assert json.loads(cli(*argv, "--alpha-us", "2", "--format", "json").out)["assumed"] == ["efficiency"]
+
+
+def test_alpha_us_says_which_edit_it_overrides(cli):
+    argv = ["collective", "allreduce", "--sku", "nl16", "--sizes", "1G", "--format", "json"]
+    both = cli(*argv, "--alpha-us", "10", "--set", "latency.step_ns=0")
+    assert both.err == "note: --alpha-us 10 overrides --set latency.step_ns=0\n"
+    assert json.loads(both.out)["alpha_us"] == 10  # the option wins
+    assert cli(*argv, "--alpha-us", "10").err == "" and cli(*argv, "--set", "latency.step_ns=0").err == ""
+    variant = cli("compare", "allreduce", "--sku", "nl16:set=latency.step_ns=5", "--sku", "nl64", "--sizes", "1G",
+                  "--alpha-us", "10")  # fmt: skip
+    assert "note: --alpha-us 10 overrides --set latency.step_ns=5" in variant.err

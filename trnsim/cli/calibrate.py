@@ -13,6 +13,7 @@ from trnsim.cli.options import (
     SetOption,
     SkuOption,
     TopologyOption,
+    check_suffix,
     edits,
     writable,
     write_text,
@@ -103,6 +104,7 @@ def calibrate(
 
     if (sku is None) == (topology is None):
         raise UsageError("name the system the run measured: --sku NAME or --topology FILE")
+    check_suffix(output, "-o", "a calibration file (YAML)", (".yaml", ".yml"))
     writable(output, "-o")
     size_range = parse_fit_sizes(fit_sizes)
     # the file states its rank count itself (a comment line if not): calibrate takes no --ranks yet

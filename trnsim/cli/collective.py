@@ -31,6 +31,7 @@ from trnsim.cli.options import (
     chunk_bytes,
     edits,
     load,
+    note_alpha_override,
     note_calibration_target,
     picture_path,
     resolve_sizes,
@@ -82,6 +83,7 @@ def run(
 
     algo = algorithm(algo)  # one spelling in the header and JSON
     overrides = edits(overrides, routing, calibration, fail)
+    note_alpha_override(alpha_us, [overrides])
     topo = load(sku, topology, overrides)
     note_calibration_target(calibration, [topo.name])
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)

@@ -665,6 +665,14 @@ class ExportFormat(str, Enum):
     astra_sim = "astra-sim"
 
 
+_EXPORT_SUFFIXES = {
+    "graphml": (".graphml", ".xml"),
+    "json": (".json",),
+    "dot": (".dot", ".gv"),
+    "astra-sim": (".yaml", ".yml"),
+}
+
+
 @app.command()
 def export(
     sku: SkuArgument = None,
@@ -693,8 +701,10 @@ def export(
         trnsim topo export nl64 --format astra-sim
         trnsim topo export nl16 --format graphml -o nl16.graphml
     """
+    from trnsim.cli.options import check_suffix
     from trnsim.topology.export import to_text
 
+    check_suffix(output, "-o", f"{fmt.value} (--format {fmt.value})", _EXPORT_SUFFIXES[fmt.value])
     writable(output)
     topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration, fail))
     text = to_text(topo, fmt.value)
