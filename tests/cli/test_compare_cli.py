@@ -564,3 +564,10 @@ def test_collective_heatmap(cli, tmp_path):
     assert out.read_text().count("<path") > 300
     grouped = cli("collective", "allreduce", "--sku", "nl64", "--groups", "rows", "--heatmap", str(out))
     assert grouped.code == 2 and "--groups is not drawn" in grouped.err
+
+
+def test_one_run_is_one_run(cli, tmp_path):
+    argv = ["sweep", "--sku", "nl16", "--op", "allreduce", "--sizes", "1M"]
+    assert cli(*argv).out.startswith("sweep: 1 run\n")
+    written = cli(*argv, "-o", str(tmp_path / "s.csv"))
+    assert written.err == f"wrote 1 row (1 run) to {tmp_path / 's.csv'}\n"

@@ -377,3 +377,11 @@ def test_path_between_chips_of_several_ranks_runs_between_their_first_ranks(cli)
 def test_path_names_the_end_that_is_not_a_rank(cli, argv, message):
     result = cli("topo", "path", *argv)
     assert (result.code, result.err) == (2, message + "\n")
+
+
+def test_a_path_from_a_chip_to_itself_is_one_line(cli):
+    out = cli("topo", "path", "nl16", "3", "x0.y3").out
+    assert out == "trn2-nl16: rank 3 (x0.y3) -> rank 3 (x0.y3): the same chip: 0 links, 0 hops\n"
+    data = json.loads(cli("topo", "path", "nl16", "3", "3", "--format", "json").out)
+    assert (data["links"], data["hops"], data["path"], data["steps"]) == (0, 0, ["x0.y3"], [])
+    assert "2 links, 1 hop (" in cli("topo", "path", "trn1-nl16", "0", "1").out

@@ -645,7 +645,7 @@ def path(
         ],
         steps,
         footer=[
-            f"{links} links, {max(links - 1, 0)} hops (devices passed through); "
+            f"{_count(links, 'link')}, {_count(max(links - 1, 0), 'hop')} (devices passed through); "
             f"{count:,} shortest path{'s' if count != 1 else ''}"
             + (
                 "; ecmp spreads the flow over all of them (this is one)"
@@ -655,6 +655,11 @@ def path(
             *hosts,
         ],
     )
+    if a == b and fmt in (Format.table, Format.markdown):  # no link to list: one line, no empty table
+        typer.echo(
+            f"{table.title}: the same {'rank' if topo.ranks_per_chip > 1 else 'chip'}: 0 links, 0 hops"
+        )
+        return
     emit(payload, [table], fmt)
 
 
