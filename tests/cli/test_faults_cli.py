@@ -47,3 +47,23 @@ def test_csv_is_one_table_of_one_shape(cli):
     # what CSV leaves out is in JSON, and stderr says so
     assert "side_by_side" in document and all(system["random"] for system in document["systems"])
     assert "random draws are in --format json" in result.err
+
+
+def test_the_default_rates_are_labelled_as_their_sources_have_them(cli):
+    """Each default MTTF is an assumption exactly when its source says so (the README's failure-rate
+    table); a rate or MTTR the user gives is labelled by its option instead."""
+    from trnsim.reliability import RATES
+
+    data = _json(cli, "nl16", "--sizes", "1M")
+    expected = {name: "assumption" if "assumption" in text else "cited" for name, (_, text) in RATES.items()}
+    assert data["rates_basis"] == expected and set(expected.values()) == {"assumption", "cited"}
+    assert data["rates_source"] == {name: text for name, (_, text) in RATES.items()}
+    assert data["mttr_basis"] == "assumption"
+    by_class = data["systems"][0]["reliability"]["by_class"]
+    assert all(row["mttf_basis"] == expected[row["rate_class"]] for row in by_class)
+    table = cli("faults", "nl16", "--op", "allreduce", "--sizes", "1M").out
+    assert "MTTR 24 h, an assumption" in table and "MTTF is" in table
+    assert max(len(line) for line in table.splitlines()) <= 80
+    given = _json(cli, "nl16", "--sizes", "1M", "--mttf", "chip=1000", "--mttr", "5")
+    assert (given["rates_basis"]["chip"], given["mttr_basis"]) == ("--mttf", "--mttr")
+    assert "chip" not in given["rates_source"]

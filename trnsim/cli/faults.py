@@ -81,11 +81,15 @@ def faults(
     ] = None,
     old_fit: Annotated[list[str] | None, hidden("--fit")] = None,
     mttr_h: Annotated[
-        float,
+        float | None,
         typer.Option(
-            "--mttr", help="Hours a failed part stays out of service (an assumption: 24).", min=0.01, max=1e6
+            "--mttr",
+            help="Hours a failed part stays out of service [24; an assumption].",
+            min=0.01,
+            max=1e6,
+            show_default=False,
         ),
-    ] = 24.0,  # trnsim.reliability.MTTR_H
+    ] = None,  # trnsim.reliability.MTTR_H
     domains: Annotated[
         int | None,
         typer.Option(
@@ -124,6 +128,7 @@ def faults(
     """
     from trnsim.collectives.ops import get_op
     from trnsim.reliability import (
+        MTTR_H,
         RATES,
         check_random,
         loss_summary,
@@ -132,10 +137,15 @@ def faults(
         single_failures,
         straggler,
     )
+    from trnsim.topology.metrics import is_assumption
     from trnsim.units import check_finite
     from trnsim.variants import Variant
 
+    # what each rate rests on: a figure the user gave, or the default's source (README: Reliability)
+    mttr_basis = "assumption" if mttr_h is None else "--mttr"
+    mttr_h = MTTR_H if mttr_h is None else mttr_h
     check_finite("--mttr", mttr_h, 0.01, 1e6)  # the option's range lets nan through
+    rate_basis = {name: "assumption" if is_assumption(text) else "cited" for name, (_, text) in RATES.items()}
 
     policy = renamed("--policy", "--blast-radius", old_policy, policy)
     fit = renamed("--fit", "--failure-rate", old_fit, fit)
@@ -171,6 +181,7 @@ def faults(
             f"{option} {name}", number, minimum=1e-6 if option == "--failure-rate" else 1.0, maximum=1e15
         )
         rates[name] = number if option == "--mttf" else 1e9 / number
+        rate_basis[name] = option
     tables, payload, summary, every_class = [], {"systems": []}, [], []
     for variant in variants:
         healthy = variant.load()
@@ -273,17 +284,24 @@ def faults(
             mc_rows = None
         rel = reliability(report, rates, mttr_h)
         rel_rows = [
-            {**row, "failures_per_year": row["failures_per_year"], "chips_out": row["chips_out"] / per_chip}
+            {
+                **row,
+                "mttf_basis": rate_basis[row["rate_class"]],
+                "failures_per_year": row["failures_per_year"],
+                "chips_out": row["chips_out"] / per_chip,
+            }
             for row in rel.by_class
         ]
+        mttr_text = f"MTTR {mttr_h:g} h" + (", an assumption" if mttr_basis == "assumption" else "")
         tables.append(
             Table(
-                f"{label}: failure rates (MTTR {mttr_h:g} h)",
+                f"{label}: failure rates ({mttr_text})",
                 [
                     Column("kind", "part", align="left"),
                     Column("rate_class", "rate class", align="left"),
                     Column("parts", "parts"),
                     Column("mttf_h", "MTTF (h)", "{:,.0f}"),
+                    Column("mttf_basis", "MTTF is", align="left"),
                     Column("failures_per_year", "failures/yr", "{:.3f}"),
                     Column("chips_out", "chips out (mean)", "{:.4f}"),
                 ],
@@ -292,7 +310,9 @@ def faults(
                     f"# {rel.failures_per_year:.2f} failures a year; {rel.chips_out / per_chip:.3f} of "
                     f"{report.chips} chips out of service on average: availability "
                     f"{100 * rel.availability:.3f}% of the capacity"
-                    + (f" (counting only the parts swept: {', '.join(kind)})" if kind else "")
+                    + (f" (counting only the parts swept: {', '.join(kind)})" if kind else ""),
+                    "# MTTF is: an assumption or cited as the README's failure-rate table says "
+                    "(--mttf, --failure-rate and --mttr override)",
                 ],
             )
         )
@@ -352,6 +372,13 @@ def faults(
                 "random": mc_rows,
             }
         )
+    payload.update(
+        rates_basis=rate_basis,
+        rates_source={
+            name: text for name, (_, text) in RATES.items() if rate_basis[name] in ("assumption", "cited")
+        },
+        mttr_basis=mttr_basis,
+    )
     payload.update(rates_mttf_h=rates, mttr_h=mttr_h, ops=ops, sizes=size_list, seed=seed if random else None)
     columns = [
         # at 80 columns: short headers, then the worst part, chips out, failures a year, blast radius

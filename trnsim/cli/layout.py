@@ -20,7 +20,7 @@ from trnsim.cli.options import (
     load,
     note_calibration_target,
 )
-from trnsim.cli.render import Column, Format, Table, emit
+from trnsim.cli.render import Column, Format, Table, emit, tied
 from trnsim.errors import UsageError
 from trnsim.overrides import edits_text
 
@@ -278,7 +278,7 @@ def layout(
     columns += [
         Column("busbw_gbps", "busbw (GB/s)", "{:.2f}"),
         Column("slowdown", "shared vs alone", lambda v: f"{v:.3f}x", drop_priority=4),
-        Column("bottleneck", "bottleneck", align="left"),
+        Column("bottleneck", "bottleneck", tied, align="left"),
         Column("algorithm", "algorithm", align="left", drop_priority=7),
     ]
     footer = [

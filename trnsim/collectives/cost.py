@@ -55,10 +55,6 @@ class StepCost:
         """Seconds per byte this item spends on bandwidth (to name the bottleneck of a plan)."""
         return self.step.repeat * self.route.seconds_per_byte
 
-    @property
-    def bottleneck(self) -> str:
-        return self.route.bottleneck
-
     def edge_seconds_per_byte(self, bw_bps: np.ndarray) -> np.ndarray:
         """How long each directed link is busy, per byte of collective size."""
         return self.step.repeat * self.route.link_loads / bw_bps
@@ -76,11 +72,9 @@ class PipelineCost:
         chains,
         alpha_ns: float,
         bw_bps: np.ndarray,
-        classes,
         max_chunks: int = MAX_CHUNKS,
         min_chunk_bytes: int = MIN_CHUNK_BYTES,
     ):
-        self._classes = classes  # link class of each directed edge
         self.max_chunks, self.min_chunk_bytes = max_chunks, min_chunk_bytes
         basis: dict[int, int] = {}
         rows, max_links = [], 0
@@ -189,12 +183,6 @@ class PipelineCost:
     @property
     def weight(self) -> float:
         return self._steady_spb
-
-    @property
-    def bottleneck(self) -> str:
-        """The class of the busiest link in the steady state (every stage busy)."""
-        busy = self._steady_busy
-        return self._classes[int(np.flatnonzero(busy >= busy.max() * (1 - 1e-9))[0])]
 
     def edge_seconds_per_byte(self, bw_bps: np.ndarray) -> np.ndarray:
         return self._steady_busy

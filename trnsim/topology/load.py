@@ -29,6 +29,7 @@ def load_topology(
         When failures split the chips, keep the largest part instead of refusing.
     """
     from trnsim.catalog import load_spec
+    from trnsim.errors import UsageError
     from trnsim.topology.builders import build, check_size, expand_ranks
     from trnsim.topology.faults import apply_faults, ranks_to_chips
     from trnsim.topology.hardware import check_connected, check_efficiency, check_hardware
@@ -46,7 +47,16 @@ def load_topology(
         return expand_ranks(built)
     healthy = expand_ranks(built)
     if loaded.spec.chip.ranks > 1:  # numbers name ranks, as in every other option
-        faults = ranks_to_chips(faults, healthy)
+        given, faults = faults, ranks_to_chips(faults, healthy)
+        for n, text in enumerate(faults):  # two ranks of one chip fail one chip: say so in their words
+            first = faults.index(text)
+            if first < n and not text.strip().lower().startswith("lanes"):  # failed lanes add up
+                same = (
+                    "is given twice"
+                    if given[first] == given[n]
+                    else f"fails what {given[first]!r} does ({text}: a rank's failure is its chip's)"
+                )
+                raise UsageError(f"--fail {given[n]!r} {same}: give each failure once")
     degraded = expand_ranks(apply_faults(built, faults, keep_largest))
     degraded.healthy = healthy
     return degraded
