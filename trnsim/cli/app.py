@@ -10,7 +10,7 @@ import typer
 from trnsim import __version__
 from trnsim.cli import topo
 from trnsim.errors import EXIT_INTERRUPTED, EXIT_THRESHOLD, EXIT_USAGE, FileAsSkuError, TrnsimError
-from trnsim.outputs.render import print_error, set_wide
+from trnsim.outputs.render import NON_FINITE, print_error, set_wide
 
 app = typer.Typer(
     name="trnsim",
@@ -133,6 +133,22 @@ def _interrupted() -> None:
     sys.exit(EXIT_INTERRUPTED)
 
 
+def _inputs(args: list[str]) -> str:
+    """The options a run was given, but how its output is written: what a result that cannot be
+    printed (a NaN) may come from."""
+    import shlex
+
+    words, skip = [], False
+    for arg in args:
+        option = arg.split("=", 1)[0]
+        if skip or option in ("--format", "-o", "--output"):
+            skip = not skip and "=" not in arg
+            continue
+        if words or arg.startswith("-"):  # the command's name words come first
+            words.append(shlex.quote(arg))
+    return " ".join(words)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI: exit 0 when fine, 1 when a comparison fails its threshold, 2 on bad usage or input.
 
@@ -162,12 +178,19 @@ def main(argv: list[str] | None = None) -> None:
     except TrnsimError as exc:
         # the library names no option; every command that takes a SKU takes files with --topology
         message = f"{exc} with --topology" if isinstance(exc, FileAsSkuError) else str(exc)
+        if message == NON_FINITE and (given := _inputs(args)):
+            message += f" (given: {given})"
         _fail(message, exc.exit_code, debug, "regression" if exc.exit_code == EXIT_THRESHOLD else "error")
     except BrokenPipeError:
         sys.exit(0)
     except KeyboardInterrupt:
         _interrupted()
-    except SystemExit:
+    except SystemExit as exc:
+        if exc.code == EXIT_THRESHOLD:
+            # typer (a BrokenPipeError anywhere in a command or its --help) and rich (one in a table)
+            # exit 1 when the reader of stdout went away (`trnsim ... | head`); trnsim's own exit 1,
+            # a failed threshold, is raised by _fail, outside this try. A closed pipe is no failure.
+            sys.exit(0)
         raise
     except MemoryError:
         _fail(

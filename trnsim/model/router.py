@@ -46,6 +46,30 @@ def busiest_edge(seconds: np.ndarray) -> int:
     return int(np.flatnonzero(seconds >= seconds.max() * (1 - 1e-9))[0])
 
 
+def busiest_classes(seconds: np.ndarray, classes) -> str:
+    """The link classes of the busiest directed edges, sorted and joined by ``=``.
+
+    Edges within rounding of the busiest count (as in :func:`busiest_edge`), so a balanced load names
+    every class it keeps at the peak (``x=y=z`` on a torus) rather than the first class in edge order.
+
+    Parameters
+    ----------
+    seconds : numpy.ndarray
+        How long each directed edge is busy (any unit).
+    classes : sequence of str
+        Each directed edge's link class.
+
+    Returns
+    -------
+    str
+        ``x``, ``x=y=z``; ``-`` when no edge is busy.
+    """
+    top = float(seconds.max(initial=0.0))
+    if top <= 0:
+        return "-"
+    return "=".join(sorted({classes[i] for i in np.flatnonzero(seconds >= top * (1 - 1e-9))}))
+
+
 def _scaled(route: StepRoute, factor: float) -> StepRoute:
     return replace(
         route, seconds_per_byte=route.seconds_per_byte * factor, link_loads=route.link_loads * factor

@@ -150,11 +150,9 @@ def parse_assignment(text: str) -> tuple[str, Any]:
 
 
 def _child_index(container: list, part: str, path: str) -> int:
-    digits = part.removeprefix("-")
-    if digits.isascii() and digits.isdigit():
-        index = int(part)
-        if -len(container) <= index < len(container):
-            return index
+    # 0..n-1 only: Python's -1 (the last) would edit an element the message never offered
+    if part.isascii() and part.isdigit() and int(part) < len(container):
+        return int(part)
     for index, item in enumerate(container):
         if isinstance(item, dict) and str(item.get("name")) == part:
             return index

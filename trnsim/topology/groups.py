@@ -21,6 +21,16 @@ def _is_number(text: str) -> bool:
 
 
 def _ranks_from_list(topology: Topology, text: str) -> list[int]:
+    try:
+        return _listed(topology, text)
+    except UsageError as exc:
+        message = str(exc)
+        raise UsageError(
+            message if message.startswith("--group") else f"--group {text!r}: {message}"
+        ) from None
+
+
+def _listed(topology: Topology, text: str) -> list[int]:
     ranks: list[int] = []
     for part in text.split(","):
         part = part.strip()
@@ -32,8 +42,8 @@ def _ranks_from_list(topology: Topology, text: str) -> list[int]:
                 raise UsageError(f"--group range {part!r} runs backwards")
             for rank in range(int(lo), int(hi) + 1):
                 ranks.append(topology.rank_of[topology.resolve_chip(rank)])
-        else:
-            ranks.append(topology.rank_of[topology.resolve_chip(part)])
+        else:  # a rank, or a chip that hosts several ranks: all of them
+            ranks.extend(topology.rank_of[rank] for rank in topology.resolve_ranks(part))
     return ranks
 
 
@@ -134,7 +144,15 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
             else _ranks_from_list(topology, spec)
         )
         if not selected:
-            raise UsageError(f"--group {spec!r} names no {unit}s of {topology.name}")
+            valid = _values(topology, key.strip().lower()) if sep else []
+            numbers = [int(v) for v in valid if _is_number(v)]
+            listed = (
+                f"{min(numbers)}..{max(numbers)}"
+                if numbers and len(numbers) == len(valid) and len(numbers) == max(numbers) - min(numbers) + 1
+                else ", ".join(valid)
+            )
+            names = f"; its {key.strip().lower()}s are {listed}" if valid else ""
+            raise UsageError(f"--group {spec!r} names no {unit}s of {topology.name}{names}")
     unique = sorted(set(selected))
     if len(unique) != len(selected):
         raise UsageError(f"--group {spec!r} names a {unit} twice")
@@ -159,8 +177,8 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
     if ";" in text:
         try:
             groups = [select_group(topology, part) for part in text.split(";") if part.strip()]
-        except UsageError as exc:
-            raise UsageError(f"--groups {spec!r}: {exc}") from None
+        except UsageError as exc:  # one group's message, which names it as --group
+            raise UsageError(f"--groups {spec!r}: group {str(exc).removeprefix('--group ')}") from None
     elif sep and value == "*":
         if key not in ("rack", "server", "node", "tray", "plane", "slot"):
             raise UsageError(

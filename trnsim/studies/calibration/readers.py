@@ -154,13 +154,21 @@ class Measurement:
         return self.rows[0].op
 
 
-def read_measurement(path: str | Path) -> Measurement:
+def read_measurement(
+    path: str | Path, op: str | None = None, names: dict[str, str] | None = None
+) -> Measurement:
     """Read a file of nccl-tests or nccom-test output (text or JSON).
 
     Parameters
     ----------
     path : str or Path
-        The file. Its op and rank count must be in the file (see the module documentation).
+        The file. Its rank count must be in the file, and its op unless ``op`` gives it (see the
+        module documentation).
+    op : str, optional
+        The op, for a file that does not state it; refused if the file states another.
+    names : dict, optional
+        How the caller takes each value (``{"op": "--op", "ranks": ""}``), for the messages; ``""``
+        says it takes none. By default, this function's keywords (``op=``).
 
     Returns
     -------
@@ -173,11 +181,15 @@ def read_measurement(path: str | Path) -> Measurement:
         missing file name the path only).
     """
     path = Path(path)
-    return parse_measurement(read_text(path, "measurement file"), str(path))
+    return parse_measurement(read_text(path, "measurement file"), str(path), op=op, names=names)
 
 
 def parse_measurement(
-    text: str, path: str = "<text>", ranks: int | None = None, op: str | None = None
+    text: str,
+    path: str = "<text>",
+    ranks: int | None = None,
+    op: str | None = None,
+    names: dict[str, str] | None = None,
 ) -> Measurement:
     """Parse nccl-tests or nccom-test output given as a string.
 
@@ -193,6 +205,8 @@ def parse_measurement(
     op : str, optional
         The op (``allreduce``, ``all_gather``, ``allg``, ...), for output that does not state it.
         If the output states it too, both must agree.
+    names : dict, optional
+        How the caller takes ``op`` and ``ranks``, for the messages (see :func:`read_measurement`).
 
     Returns
     -------
@@ -209,8 +223,9 @@ def parse_measurement(
         raise ConfigError(f"{path}:1: the file is empty; expected nccl-tests or nccom-test output")
     parsed = _parse_json(text, path) if text.lstrip()[:1] in ("{", "[") else _parse_text(text, path)
 
-    op_name = _resolve_op(op, parsed, path)
-    rank_count = _resolve_ranks(ranks, parsed, path)
+    names = {"op": "op=", "ranks": "ranks=", **(names or {})}
+    op_name = _resolve_op(op, parsed, path, names["op"])
+    rank_count = _resolve_ranks(ranks, parsed, path, names["ranks"])
     factor = _busbw_factor(op_name, rank_count)
     units = _decide_units(parsed, factor)
     _check_busbw(parsed, units, factor, op_name, rank_count)
@@ -714,20 +729,23 @@ def _rank_count(text: str, where: str) -> int:
     return value
 
 
-def _agree(kind: str, given, claims: list[_Claim], parsed: _Parsed, path: str):
+def _agree(kind: str, given, claims: list[_Claim], parsed: _Parsed, path: str, name: str):
+    """The one value of ``kind`` the file's claims and the caller's ``given`` agree on; ``name`` is
+    how the caller takes it (``op=``, ``--op``; ``""``: not at all), for the messages."""
+    given_as = f"{name}{given}" if name.endswith("=") else f"{name} {given}"
     if given is not None:
         for claim in claims:
             if claim.value != given:
                 raise _fail(
                     f"{path}:{claim.line}",
-                    f"{kind}={claim.value} here ({claim.origin}) but {kind}={given} was given",
+                    f"{kind}={claim.value} here ({claim.origin}) but {given_as} was given",
                 )
         return given
     if not claims:
         raise _fail(
             f"{path}:{parsed.anchor}",
-            f"the output does not state the {kind}; add a line '# trnsim: {kind}=...' before the data "
-            f"or pass {kind}=",
+            f"the output does not state the {kind}; add a line '# trnsim: {kind}=...' before the data"
+            + (f" or pass {name}{'' if name.endswith('=') else ' ' + kind.upper()}" if name else ""),
         )
     first = claims[0]
     for claim in claims[1:]:
@@ -740,21 +758,23 @@ def _agree(kind: str, given, claims: list[_Claim], parsed: _Parsed, path: str):
     return first.value
 
 
-def _resolve_op(op: str | None, parsed: _Parsed, path: str) -> str:
+def _resolve_op(op: str | None, parsed: _Parsed, path: str, name: str) -> str:
     given = None
     if op is not None:
         given = _canonical_op(op) if isinstance(op, str) else None
         if given is None:
-            raise _fail(f"{path}:0", f"op {op!r} is not supported; expected one of {', '.join(OPS)}")
-    return _agree("op", given, parsed.ops, parsed, path)
+            # an option's value is no place in the file: the message names the option alone
+            where, what = (f"{path}:0", f"op {op!r}") if name.endswith("=") else (f"{name} {op!r}", "the op")
+            raise _fail(where, f"{what} is not supported; expected one of {', '.join(OPS)}")
+    return _agree("op", given, parsed.ops, parsed, path, name)
 
 
-def _resolve_ranks(ranks: int | None, parsed: _Parsed, path: str) -> int:
+def _resolve_ranks(ranks: int | None, parsed: _Parsed, path: str, name: str) -> int:
     if ranks is not None:
         if isinstance(ranks, bool) or not isinstance(ranks, int):
             raise _fail(f"{path}:0", f"ranks {ranks!r} is not a whole number")
         ranks = _rank_count(str(ranks), f"{path}:0")
-    return _agree("ranks", ranks, parsed.ranks, parsed, path)
+    return _agree("ranks", ranks, parsed.ranks, parsed, path, name)
 
 
 def _busbw_factor(op: str, ranks: int) -> float:
