@@ -10,7 +10,7 @@ import numpy as np
 
 from trnsim.errors import UsageError
 from trnsim.studies.calibration.knobs import Knob
-from trnsim.studies.calibration.readers import Measurement
+from trnsim.studies.calibration.measurement import Measurement
 
 # the algorithm a tool reports, as trnsim's algorithms: the first that applies is used
 # (Neuron's KangaRing is two link-disjoint rings: trnsim's multiring where the group has direct links)
