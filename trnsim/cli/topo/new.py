@@ -23,11 +23,12 @@ def new(
 ) -> None:
     """Write a minimal topology file to edit: every key explained, example figures marked as such.
 
+    Then check it with `trnsim topo validate FILE` and use it with --topology FILE on any command.
+
     Examples:
 
         trnsim topo new torus -o mine.yaml
         trnsim topo new switched --name my-rack -o rack.yaml
-        trnsim topo validate mine.yaml
     """
     from trnsim.spec.template import template_text
 
