@@ -27,6 +27,9 @@ HERE = Path(__file__).resolve().parent
 FIELDS = HERE / "fields.yaml"
 SCHEMA_MARK = "<!-- schema-reference -->"
 COMMANDS_MARK = "<!-- command-reference -->"
+MODULES_MARK = "<!-- module-list -->"
+# the layers of tests/test_layers.py, lowest first ("" is trnsim/*.py)
+LAYERS = ["", "spec", "topology", "routing", "collectives", "model", "studies", "outputs", "cli"]
 # units that follow from a key's suffix (the project names units in field names)
 SUFFIX_UNITS = {"_ns": "ns", "_gbps": "GB/s per direction", "_gbit": "Gbit/s", "_tbit": "Tbit/s"}
 PRINTABLE = "^[^\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
@@ -271,9 +274,33 @@ def command_reference() -> str:
     return "\n".join(out)
 
 
+def module_list(package: Path | None = None) -> str:
+    """Every module of trnsim, layer by layer, with the first line of its docstring (read with ast,
+    not imported: the list follows the code as modules are added, split or moved)."""
+    import ast
+
+    package = package or Path(__import__("trnsim").__file__).parent
+    out = []
+    for layer in LAYERS:
+        folder = package / layer if layer else package
+        paths = sorted(folder.rglob("*.py")) if layer else sorted(folder.glob("*.py"))
+        out.append(f"**{'trnsim/' + layer if layer else 'trnsim/*.py'}**\n")
+        out.append("| module | what it holds |")
+        out.append("|---|---|")
+        for path in paths:
+            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+            first = re.sub(r"\s+", " ", doc.split("\n\n")[0]).replace("``", "`").replace("|", "\\|")
+            first = re.sub(r":(?:mod|func|class|data|meth):`~?([^`]+)`", r"`\1`", first)
+            out.append(f"| `{path.relative_to(package.parent)}` | {first} |")
+        out.append("")
+    return "\n".join(out)
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001 (mkdocs' signature)
     if SCHEMA_MARK in markdown:
         markdown = markdown.replace(SCHEMA_MARK, schema_reference())
+    if MODULES_MARK in markdown:
+        markdown = markdown.replace(MODULES_MARK, module_list())
     if COMMANDS_MARK in markdown:
         markdown = markdown.replace(COMMANDS_MARK, command_reference())
     return markdown
