@@ -76,6 +76,8 @@ def _number(value: float) -> str:
 
 
 def _bounds(info) -> list[str]:
+    if info.ge is not None and info.le is not None:
+        return [f"{_number(info.ge)} to {_number(info.le)}"]
     out = []
     for attr, sign in (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<=")):
         value = getattr(info, attr, None)
@@ -98,14 +100,18 @@ def _describe(info, link) -> tuple[str, list[str]]:
     if isinstance(info, mi.BoolType):
         return "true or false", []
     if isinstance(info, mi.StrType):
-        rules = []
-        if info.min_length:
-            rules.append(f"at least {info.min_length} character")
-        if info.max_length:
-            rules.append(f"at most {info.max_length:,} characters")
-        if info.pattern and info.pattern.startswith(PRINTABLE):
-            rules.append("one line of printable text")
-        return "text", rules
+        low, high = info.min_length or 0, info.max_length
+        length = (
+            f"{low:,} to {high:,} characters"
+            if low and high
+            else f"at most {high:,} characters"
+            if high
+            else ""
+        )
+        printable = "one printable line" if info.pattern and info.pattern.startswith(PRINTABLE) else ""
+        return "text", [
+            ", ".join(part for part in (length, printable) if part)
+        ] if length or printable else []
     if isinstance(info, mi.LiteralType):
         return "one of " + ", ".join(f"`{v}`" for v in sorted(info.values)), []
     if isinstance(info, mi.ListType):
@@ -214,7 +220,7 @@ def schema_reference() -> str:
     for section in schema_sections():
         title = f"`{section.path}`" if section.path else "Top level"
         out.append(f"### {title} {{#{_anchor_of(section.struct)}}}\n")
-        out.append(f"{section.summary} (read by `trnsim.spec.schema.{section.struct}`)\n")
+        out.append(f"{section.summary} Read into `trnsim.spec.schema.{section.struct}`.\n")
         out.append("| key | type | unit | default | constraints | meaning |")
         out.append("|---|---|---|---|---|---|")
         for row in section.rows:
@@ -284,7 +290,7 @@ def module_list(package: Path | None = None) -> str:
     for layer in LAYERS:
         folder = package / layer if layer else package
         paths = sorted(folder.rglob("*.py")) if layer else sorted(folder.glob("*.py"))
-        out.append(f"**{'trnsim/' + layer if layer else 'trnsim/*.py'}**\n")
+        out.append(f"**`{'trnsim/' + layer if layer else 'trnsim/*.py'}`**\n")
         out.append("| module | what it holds |")
         out.append("|---|---|")
         for path in paths:
@@ -304,3 +310,9 @@ def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001
     if COMMANDS_MARK in markdown:
         markdown = markdown.replace(COMMANDS_MARK, command_reference())
     return markdown
+
+
+def on_page_content(html: str, page, config, files) -> str:  # noqa: ARG001 (mkdocs' signature)
+    # the docstrings cross-reference in Sphinx's roles (:func:`x`), which mkdocstrings prints as
+    # written: keep the name, drop the role
+    return re.sub(r":(?:func|mod|class|data|meth|attr|exc):(<code>)", r"\1", html)

@@ -85,8 +85,10 @@ def test_defaults_and_constraints_are_the_schema_s():
     assert rows[("Latency", "step_ns")].default == "required"
     assert rows[("Latency", "step_ns")].unit == "ns"
     assert rows[("ScaleOut", "hop_ns")].default == "`15,000`"
-    assert rows[("RoutingSpec", "hash_seeds")].constraints == ">= 1; <= 64"
-    assert rows[("Chip", "lane_gbps")].constraints == ">= 0.001; <= 10,000"
+    assert rows[("RoutingSpec", "hash_seeds")].constraints == "1 to 64"
+    assert rows[("Chip", "lane_gbps")].constraints == "0.001 to 10,000"
+    assert rows[("Chip", "lanes")].constraints == "> 0; <= 2^40"
+    assert rows[("Spec", "name")].constraints == "1 to 200 characters, one printable line"
     assert rows[("Axis", "medium")].type.startswith("one of `aec`, `backplane`")
 
 
@@ -100,3 +102,26 @@ def test_the_minimal_example_is_a_valid_file(tmp_path):
     topology = load_topology(topology=path)
     assert (topology.spec.name, len(topology.chips)) == ("my-torus", 8)
     assert topology.spec.efficiency.default == 0.88
+
+
+def test_the_architecture_page_names_every_layer_and_package():
+    """A package added under trnsim/ is documented where the layers are; the generated module list
+    walks the layers tests/test_layers.py enforces."""
+    from pathlib import Path
+
+    import trnsim
+    from tests.test_layers import LAYERS
+
+    assert HOOK.LAYERS == LAYERS
+    package = Path(trnsim.__file__).parent
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    folders = {p.parent for p in package.rglob("__init__.py")} - {package}
+    missing = []
+    for folder in sorted(folders):
+        parts = folder.relative_to(package).parts
+        named = f"trnsim/{parts[0]}" if len(parts) == 1 else f"`{parts[-1]}/`"
+        if parts[0] != "topologies" and named not in page:
+            missing.append("/".join(parts))
+    assert not missing, f"docs/architecture.md does not name {missing}"
+    listing = HOOK.module_list()
+    assert all(f"`{p.relative_to(package.parent)}`" in listing for p in package.rglob("*.py"))
