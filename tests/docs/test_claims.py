@@ -86,7 +86,7 @@ def test_the_page_says_which_commands_take_the_what_ifs():
     from trnsim.cli.app import _register_collective, app
 
     assert (
-        "all but `topo list`, `topo validate` and `collective algorithms`, except that `cluster fabric` "
+        "all but `topo list`, `topo validate`, `topo new` and `collective algorithms`, except that `cluster fabric` "
         "(which only counts switches) takes `--set` alone, `topo draw` `--set` and `--fail`, and "
         "`calibrate` no `--calibration`" in _flat(OUTPUT)
     )
@@ -94,6 +94,7 @@ def test_the_page_says_which_commands_take_the_what_ifs():
     expected = {
         "topo list": set(),
         "topo validate": set(),
+        "topo new": set(),
         "collective algorithms": set(),
         "cluster fabric": {"--set"},
         "topo draw": {"--set", "--fail"},

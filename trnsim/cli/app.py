@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> None:
         raise
     except MemoryError:
         _fail(
-            "out of memory: the input is too large for this machine (see the limits in the README: "
+            "out of memory: the input is too large for this machine (see the limits in docs/reference/output.md: "
             "TRNSIM_MAX_* environment variables)",
             EXIT_USAGE,
             debug,

@@ -74,7 +74,7 @@ def faults(
         typer.Option(
             "--mttf",
             help="A failure-rate class's mean time to failure, CLASS=HOURS (chip, switch, 'switch tray', "
-            "'copper link', 'optical link'); repeatable. Defaults: see the README (several are assumptions).",
+            "'copper link', 'optical link'); repeatable. Defaults: the failure-rate table in docs/guide/faults.md (several are assumptions).",
         ),
     ] = None,
     fit: Annotated[
@@ -138,7 +138,7 @@ def faults(
     from trnsim.studies.variants import Variant
     from trnsim.units import check_finite
 
-    # what each rate rests on: a figure the user gave, or the default's source (README: Reliability)
+    # what each rate rests on: a figure the user gave, or the default's source (docs/guide/faults.md: failure rates)
     mttr_basis = "assumption" if mttr_h is None else "--mttr"
     mttr_h = MTTR_H if mttr_h is None else mttr_h
     check_finite("--mttr", mttr_h, 0.01, 1e6)  # the option's range lets nan through

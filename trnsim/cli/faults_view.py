@@ -92,7 +92,7 @@ def rates_table(label: str, study, options, basis) -> Table:
             f"{study.report.chips} chips out of service on average: availability "
             f"{100 * rel.availability:.3f}% of the capacity"
             + (f" (counting only the parts swept: {', '.join(options.kinds)})" if options.kinds else ""),
-            "# MTTF is: an assumption or cited as the README's failure-rate table says "
+            "# MTTF is: an assumption or cited as the failure-rate table in docs/guide/faults.md says "
             "(--mttf, --failure-rate and --mttr override)",
         ],
     )

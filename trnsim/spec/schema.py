@@ -208,7 +208,7 @@ class ScaleOut(Section, kw_only=True):
 
     Not part of the scale-up graph: ``trnsim cluster`` sizes the fabric from it and composes
     collectives across domains over it (:mod:`trnsim.topology.scaleout`). Every default below that is
-    not a published fact is an assumption, named as such in the README and ``--help``.
+    not a published fact is an assumption, named as such in docs/model.md and ``--help``.
     """
 
     efa_gbit_per_chip: PositiveFloat  # EFA bandwidth per chip, Gbit/s per direction

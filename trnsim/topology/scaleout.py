@@ -12,7 +12,7 @@ folded Clos of ``fabric_tbit`` switches: a top layer of ``k`` ports down and, be
 ``k/2`` down and ``k/2`` up, so ``L`` layers in all (the ToR counted) connect ``k (k/2)^(L-2)`` ToRs
 per plane. Everything above the ToR is non-blocking; only the ToR may be oversubscribed.
 
-Assumptions (named in the README and ``--help``): a ToR per plane, even splitting of a chip's ports
+Assumptions (named in docs/model.md and ``--help``): a ToR per plane, even splitting of a chip's ports
 over its ToRs, no oversubscription above the ToR, copper from chip to ToR and optics above it.
 """
 
