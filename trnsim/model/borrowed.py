@@ -35,7 +35,7 @@ class Borrowed:
 
 
 def borrowed_links(topology: Topology, group: list[str], plans) -> Borrowed | None:
-    """What the routed ``plans`` (an :class:`~trnsim.model.engine.Plan` each, with their other
+    """What the routed ``plans`` (an :class:`~trnsim.model.plan.Plan` each, with their other
     hash seeds) of ``group`` borrow from chips outside it, or None when they borrow nothing."""
     from trnsim.topology.arrays import graph_arrays
 
@@ -59,7 +59,7 @@ def borrowed_links(topology: Topology, group: list[str], plans) -> Borrowed | No
 
 
 def borrowed_by(topology: Topology, evaluation, every: bool = False) -> Borrowed | None:
-    """What an :class:`~trnsim.model.engine.Evaluation` borrows: the plans of the algorithms
+    """What an :class:`~trnsim.model.engine.GroupEvaluation` borrows: the plans of the algorithms
     its rows chose (``every``: of every algorithm evaluated, as ``--algo all`` shows them)."""
     names = evaluation.plans if every else dict.fromkeys(row.algorithm for row in evaluation.rows)
     return borrowed_links(topology, evaluation.group, [evaluation.plans[name] for name in names])
