@@ -76,9 +76,8 @@ def run(
     heatmap=None,
 ) -> None:
     """Evaluate and print one collective."""
-    from trnsim.collectives.traffic import describe, traffic_matrix
-    from trnsim.model.engine import evaluate
-    from trnsim.topology.groups import select_group
+    from trnsim.collectives.traffic import describe
+    from trnsim.model.backend import Costing, ManyGroups, backend_for
 
     algo = algorithm(algo)  # one spelling in the header and JSON
     overrides = edits(overrides, routing, calibration, fail)
@@ -91,54 +90,35 @@ def run(
 
         if heatmap is not None:
             raise UsageError("--heatmap draws one group's run; --groups is not drawn yet")
-        if group is not None or ranks is not None:
-            raise UsageError("give --groups, or --group/--ranks for one group, not both")
         if export_schedule is not None or algo == "all":
             raise UsageError("--groups does not take --export-schedule or --algo all yet")
-        from trnsim.model.concurrent import evaluate_concurrent
-        from trnsim.topology.groups import select_groups
-
-        chosen = select_groups(topo, groups)
-        traffic = traffic_matrix(skew, traffic_file, len(chosen[0]))
-        result = evaluate_concurrent(
-            topo,
-            op,
-            size_list,
-            chosen,
-            algo=algo,
-            dtype=dtype,
-            alpha_us=alpha_us,
-            max_chunks=max_chunks,
-            min_chunk_bytes=chunk_bytes(min_chunk),
-            traffic=traffic,
-        )
-        traffic_text = describe(traffic, skew, traffic_file) if traffic is not None else None
-        return _print_groups(topo, result, groups, algo, dtype, alpha_us, fmt, traffic_text, explain)
-    if heatmap is not None:
+    elif heatmap is not None:
         from trnsim.outputs.draw import drawable
 
         if (reason := drawable(topo)) is not None:
             from trnsim.errors import UsageError
 
             raise UsageError(f"--heatmap: {reason}")
-    chips = select_group(topo, group, ranks)
-    traffic = traffic_matrix(skew, traffic_file, len(chips))
+    backend = backend_for(
+        topo,
+        group=group,
+        ranks=ranks,
+        groups=groups,
+        skew=skew,
+        traffic_file=traffic_file,
+        costing=Costing(alpha_us, max_chunks, chunk_bytes(min_chunk)),
+    )
+    traffic = backend.traffic
+    if isinstance(backend, ManyGroups):
+        result = backend.evaluate(op, size_list, algo, dtype)
+        traffic_text = describe(traffic, skew, traffic_file) if traffic is not None else None
+        return _print_groups(topo, result, groups, algo, fmt, traffic_text, explain)
+    chips = backend.group
     from trnsim.topology.groups import group_label
 
-    alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
     writable(export_schedule, "--export-schedule")
-    result = evaluate(
-        topo,
-        op,
-        size_list,
-        chips,
-        algo=algo.lower(),
-        dtype=dtype,
-        alpha_us=alpha_us,
-        max_chunks=max_chunks,
-        min_chunk_bytes=chunk_bytes(min_chunk),
-        traffic=traffic,
-    )
+    result = backend.evaluate(op, size_list, algo.lower(), dtype)
+    alpha = result.alpha_us
     if export_schedule is not None:
         import json
 
@@ -280,15 +260,12 @@ def run(
     emit(payload, [Table(header, columns, rows, footer)], fmt)
 
 
-def _print_groups(
-    topo, result, spec, algo, dtype, alpha_us, fmt, traffic_text, per_group: bool = False
-) -> None:
+def _print_groups(topo, result, spec, algo, fmt, traffic_text, per_group: bool = False) -> None:
     """``--groups``: the slowest group against the same run with nothing shared (and, with
     ``per_group``, every group's time at every size)."""
     from trnsim.routing.policy import routing_of
 
-    op, chosen = result.op, result.groups
-    alpha = topo.spec.latency.step_ns / 1e3 if alpha_us is None else alpha_us
+    op, chosen, alpha = result.op, result.groups, result.alpha_us
     applied = topo.overrides
     routing = routing_of(topo.spec)
     header = (
@@ -302,7 +279,7 @@ def _print_groups(
         {
             "bytes": r.bytes,
             "count": r.count,
-            "type": dtype.strip().lower(),
+            "type": r.type,
             "time_us": r.time_us,
             "busbw_gbps": r.busbw_gbps,
             "algorithm": r.algorithm,
@@ -355,18 +332,17 @@ def _print_groups(
     ]
     tables = [Table(header, columns, rows, footer)]
     if per_group:
-        factor = OPS[op].busbw_factor(len(chosen[0]))
         each = [
             {
                 "group": k,
                 "ranks": _ranks_text([topo.rank_of[c] for c in chosen[k]]),
                 "bytes": r.bytes,
                 "time_us": t,
-                "busbw_gbps": r.bytes / (t * 1e3) * factor,
+                "busbw_gbps": busbw,
                 "vs_run": t / r.time_us,
             }
             for r in result.rows
-            for k, t in enumerate(r.group_times_us)
+            for k, (t, busbw) in enumerate(zip(r.group_times_us, r.group_busbw_gbps, strict=True))
         ]
         tables.append(
             Table(

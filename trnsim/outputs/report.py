@@ -77,7 +77,7 @@ def _table(headers: list[str], rows: list[list[str]], text_columns: int = 0) -> 
 
 
 def rows_table(rows) -> tuple[list[str], list[list[str]]]:
-    """A variant's rows (:class:`trnsim.model.engine.Row`) as the collective table shows them."""
+    """A variant's rows (any :class:`trnsim.model.rows.Row`) as the collective table shows them."""
     headers = ["size", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "algorithm", "bound busbw", "eff %",
                "bottleneck"]  # fmt: skip
     body = [

@@ -35,23 +35,21 @@ def run_task(task: Task) -> list[dict]:
     """Evaluate one task; rows are flat dicts ready for CSV or JSON. When the algorithm does not apply,
     one row ``{"skipped": reason}``: a sweep skips such combinations and says so."""
     from trnsim.errors import NotApplicableError, UsageError
-    from trnsim.model.concurrent import evaluate_concurrent
-    from trnsim.model.engine import evaluate
-    from trnsim.topology.groups import group_label, select_group, select_groups
+    from trnsim.model.backend import Costing, backend_for
+    from trnsim.topology.groups import group_label
 
     topology = _topology(task.variant)
-    options = dict(algo=task.algo, dtype=task.dtype, alpha_us=task.alpha_us, max_chunks=task.max_chunks)
-    options.update(min_chunk_bytes=task.min_chunk_bytes)
+    costing = Costing(task.alpha_us, task.max_chunks, task.min_chunk_bytes)
     try:
-        if task.groups is not None:
-            try:
-                groups = select_groups(topology, task.groups)
-            except UsageError as reason:  # a spec one system of the sweep lacks (racks on a torus)
-                return [{"skipped": f"{topology.name}: {reason}"}]
-            result = evaluate_concurrent(topology, task.op, list(task.sizes), groups, **options)
-        else:
-            chips = select_group(topology, task.group, task.ranks)
-            result = evaluate(topology, task.op, list(task.sizes), chips, **options)
+        backend = backend_for(
+            topology, group=task.group, ranks=task.ranks, groups=task.groups, costing=costing
+        )
+    except UsageError as reason:
+        if task.groups is None:
+            raise
+        return [{"skipped": f"{topology.name}: {reason}"}]  # a spec one system lacks (racks on a torus)
+    try:
+        result = backend.evaluate(task.op, list(task.sizes), task.algo, task.dtype)
     except NotApplicableError as reason:
         return [{"skipped": str(reason)}]
     head = {

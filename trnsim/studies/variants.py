@@ -10,13 +10,11 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trnsim.collectives.traffic import traffic_matrix
 from trnsim.errors import TrnsimError, UsageError
-from trnsim.model.concurrent import ConcurrentEvaluation, evaluate_concurrent
-from trnsim.model.engine import Evaluation, evaluate
+from trnsim.model.backend import Costing, backend_for
+from trnsim.model.rows import Evaluation
 from trnsim.spec.overrides import edits_text
 from trnsim.topology.graph import Topology
-from trnsim.topology.groups import select_group, select_groups
 from trnsim.topology.load import load_topology
 
 CALIBRATION_KEY = "calibration"  # NAME:calibration=FILE
@@ -104,7 +102,7 @@ class VariantResult:
 
     label: str  # the SKU's name with the variant's own what-if edits: its identity in baselines
     topology: Topology
-    evaluation: Evaluation | ConcurrentEvaluation
+    evaluation: Evaluation  # of one group or of several at once (:mod:`trnsim.model.backend`)
     sha256: str
     variant: Variant = field(repr=False)
     display: str = ""  # the name with every edit it ran with, including the common --set ones
@@ -145,19 +143,20 @@ def run_variants(
     (:mod:`trnsim.model.concurrent`); ``skew`` or ``traffic_file`` skews an all-to-all.
     """
     results, seen = [], {}
+    costing = Costing(alpha_us, max_chunks, min_chunk_bytes)
     for variant in variants:
         topology = variant.load()
-        options = dict(algo=algo, dtype=dtype, alpha_us=alpha_us, max_chunks=max_chunks)
-        options.update(min_chunk_bytes=min_chunk_bytes)
         try:
-            if groups is not None:
-                chosen = select_groups(topology, groups)
-                traffic = traffic_matrix(skew, traffic_file, len(chosen[0]))
-                evaluation = evaluate_concurrent(topology, op, sizes, chosen, traffic=traffic, **options)
-            else:
-                chips = select_group(topology, group, ranks)
-                traffic = traffic_matrix(skew, traffic_file, len(chips))
-                evaluation = evaluate(topology, op, sizes, chips, traffic=traffic, **options)
+            backend = backend_for(
+                topology,
+                group=group,
+                ranks=ranks,
+                groups=groups,
+                skew=skew,
+                traffic_file=traffic_file,
+                costing=costing,
+            )
+            evaluation = backend.evaluate(op, sizes, algo, dtype)
         except TrnsimError as exc:
             if len(variants) == 1:
                 raise
