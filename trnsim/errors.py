@@ -5,10 +5,48 @@ EXIT_THRESHOLD = 1
 EXIT_USAGE = 2
 
 
+def _as_is(parameter: str) -> str:
+    return parameter
+
+
 class TrnsimError(Exception):
-    """An error with a one-line message meant for the user (no traceback)."""
+    """An error with a one-line message meant for the user (no traceback).
+
+    The library says what was wrong in its own terms and names no command-line flag. ``see`` names
+    the parameters that would fix it (``str()`` ends with ``(see save_baseline)``); the command line
+    shows each as the flag that sets it (``(see --save-baseline)``: :meth:`render`, called by
+    :func:`trnsim.cli.app.main`).
+    """
 
     exit_code = EXIT_USAGE
+
+    def __init__(self, message: object = "", *, see: str | tuple[str, ...] = ()):
+        super().__init__(message)
+        self.see = (see,) if isinstance(see, str) else tuple(see)
+
+    def render(self, name=_as_is) -> str:
+        """The line, each parameter shown as ``name(parameter)`` (as the library names it by default)."""
+        text = _text(self.args[0], name) if self.args else ""
+        if self.see:
+            text += f" (see {', '.join(map(name, self.see))})"
+        return text
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def within(self, context: str) -> "TrnsimError":
+        """The same error, of the same type and naming the same parameters, with ``context: ``
+        before its message (a variant's name, the input it came from)."""
+        import copy
+
+        error = copy.copy(self)
+        error.args = (f"{context}: {self.args[0] if self.args else ''}",)
+        return error
+
+
+def _text(message: object, name) -> str:
+    """A message that may itself be an error (a part of a value's), rendered with the same names."""
+    return message.render(name) if isinstance(message, TrnsimError) else str(message)
 
 
 class ConfigError(TrnsimError):
@@ -21,6 +59,51 @@ class HardwareError(ConfigError):
 
 class UsageError(TrnsimError):
     """Bad command-line input: an unknown SKU, a malformed size, a group naming missing chips."""
+
+
+class ParameterError(UsageError):
+    """A bad value for a parameter of the library, said in the library's own terms.
+
+    The message says what was expected and names no command-line flag: the line starts with the
+    parameter's name (``alpha_us: must be >= 0, got -1.0``), which the command line shows as the
+    flag that set it (``--alpha-us: ...``; :meth:`TrnsimError.render`), so each layer speaks its own
+    terms and the user still reads which option was wrong.
+
+    Parameters
+    ----------
+    message : str or TrnsimError
+        What was wrong (an error from a part of the value, e.g. one group of several, keeps the
+        parameter it names when shown).
+    parameter : str or tuple of str
+        The parameter (or parameters, shown joined by ``/``) the error concerns, as the library's
+        functions name them (``alpha_us``, ``fail``, ``group``).
+    value : str, optional
+        The value as the line shows it after the name (already quoted where it is text).
+    context : str
+        Text before the whole line (:meth:`within`).
+    """
+
+    def __init__(
+        self,
+        message: "str | TrnsimError",
+        parameter: str | tuple[str, ...],
+        value: str | None = None,
+        context: str = "",
+    ):
+        parameters = (parameter,) if isinstance(parameter, str) else tuple(parameter)
+        # the constructor's arguments, so that a copy or a pickled error (a sweep's worker) is whole
+        Exception.__init__(self, message, parameters, value, context)
+        self.message, self.parameters, self.value, self.context = message, parameters, value, context
+        self.see = ()
+
+    def render(self, name=_as_is) -> str:
+        head = "/".join(name(parameter) for parameter in self.parameters)
+        if self.value is not None:
+            head += f" {self.value}"
+        return f"{self.context}{head}: {_text(self.message, name)}"
+
+    def within(self, context: str) -> "ParameterError":
+        return ParameterError(self.message, self.parameters, self.value, f"{context}: {self.context}")
 
 
 class FileAsSkuError(UsageError):

@@ -8,7 +8,7 @@ accepted, up to :data:`MAX_SIZE` (1 PiB).
 import math
 import re
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 
 GB = 1e9
 # the largest message size accepted (1 PiB): far beyond any buffer, small enough that no time overflows
@@ -122,15 +122,16 @@ def parse_percent(text: str, option: str = "threshold") -> float:
 def check_finite(
     name: str, value: float | None, minimum: float | None = None, maximum: float | None = None
 ) -> None:
-    """Refuse nan, inf and values outside ``[minimum, maximum]`` for a numeric option."""
+    """Refuse nan, inf and values outside ``[minimum, maximum]`` for parameter ``name``
+    (:class:`~trnsim.errors.ParameterError`)."""
     if value is None:
         return
     if not math.isfinite(value):
-        raise UsageError(f"{name} {value} is not a finite number")
+        raise ParameterError("not a finite number", name, f"{value}")
     if minimum is not None and value < minimum:
-        raise UsageError(f"{name} must be >= {minimum:g}, got {value!r}")
+        raise ParameterError(f"must be >= {minimum:g}, got {value!r}", name)
     if maximum is not None and value > maximum:
-        raise UsageError(f"{name} must be <= {maximum:g}, got {value!r}")
+        raise ParameterError(f"must be <= {maximum:g}, got {value!r}", name)
 
 
 def size_sweep(min_bytes: int, max_bytes: int, factor: float) -> list[int]:

@@ -1,7 +1,9 @@
+import re
+
 import pytest
 from conftest import topology
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.topology.groups import select_group
 
 
@@ -38,7 +40,7 @@ def test_group_specs():
         ("nl16", "rack:0", "has no racks"),
         ("nl72x2", "plane:Z", "no switch plane 'Z'"),
         ("nl72x2", "rack:7", "names no chips"),
-        ("nl72x2", "color:red", "unknown --group kind"),
+        ("nl72x2", "color:red", "group: unknown kind 'color'"),
         ("nl16", "5-2", "runs backwards"),
         ("nl16", "server:x", "expected a number"),
         ("nl72x2", "slot:Z", "names no chips"),
@@ -94,5 +96,6 @@ def test_many_groups_cover_what_their_spec_says(sku, spec, count, size):
 def test_bad_many_group_specs_are_refused(spec):
     from trnsim.topology.groups import select_groups
 
-    with pytest.raises(UsageError, match="--groups"):
+    with pytest.raises(ParameterError, match=f"^groups {re.escape(repr(spec))}: ") as refused:
         select_groups(topology("trn2-nl16"), spec)
+    assert refused.value.parameters == ("groups",)

@@ -25,6 +25,64 @@ app = typer.Typer(
 app.add_typer(topo.app, name="topo")
 
 
+# the library names the parameter a bad value was given for (trnsim.errors.ParameterError, and the
+# ``see`` of any error); the command line shows the option that sets it. A parameter missing here
+# is shown as the library names it (tests/cli/test_app.py checks every one the library raises).
+FLAGS = {
+    "algo": "--algo",
+    "alpha_us": "--alpha-us",
+    "blast_radius": "--blast-radius",
+    "chips_per_rack": "--chips-per-rack",
+    "design": "--design",
+    "domains": "--domains",
+    "dtype": "--dtype",
+    "efa_routing": "--efa-routing",
+    "experts": "--experts",
+    "fabric_tbit": "--fabric-tbit",
+    "fail": "--fail",
+    "fit": "--fit",
+    "fit_sizes": "--fit-sizes",
+    "group": "--group",
+    "groups": "--groups",
+    "hidden": "--hidden",
+    "hop_us": "--hop-us",
+    "inter_algo": "--inter-algo",
+    "kind": "--kind",
+    "layers": "--layers",
+    "loss": "--loss",
+    "max_chunks": "--max-chunks",
+    "min_chunk_bytes": "--min-chunk",
+    "nic_gbit_per_chip": "--nic-gbit",
+    "oversubscription": "--oversubscription",
+    "params": "--params",
+    "port_gbit": "--port-gbit",
+    "random": "--random",
+    "ranks": "--ranks",
+    "routing": "--routing",
+    "save_baseline": "--save-baseline",
+    "size": "--size",
+    "skew": "--skew",
+    "switch_layers": "--switch-layers",
+    "tokens": "--tokens",
+    "topk": "--topk",
+    "tor_tbit": "--tor-tbit",
+    "tors_per_rack": "--tors-per-rack",
+    "traffic": "--traffic",
+}
+
+
+def flag(parameter: str) -> str:
+    """The option that sets a library parameter (the parameter itself when no option does)."""
+    return FLAGS.get(parameter, parameter)
+
+
+def error_text(error: TrnsimError) -> str:
+    """An error's line as the command line shows it: each parameter named by its option."""
+    text = error.render(flag)
+    # the library names no option; every command that takes a SKU takes files with --topology
+    return f"{text} with --topology" if isinstance(error, FileAsSkuError) else text
+
+
 def _register_collective() -> None:
     from trnsim.cli import collective, compare
 
@@ -160,9 +218,12 @@ def main(argv: list[str] | None = None) -> None:
             _show_help_and_fail(args)
         code = app(args=argv, prog_name="trnsim", standalone_mode=False)
     except TrnsimError as exc:
-        # the library names no option; every command that takes a SKU takes files with --topology
-        message = f"{exc} with --topology" if isinstance(exc, FileAsSkuError) else str(exc)
-        _fail(message, exc.exit_code, debug, "regression" if exc.exit_code == EXIT_THRESHOLD else "error")
+        _fail(
+            error_text(exc),
+            exc.exit_code,
+            debug,
+            "regression" if exc.exit_code == EXIT_THRESHOLD else "error",
+        )
     except BrokenPipeError:
         sys.exit(0)
     except KeyboardInterrupt:

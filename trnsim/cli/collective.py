@@ -76,7 +76,6 @@ def run(
     heatmap=None,
 ) -> None:
     """Evaluate and print one collective."""
-    from trnsim.collectives.traffic import describe
     from trnsim.model.backend import Costing, ManyGroups, backend_for
 
     algo = algorithm(algo)  # one spelling in the header and JSON
@@ -161,7 +160,7 @@ def run(
 
     borrowed = borrowed_by(topo, result, every=algo.lower() == "all")
     if borrowed is not None:
-        header += f"; the group {borrowed.describe()}"
+        header += f"; the group {borrowed.describe()} with --groups"
     if applied:
         header += f"; with {edits_text(applied)}"
     payload = {
@@ -362,6 +361,18 @@ def _print_groups(topo, result, spec, algo, fmt, traffic_text, per_group: bool =
             )
         )
     emit(payload, tables, fmt)
+
+
+def describe(traffic, skew: str | None, path) -> str:
+    """How the traffic was given, for a table's header and the JSON (``uniform`` when it was not)."""
+    if traffic is None:
+        return "uniform"
+    from trnsim.collectives.traffic import imbalance
+
+    given = f"--skew {skew}" if skew is not None else f"--traffic {path}"
+    factor = imbalance(traffic)
+    kind = "skewed" if factor > 1 + 1e-9 else "evenly received"
+    return f"{kind} ({given}: max/mean received {factor:.2f})"
 
 
 def _ranks_text(ranks: list[int]) -> str:

@@ -435,7 +435,7 @@ def compare(
         for letter, result in zip(letters, results, strict=True):
             borrowed[result.label] = borrowed_by(result.topology, result.evaluation)
             if borrowed[result.label] is not None:
-                notes.append(f"{letter}: the group {borrowed[result.label].describe()}")
+                notes.append(f"{letter}: the group {borrowed[result.label].describe()} with --groups")
     count = f"{len(results)} variant{'s' if len(results) != 1 else ''}"
     where = f"{shape} at once (the slowest group)" if groups else f"group {shape}"
     where += f", {skewed}" if skewed else ""
@@ -546,6 +546,7 @@ def sweep(
         trnsim sweep --sku nl16 --op allreduce --sizes 1M,1G
         trnsim sweep --sku nl16 --sku nl64 --sizes 1M,1G -o results.csv
     """
+    from trnsim.cli.app import error_text
     from trnsim.collectives.ops import OPS, get_op
     from trnsim.studies.sweep import Task, run_sweep
 
@@ -586,7 +587,7 @@ def sweep(
     skipped: list[str] = []
     for chunk in _with_progress(tasks, lambda done: run_sweep(tasks, jobs, done)):
         rows.extend(r for r in chunk if "skipped" not in r)
-        skipped.extend(r["skipped"] for r in chunk if "skipped" in r)
+        skipped.extend(error_text(r["skipped"]) for r in chunk if "skipped" in r)
     if not rows:  # one error line that carries the reasons
         raise UsageError(f"no combination of the sweep applies: {'; '.join(dict.fromkeys(skipped))}")
     for reason in skipped:

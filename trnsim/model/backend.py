@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.model.rows import Evaluation
 from trnsim.topology.graph import Topology
 
@@ -143,7 +143,7 @@ def backend_for(
 
     if groups is not None:
         if group is not None or ranks is not None:
-            raise UsageError("give --groups, or --group/--ranks for one group, not both")
+            raise ParameterError("give several groups or one group, not both", ("groups", "group", "ranks"))
         chosen = select_groups(topology, groups)
         return ManyGroups(topology, chosen, costing, traffic_matrix(skew, traffic_file, len(chosen[0])))
     chips = select_group(topology, group, ranks)

@@ -26,11 +26,12 @@ class Borrowed:
         return {"chips": len(self.chips), "links": self.links, "chip_names": list(self.chips)}
 
     def describe(self) -> str:
-        """One clause for a header: what is borrowed, and what to run instead."""
+        """One clause for a header: what is borrowed, and what to run instead (every group at once,
+        which the caller names its own way)."""
         n = len(self.chips)
         return (
             f"relays through {n} chip{'s' if n != 1 else ''} outside the group ({self.links} of their "
-            "links), idle here but busy when their own groups run: run every group at once with --groups"
+            "links), idle here but busy when their own groups run: run every group at once"
         )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trnsim.collectives.schedule import Step
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError
 from trnsim.model.router import StepRoute
 from trnsim.topology.graph import Topology
 
@@ -29,7 +29,6 @@ MIN_CHUNK_BYTES = 64 * 1024
 # rounds x basis patterns x links costed for chunk counts below the pipeline's depth; above it, only
 # one chunk or at least depth chunks are considered (a speed limit, not a model assumption)
 SHORT_PIPELINE_WORK = 200_000_000
-
 
 
 def step_alpha(topology: Topology, alpha_us: float | None) -> tuple[float, float]:
@@ -45,17 +44,18 @@ def step_alpha(topology: Topology, alpha_us: float | None) -> tuple[float, float
 def cost_options(
     topology: Topology, alpha_us: float | None, max_chunks: int | None, min_chunk_bytes: int | None
 ) -> tuple[float, float, tuple[int, int]]:
-    """Checked ``--alpha-us``, ``--max-chunks`` and ``--min-chunk``: alpha in ns and in us
+    """The checked ``alpha_us``, ``max_chunks`` and ``min_chunk_bytes``: alpha in ns and in us
     (:func:`step_alpha`), and the chunking."""
     from trnsim.units import check_finite
 
-    check_finite("--alpha-us", alpha_us, minimum=0, maximum=1e6)
+    check_finite("alpha_us", alpha_us, minimum=0, maximum=1e6)
     if max_chunks is not None and not 1 <= max_chunks <= 1_000_000:
-        raise UsageError(f"--max-chunks: expected a whole number from 1 to 1,000,000, got {max_chunks}")
+        raise ParameterError(f"expected a whole number from 1 to 1,000,000, got {max_chunks}", "max_chunks")
     if min_chunk_bytes is not None and not 1 <= min_chunk_bytes <= 1 << 50:
-        raise UsageError(f"--min-chunk: expected 1 B to 1 PiB, got {min_chunk_bytes}")
+        raise ParameterError(f"expected 1 B to 1 PiB, got {min_chunk_bytes}", "min_chunk_bytes")
     alpha_ns, alpha_us = step_alpha(topology, alpha_us)
     return alpha_ns, alpha_us, (max_chunks or MAX_CHUNKS, min_chunk_bytes or MIN_CHUNK_BYTES)
+
 
 @dataclass
 class StepCost:

@@ -251,7 +251,7 @@ def _plan_each(
         dominator = algorithms.REGISTRY[name].dominated_by
         if algo == "auto" and dominator in plans:
             skipped[name] = (
-                f"never faster than {dominator} under this model (skipped by auto; see --algo all)"
+                f"never faster than {dominator} under this model (skipped by auto; algorithm all runs it)"
             )
             continue
         try:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from trnsim.collectives.schedule import NotApplicable, Step
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError
 from trnsim.routing.loads import loads
 from trnsim.routing.paths import GroupPaths, translations
 from trnsim.routing.policy import RoutingPolicy, routing_of
@@ -106,9 +106,10 @@ class Router:
         if missing is not None:
             a, b = missing
             relay = "" if routing.relay else " when only switches forward traffic (routing without relay)"
-            raise UsageError(
-                f"{topology.where}: {group[a]} cannot reach {group[b]}{relay}; "
-                f"allow chips to relay (--routing {routing.policy},relay)"
+            raise ParameterError(
+                f"{group[a]} cannot reach {group[b]}{relay}; allow chips to relay ({routing.policy},relay)",
+                "routing",
+                context=f"{topology.where}: ",
             )
         return paths
 

@@ -77,7 +77,9 @@ class Evaluation:
     op: str
     rows: list[Row]
     dropped: list[int] = field(default_factory=list)  # requested sizes that align to 0 bytes
-    alpha_us: float = 0.0  # the per-step alpha the steps were costed with (:func:`trnsim.model.cost.step_alpha`)
+    alpha_us: float = (
+        0.0  # the per-step alpha the steps were costed with (:func:`trnsim.model.cost.step_alpha`)
+    )
 
     @property
     def ranks(self) -> int:
@@ -92,4 +94,3 @@ class Evaluation:
     def avg_busbw_gbps(self) -> float:
         """The mean busbw over the sizes (nccl-tests' "Avg bus bandwidth")."""
         return sum(r.busbw_gbps for r in self.rows) / len(self.rows) if self.rows else 0.0
-

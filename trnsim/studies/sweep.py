@@ -33,7 +33,8 @@ def _topology(variant: Variant):
 
 def run_task(task: Task) -> list[dict]:
     """Evaluate one task; rows are flat dicts ready for CSV or JSON. When the algorithm does not apply,
-    one row ``{"skipped": reason}``: a sweep skips such combinations and says so."""
+    one row ``{"skipped": error}`` (the :class:`~trnsim.errors.UsageError` saying why, which the
+    caller shows in its own terms): a sweep skips such combinations and says so."""
     from trnsim.errors import NotApplicableError, UsageError
     from trnsim.model.backend import Costing, backend_for
     from trnsim.topology.groups import group_label
@@ -47,11 +48,11 @@ def run_task(task: Task) -> list[dict]:
     except UsageError as reason:
         if task.groups is None:
             raise
-        return [{"skipped": f"{topology.name}: {reason}"}]  # a spec one system lacks (racks on a torus)
+        return [{"skipped": reason.within(topology.name)}]  # a spec one system lacks (racks on a torus)
     try:
         result = backend.evaluate(task.op, list(task.sizes), task.algo, task.dtype)
     except NotApplicableError as reason:
-        return [{"skipped": str(reason)}]
+        return [{"skipped": reason}]
     head = {
         "variant": label_of(topology, tuple(map(label_form, task.variant.overrides[len(task.common) :]))),
         "overrides": ", ".join(task.variant.overrides),

@@ -67,7 +67,7 @@ class Variant:
         except TrnsimError as exc:
             if not self.text or ":" not in self.text:
                 raise
-            raise type(exc)(f"variant {self.text!r}: {exc}") from None
+            raise exc.within(f"variant {self.text!r}") from None
 
     def edits(self) -> list[str]:
         """The variant's edits: its calibration files' edits first, then the others in order."""
@@ -160,7 +160,7 @@ def run_variants(
         except TrnsimError as exc:
             if len(variants) == 1:
                 raise
-            raise type(exc)(f"variant {variant.text or topology.name}: {exc}") from None
+            raise exc.within(f"variant {variant.text or topology.name}") from None
         # common --set edits stand for a change to the files under test (what a baseline gate is
         # for), so they are shown but are not part of the identity; a variant's own edits are
         label = label_of(topology, tuple(map(label_form, variant.overrides[len(common) :])))

@@ -11,7 +11,7 @@ Many groups at once (``--groups``): ``KIND:*`` (every rack, server, node, tray, 
 ``K`` ranks), or explicit groups separated by ``;`` (``0-3;4-7``).
 """
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.topology.graph import Topology
 
 
@@ -29,7 +29,7 @@ def _ranks_from_list(topology: Topology, text: str) -> list[int]:
         lo, sep, hi = part.partition("-")
         if sep and _is_number(lo) and _is_number(hi):
             if int(hi) < int(lo):
-                raise UsageError(f"--group range {part!r} runs backwards")
+                raise ParameterError(f"the range {part!r} runs backwards", "group")
             for rank in range(int(lo), int(hi) + 1):
                 ranks.append(topology.rank_of[topology.resolve_chip(rank)])
         else:
@@ -41,7 +41,7 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
     graph, spec = topology.nodes, topology.spec
     chips = topology.chips
     if key in ("rack", "server", "node", "tray") and not _is_number(value):
-        raise UsageError(f"--group {key}:{value}: expected a number, e.g. {key}:0")
+        raise ParameterError(f"expected a number, e.g. {key}:0", "group", f"{key}:{value}")
     if key == "rack":
         if spec.kind != "switched":
             raise UsageError(
@@ -79,8 +79,8 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
         if "slot" not in graph[chips[0]]:
             raise UsageError(f"{topology.name} has no slots (a torus has them only when wired as trays)")
         return [r for r, c in enumerate(chips) if str(graph[c]["slot"]) == value]
-    raise UsageError(
-        f"unknown --group kind {key!r}; use all, rack:K, server:K, plane:NAME, slot:NAME, 0-31 or 0,1,5"
+    raise ParameterError(
+        f"unknown kind {key!r}; use all, rack:K, server:K, plane:NAME, slot:NAME, 0-31 or 0,1,5", "group"
     )
 
 
@@ -112,7 +112,7 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
         For an unknown spec, chips the topology does not have, or fewer than two chips.
     """
     if spec is not None and ranks is not None:
-        raise UsageError("give --group or --ranks, not both")
+        raise ParameterError("give one of them, not both", ("group", "ranks"))
     per_chip = topology.spec.chip.ranks
     unit = "rank" if per_chip > 1 else "chip"
     if ranks is not None:
@@ -122,7 +122,9 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
                 if per_chip > 1
                 else f"{topology.n_ranks} chips"
             )
-            raise UsageError(f"--ranks {ranks}: {topology.name} has {held}; give 2..{topology.n_ranks}")
+            raise ParameterError(
+                f"{topology.name} has {held}; give 2..{topology.n_ranks}", "ranks", f"{ranks}"
+            )
         selected = list(range(ranks))
     elif spec is None or spec.strip().lower() == "all":
         selected = list(range(topology.n_ranks))
@@ -134,13 +136,15 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
             else _ranks_from_list(topology, spec)
         )
         if not selected:
-            raise UsageError(f"--group {spec!r} names no {unit}s of {topology.name}")
+            raise ParameterError(f"names no {unit}s of {topology.name}", "group", repr(spec))
     unique = sorted(set(selected))
     if len(unique) != len(selected):
-        raise UsageError(f"--group {spec!r} names a {unit} twice")
+        raise ParameterError(f"names a {unit} twice", "group", repr(spec))
     if len(unique) < 2:
-        what = f"--group {spec!r}" if spec is not None else f"{topology.name} (all of it)"
-        raise UsageError(f"{what} has {len(unique)} {unit}; a collective needs at least 2")
+        few = f"{len(unique)} {unit}; a collective needs at least 2"
+        if spec is not None:
+            raise ParameterError(f"has {few}", "group", repr(spec))
+        raise UsageError(f"{topology.name} (all of it) has {few}")
     return [topology.chips[r] for r in unique]
 
 
@@ -160,11 +164,11 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
         try:
             groups = [select_group(topology, part) for part in text.split(";") if part.strip()]
         except UsageError as exc:
-            raise UsageError(f"--groups {spec!r}: {exc}") from None
+            raise ParameterError(exc, "groups", repr(spec)) from None
     elif sep and value == "*":
         if key not in ("rack", "server", "node", "tray", "plane", "slot"):
-            raise UsageError(
-                f"--groups {spec!r}: unknown kind {key!r}; use rack, server, node, tray, plane or slot"
+            raise ParameterError(
+                f"unknown kind {key!r}; use rack, server, node, tray, plane or slot", "groups", repr(spec)
             )
         groups = []
         for candidate in _values(topology, key):
@@ -175,41 +179,49 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
             if ranks:
                 groups.append([topology.chips[r] for r in ranks])
         if not groups:
-            raise UsageError(f"--groups {spec!r}: {topology.name} has no {key}s")
+            raise ParameterError(f"{topology.name} has no {key}s", "groups", repr(spec))
     elif sep and key in ("stride", "blocks"):
         if not _is_number(value) or not 1 <= int(value) <= n:
-            raise UsageError(f"--groups {spec!r}: expected {key}:N with N from 1 to {n}")
+            raise ParameterError(f"expected {key}:N with N from 1 to {n}", "groups", repr(spec))
         k = int(value)
         if n % k:
             what = f"{k} strided groups" if key == "stride" else f"blocks of {k}"
-            raise UsageError(
-                f"--groups {spec!r}: {n} {'ranks' if topology.spec.chip.ranks > 1 else 'chips'} do not split "
-                f"into {what} of one size; concurrent groups run in lockstep and must be of one size"
+            raise ParameterError(
+                f"{n} {'ranks' if topology.spec.chip.ranks > 1 else 'chips'} do not split "
+                f"into {what} of one size; concurrent groups run in lockstep and must be of one size",
+                "groups",
+                repr(spec),
             )
         if key == "stride":
             groups = [[topology.chips[r] for r in range(i, n, k)] for i in range(k)]
         else:
             groups = [[topology.chips[r] for r in range(lo, min(lo + k, n))] for lo in range(0, n, k)]
     else:
-        raise UsageError(
-            f"--groups {spec!r}: expected KIND:* (rack, server, node, tray, plane, slot), stride:N, "
-            "blocks:K or groups separated by ';' (0-3;4-7)"
+        raise ParameterError(
+            "expected KIND:* (rack, server, node, tray, plane, slot), stride:N, "
+            "blocks:K or groups separated by ';' (0-3;4-7)",
+            "groups",
+            repr(spec),
         )
     unit = "rank" if topology.spec.chip.ranks > 1 else "chip"
     if not groups:
-        raise UsageError(f"--groups {spec!r}: names no groups")
+        raise ParameterError("names no groups", "groups", repr(spec))
     seen: set[str] = set()
     for group in groups:
         if len(group) < 2:
-            raise UsageError(f"--groups {spec!r}: a group has {len(group)} {unit}; each needs at least 2")
+            raise ParameterError(
+                f"a group has {len(group)} {unit}; each needs at least 2", "groups", repr(spec)
+            )
         if seen & set(group):
-            raise UsageError(f"--groups {spec!r}: {sorted(seen & set(group))[0]} is in two groups")
+            raise ParameterError(f"{sorted(seen & set(group))[0]} is in two groups", "groups", repr(spec))
         seen |= set(group)
     if len({len(group) for group in groups}) != 1:
         sizes = sorted({len(group) for group in groups})
-        raise UsageError(
-            f"--groups {spec!r}: groups of {' and '.join(map(str, sizes))} {unit}s; concurrent groups run "
-            "in lockstep and must be of one size"
+        raise ParameterError(
+            f"groups of {' and '.join(map(str, sizes))} {unit}s; concurrent groups run "
+            "in lockstep and must be of one size",
+            "groups",
+            repr(spec),
         )
     return groups
 

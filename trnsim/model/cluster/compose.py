@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from trnsim.collectives.ops import get_op
-from trnsim.errors import NotApplicableError, UsageError
+from trnsim.errors import NotApplicableError, ParameterError, UsageError
 from trnsim.model.cluster.inter import INTER_ALGORITHMS, flows_leaving, inter_time_us
 from trnsim.model.cluster.limits import ceiling_us, efa_bound_us, injection_us
 from trnsim.model.cost import step_alpha
@@ -164,8 +164,8 @@ def evaluate_cluster(
     choices = INTER_ALGORITHMS[op.name]
     inter_algo = inter_algo.strip().lower()
     if inter_algo != "auto" and inter_algo not in choices:
-        raise UsageError(
-            f"--inter-algo {inter_algo!r}: {op.name} across domains runs {', '.join(choices)} or auto"
+        raise ParameterError(
+            f"{op.name} across domains runs {', '.join(choices)} or auto", "inter_algo", repr(inter_algo)
         )
     names = choices if inter_algo == "auto" else (inter_algo,)
     n, d = domain.n_ranks, plan.domains

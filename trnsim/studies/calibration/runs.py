@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.studies.calibration.knobs import Knob
 from trnsim.studies.calibration.readers import Measurement
 
@@ -75,9 +75,11 @@ class ModelRuns:
         if algorithm == "measured":
             missing = [row.line for row in measurement.rows if row.algorithm is None]
             if missing:
-                raise UsageError(
-                    f"{measurement.path}:{missing[0]}: --algo measured needs the algorithm of every row "
-                    "(nccom-test --show-algorithm)"
+                raise ParameterError(
+                    "needs the algorithm of every row (nccom-test --show-algorithm)",
+                    "algo",
+                    "measured",
+                    context=f"{measurement.path}:{missing[0]}: ",
                 )
 
     def rows(self, knobs: list[Knob], values) -> list:
