@@ -228,3 +228,37 @@ def test_readme_says_which_commands_take_the_what_ifs():
 
     for path, taken in walk(typer.main.get_command(app), []):
         assert taken == expected.get(path, every), path
+
+
+def test_readme_spares_claims_are_what_faults_measures(cli):
+    """The Spares bullet: which failures the spare lanes hide, with the losses `faults` measures."""
+    import json
+    import re
+
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    bullet = text[text.index("**Spares.**") :].split(" - ")[0]
+    claims = {
+        ("trn3-nl72x2-gen1", "switch plane"): "a plane switch or a switch tray costs it",
+        ("trn3-nl72x2-gen1", "switch tray"): "a plane switch or a switch tray costs it",
+        ("trn3-nl32x2-gen1", "switch plane"): "there a plane switch or a switch tray costs",
+        ("trn3-nl32x2-gen1", "switch tray"): "there a plane switch or a switch tray costs",
+        ("trn3-nl72x2-gen1", "switch node"): "(`switch node`,",
+    }
+    measured = {}
+    plane_and_tray = ["switch plane", "switch tray"]
+    for sku, kinds in (("nl72x2", [*plane_and_tray, "switch node"]), ("nl32x2", plane_and_tray)):
+        argv = ["faults", sku, "--op", "allreduce", "--format", "json"]
+        result = cli(*argv, *[arg for kind in kinds for arg in ("--kind", kind)])
+        assert result.code == 0, result.err
+        for system in json.loads(result.out)["systems"]:
+            for row in system["classes"]:
+                measured[(system["system"], row["kind"])] = row
+    for key, phrase in claims.items():
+        stated = re.search(re.escape(phrase) + r" ([\d.]+)%", bullet)
+        assert stated, phrase
+        assert stated[1] == f"{100 * measured[key]['worst_loss']:.1f}", key
+    fail = cli("collective", "allreduce", "--sku", "nl72x2", "--sizes", "1G", "--fail", "switch:r0.n0.sw0",
+               "--format", "json")  # fmt: skip
+    healthy = measured[("trn3-nl72x2-gen1", "switch node")]["busbw_before_gbps"]
+    after = json.loads(fail.out)["rows"][0]["busbw_gbps"]
+    assert f"{after:.2f} GB/s against {healthy:.2f}" in bullet

@@ -57,13 +57,29 @@ def test_parse_percent():
 
 @pytest.mark.parametrize("exponent", range(6))
 def test_every_suffix_up_to_a_pebibyte_is_accepted(exponent):
-    # the binary letters K..P, their -iB spellings and the decimal -B ones, in either case
+    # the binary letters K..P, their -iB spellings and the decimal -B ones, the prefix in either case
+    # (the B stays a capital: see the next test)
     letter = "BKMGTP"[exponent]
     binary, decimal = 1024**exponent, 1000**exponent
     spellings = {letter: binary, f"{letter}iB": binary, f"{letter}B": decimal} if exponent else {"B": 1}
     for suffix, factor in spellings.items():
-        for text in (f"1{suffix}", f"1{suffix.lower()}", f"1 {suffix}"):
+        lower = suffix.lower() if len(suffix) == 1 else suffix[:-1].lower() + suffix[-1]
+        for text in (f"1{suffix}", f"1{lower}", f"1 {suffix}"):
             assert parse_size(text) == factor, text
+
+
+@pytest.mark.parametrize("prefix", ["K", "k", "M", "m", "G", "g", "T", "P"])
+@pytest.mark.parametrize("unit", ["b", "ib"])
+def test_a_lowercase_b_after_a_prefix_is_bits_and_refused(prefix, unit):
+    """1Gb is a gigabit: read as bytes it would be 8x too large. One line says how to write bytes."""
+    text = f"1{prefix}{unit}"
+    upper = prefix.upper()
+    with pytest.raises(
+        UsageError,
+        match=rf"^size '{text}': b means bits; sizes are in bytes: write 1{upper}, 1{upper}B or 1{upper}iB$",
+    ):
+        parse_size(text)
+    assert parse_size(f"1{prefix}{unit[:-1]}B") > 0  # the same with a capital B is bytes
 
 
 def test_the_cap_is_one_pebibyte_whatever_the_spelling():

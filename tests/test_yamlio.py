@@ -7,7 +7,7 @@ import time
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from trnsim.errors import ConfigError, UsageError
@@ -163,6 +163,7 @@ _TREES = st.recursive(
     flow=st.sampled_from([True, False, None]),
     indent=st.integers(2, 6),
 )
+@example(tree={"a": [{"-'": [], "':'": ""}]}, flow=False, indent=2)  # `-'` begins a plain scalar
 def test_the_lexical_bound_is_never_below_the_true_depth(tree, flow, indent):
     """Whatever the style PyYAML writes (block, flow, mixed, any indentation, awkward strings)."""
     text = yaml.safe_dump(tree, default_flow_style=flow, indent=indent)

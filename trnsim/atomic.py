@@ -19,6 +19,17 @@ from pathlib import Path
 from trnsim.errors import UsageError
 
 _PROTECTED: list[tuple[str, Path]] = []
+# temporary files being written, so that a process stopped by a signal can remove them before it
+# leaves (trnsim.cli.entry): the old files stay as they were
+_PENDING: set[str] = set()
+
+
+def discard_pending() -> None:
+    """Remove every temporary file still being written (the targets are untouched)."""
+    for temporary in list(_PENDING):
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        _PENDING.discard(temporary)
 
 
 def same_file(a: os.PathLike | str, b: os.PathLike | str) -> bool:
@@ -96,6 +107,7 @@ def _replace(target: Path, data: bytes) -> None:
     mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask()
     try:
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        _PENDING.add(temporary)
     except PermissionError:
         if info is None:
             raise
@@ -120,6 +132,8 @@ def _replace(target: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+    finally:
+        _PENDING.discard(temporary)
     _sync_folder(target.parent)
 
 

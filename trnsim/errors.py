@@ -5,30 +5,109 @@ EXIT_THRESHOLD = 1
 EXIT_USAGE = 2
 
 
+# The parameters of the library that its messages may name, written in braces: ``{alpha_us}``. Only
+# these (and the names an error lists itself) are replaced when a message is shown, so that a value's
+# own braces are shown as they are; the command line maps each to its flag (trnsim.cli.app.FLAGS).
+PARAMETERS = (
+    "algo",
+    "alpha_us",
+    "blast_radius",
+    "calibration",
+    "chips_per_rack",
+    "design",
+    "domains",
+    "dtype",
+    "efa_routing",
+    "experts",
+    "fabric_tbit",
+    "fail",
+    "fit",
+    "fit_sizes",
+    "group",
+    "groups",
+    "hidden",
+    "hop_us",
+    "inter_algo",
+    "kind",
+    "layers",
+    "loss",
+    "max_chunks",
+    "min_chunk_bytes",
+    "nic_gbit_per_chip",
+    "overrides",
+    "oversubscription",
+    "params",
+    "port_gbit",
+    "random",
+    "ranks",
+    "routing",
+    "save_baseline",
+    "size",
+    "skew",
+    "sku",
+    "switch_layers",
+    "tokens",
+    "topk",
+    "topology",
+    "tor_tbit",
+    "tors_per_rack",
+    "traffic",
+)
+
+
 def _as_is(parameter: str) -> str:
     return parameter
+
+
+def _names(names: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    return (names,) if isinstance(names, str) else tuple(names)
+
+
+def _restore(cls: type, args: tuple, state: dict) -> "TrnsimError":
+    """Rebuild a pickled error (a sweep's worker sends its errors back) without its constructor."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class TrnsimError(Exception):
     """An error with a one-line message meant for the user (no traceback).
 
-    The library says what was wrong in its own terms and names no command-line flag. ``see`` names
-    the parameters that would fix it (``str()`` ends with ``(see save_baseline)``); the command line
-    shows each as the flag that sets it (``(see --save-baseline)``: :meth:`render`, called by
-    :func:`trnsim.cli.app.main`).
+    The library says what was wrong in its own terms and names no command-line flag. A message that
+    names a parameter of the library writes it in braces (``"give {skew} or {traffic}, not both"``;
+    one of :data:`PARAMETERS`, or listed in ``names``): ``str()`` shows each as the parameter
+    (``give skew or traffic, not both``), and :meth:`render` as the caller calls it; the command line
+    shows the flag that sets it (``give --skew or --traffic, not both``;
+    :func:`trnsim.cli.app.error_text`).
+
+    Parameters
+    ----------
+    message : str or TrnsimError
+        The line; an error (a part's, e.g. one group's of several) keeps the parameters it names.
+    names : str or tuple of str
+        Parameters outside :data:`PARAMETERS` the message names in braces (a caller's own).
     """
 
     exit_code = EXIT_USAGE
 
-    def __init__(self, message: object = "", *, see: str | tuple[str, ...] = ()):
-        super().__init__(message)
-        self.see = (see,) if isinstance(see, str) else tuple(see)
+    def __init__(self, message: object = "", *, names: str | tuple[str, ...] = ()):
+        inner = message.names if isinstance(message, TrnsimError) else ()
+        text = message.template if isinstance(message, TrnsimError) else str(message)
+        super().__init__(text)
+        self.names = tuple(dict.fromkeys((*inner, *_names(names))))
+
+    @property
+    def template(self) -> str:
+        """The message with each parameter it names still in braces."""
+        return str(self.args[0]) if self.args else ""
 
     def render(self, name=_as_is) -> str:
-        """The line, each parameter shown as ``name(parameter)`` (as the library names it by default)."""
-        text = _text(self.args[0], name) if self.args else ""
-        if self.see:
-            text += f" (see {', '.join(map(name, self.see))})"
+        """The line, each parameter it names shown as ``name(parameter)`` (itself by default)."""
+        text = self.template
+        if "{" in text:
+            for parameter in dict.fromkeys((*getattr(self, "names", ()), *PARAMETERS)):
+                text = text.replace("{" + parameter + "}", name(parameter))
         return text
 
     def __str__(self) -> str:
@@ -40,13 +119,11 @@ class TrnsimError(Exception):
         import copy
 
         error = copy.copy(self)
-        error.args = (f"{context}: {self.args[0] if self.args else ''}",)
+        error.args = (f"{context}: {self.template}",)
         return error
 
-
-def _text(message: object, name) -> str:
-    """A message that may itself be an error (a part of a value's), rendered with the same names."""
-    return message.render(name) if isinstance(message, TrnsimError) else str(message)
+    def __reduce__(self):
+        return (_restore, (type(self), self.args, dict(self.__dict__)))
 
 
 class ConfigError(TrnsimError):
@@ -62,48 +139,31 @@ class UsageError(TrnsimError):
 
 
 class ParameterError(UsageError):
-    """A bad value for a parameter of the library, said in the library's own terms.
-
-    The message says what was expected and names no command-line flag: the line starts with the
-    parameter's name (``alpha_us: must be >= 0, got -1.0``), which the command line shows as the
-    flag that set it (``--alpha-us: ...``; :meth:`TrnsimError.render`), so each layer speaks its own
-    terms and the user still reads which option was wrong.
+    """A bad value for a parameter of the library: the line starts with the parameter's name and the
+    value (``alpha_us: must be >= 0, got -1.0``; ``fail 'chip:99': ...``), which the command line
+    shows as the flag that set it (``--alpha-us: ...``).
 
     Parameters
     ----------
     message : str or TrnsimError
-        What was wrong (an error from a part of the value, e.g. one group of several, keeps the
-        parameter it names when shown).
+        What was wrong (an error from a part of the value keeps the parameters it names).
     parameter : str or tuple of str
         The parameter (or parameters, shown joined by ``/``) the error concerns, as the library's
         functions name them (``alpha_us``, ``fail``, ``group``).
     value : str, optional
         The value as the line shows it after the name (already quoted where it is text).
-    context : str
-        Text before the whole line (:meth:`within`).
     """
 
     def __init__(
-        self,
-        message: "str | TrnsimError",
-        parameter: str | tuple[str, ...],
-        value: str | None = None,
-        context: str = "",
+        self, message: "str | TrnsimError", parameter: str | tuple[str, ...], value: str | None = None
     ):
-        parameters = (parameter,) if isinstance(parameter, str) else tuple(parameter)
-        # the constructor's arguments, so that a copy or a pickled error (a sweep's worker) is whole
-        Exception.__init__(self, message, parameters, value, context)
-        self.message, self.parameters, self.value, self.context = message, parameters, value, context
-        self.see = ()
-
-    def render(self, name=_as_is) -> str:
-        head = "/".join(name(parameter) for parameter in self.parameters)
-        if self.value is not None:
-            head += f" {self.value}"
-        return f"{self.context}{head}: {_text(self.message, name)}"
-
-    def within(self, context: str) -> "ParameterError":
-        return ParameterError(self.message, self.parameters, self.value, f"{context}: {self.context}")
+        self.parameters = _names(parameter)
+        self.value = value
+        head = "/".join("{" + p + "}" for p in self.parameters)
+        inner = message.template if isinstance(message, TrnsimError) else str(message)
+        super().__init__(f"{head}{'' if value is None else ' ' + value}: {inner}", names=self.parameters)
+        if isinstance(message, TrnsimError):
+            self.names = tuple(dict.fromkeys((*self.names, *message.names)))
 
 
 class FileAsSkuError(UsageError):

@@ -19,6 +19,7 @@ TRNSIM_MAX_PAIRS_WORK     all-pairs statistics work            268,435,456
 TRNSIM_MAX_SHARED_WORK    concurrent groups' link loads        268,435,456
 TRNSIM_MAX_FAULTS_WORK    a fault sweep (faults)               268,435,456
 TRNSIM_MAX_SIZES          message sizes in one run             1,000
+TRNSIM_MAX_MATRIX_CELLS   cells of a topo hops --matrix        4,194,304
 ========================  ===================================  ============================
 
 Work is counted as sources x (devices + directed links): what a breadth-first search from every
@@ -89,3 +90,5 @@ FAULTS_WORK = Limit(
 )
 PAIRS_WORK = Limit("TRNSIM_MAX_PAIRS_WORK", 1 << 28, "units of work (chips x (devices + directed links))")
 SIZES = Limit("TRNSIM_MAX_SIZES", 1000, "message sizes")
+# a distance matrix printed cell by cell: 2,048 ranks (all columns) take a few seconds as CSV or JSON
+MATRIX_CELLS = Limit("TRNSIM_MAX_MATRIX_CELLS", 1 << 22, "distances (ranks x columns printed)")

@@ -2,13 +2,14 @@
 
 Conventions: GB/s means 10**9 bytes per second per direction. Sizes are bytes; on input the binary
 suffixes K/M/G/T/P (as nccl-tests reads them), KiB/MiB/GiB/TiB/PiB, and the decimal KB/MB/GB/TB/PB are
-accepted, up to :data:`MAX_SIZE` (1 PiB).
+accepted, up to :data:`MAX_SIZE` (1 PiB); a lowercase b after a prefix (Gb, kb, Kib) means bits and is
+refused.
 """
 
 import math
 import re
 
-from trnsim.errors import ParameterError, UsageError
+from trnsim.errors import UsageError
 
 GB = 1e9
 # the largest message size accepted (1 PiB): far beyond any buffer, small enough that no time overflows
@@ -60,9 +61,18 @@ def parse_size(text: str | int) -> int:
         if text.strip().startswith("-"):
             raise UsageError(f"size {text!r} is negative: sizes are whole numbers of bytes")
         match = _SIZE_RE.match(text)
-        if not match or match.group(2).lower() not in _SIZE_UNITS:
+        suffix = match.group(2) if match else ""
+        if len(suffix) > 1 and suffix.endswith("b") and suffix.lower() in _SIZE_UNITS:
+            # Gb, Mb, kb, Kib: a lowercase b after a prefix conventionally means bits
+            number, prefix = match.group(1), suffix[0].upper()
             raise UsageError(
-                f"size {text!r} is not a size: use bytes or a suffix K, M, G, T, P (x1024), KiB..PiB, KB..PB"
+                f"size {text!r}: b means bits; sizes are in bytes: write {number}{prefix}, "
+                f"{number}{prefix}B or {number}{prefix}iB"
+            )
+        if not match or suffix.lower() not in _SIZE_UNITS:
+            raise UsageError(
+                f"size {text!r} is not a size: use bytes or a suffix K, M, G, T, P (x1024), KiB..PiB, "
+                "KB..PB (a capital B: Gb would be bits)"
             )
         value, unit = float(match.group(1)), match.group(2).lower()
     nbytes = value * _SIZE_UNITS[unit]
@@ -122,16 +132,16 @@ def parse_percent(text: str, option: str = "threshold") -> float:
 def check_finite(
     name: str, value: float | None, minimum: float | None = None, maximum: float | None = None
 ) -> None:
-    """Refuse nan, inf and values outside ``[minimum, maximum]`` for parameter ``name``
-    (:class:`~trnsim.errors.ParameterError`)."""
+    """Refuse nan, inf and values outside ``[minimum, maximum]`` for parameter ``name`` (a message
+    that names it, :class:`~trnsim.errors.TrnsimError`)."""
     if value is None:
         return
     if not math.isfinite(value):
-        raise ParameterError("not a finite number", name, f"{value}")
+        raise UsageError(f"{{{name}}} {value} is not a finite number", names=name)
     if minimum is not None and value < minimum:
-        raise ParameterError(f"must be >= {minimum:g}, got {value!r}", name)
+        raise UsageError(f"{{{name}}} must be >= {minimum:g}, got {value!r}", names=name)
     if maximum is not None and value > maximum:
-        raise ParameterError(f"must be <= {maximum:g}, got {value!r}", name)
+        raise UsageError(f"{{{name}}} must be <= {maximum:g}, got {value!r}", names=name)
 
 
 def size_sweep(min_bytes: int, max_bytes: int, factor: float) -> list[int]:

@@ -98,9 +98,10 @@ for _loader in (SafeLoader, PureSafeLoader):
 # libyaml's own nesting limit is 1,000 (PyYAML 6.0.3 on); below this many levels it never applies
 _LIBYAML_SAFE_DEPTH = 500
 # a quoted scalar or a comment: they can hold brackets and colons that open nothing. A quote opens
-# a scalar only where a scalar may start, a # a comment only after a space: `it's` and `a#b` are text.
+# a scalar only where a scalar may start (a line's start, after a space or a flow indicator; `-'` and
+# `:'` begin plain scalars), a # a comment only after a space: `it's` and `a#b` are text.
 _INERT = re.compile(
-    r"""(?:(?<=^)|(?<=[\s\[{,:?-]))(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')|(?:(?<=^)|(?<=\s))#[^\n]*""", re.M
+    r"""(?:(?<=^)|(?<=[\s\[{,]))(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')|(?:(?<=^)|(?<=\s))#[^\n]*""", re.M
 )
 _FLOW = re.compile(r"[\[\]{}]")
 # block indicators are followed by a space or the line's end (`a-b`, `1e-9` and `x:y` open nothing)

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from conftest import cli_commands
 
+from trnsim.errors import UsageError
 from trnsim.spec.catalog import find_sku
 
 
@@ -144,3 +145,19 @@ def test_every_command_that_takes_a_sku_says_a_file_goes_to_topology(cli, tmp_pa
         assert result.code == 2 and result.out == "", (path, result.err)
         (line,) = result.err.splitlines()
         assert "is a file path, not a SKU name" in line and line.endswith("with --topology"), (path, line)
+
+
+def test_a_non_finite_result_names_the_inputs_given(cli, monkeypatch):
+    """A NaN in a result has no one input to blame: the message lists the options the run was given
+    (not how its output is written)."""
+    import trnsim.outputs.render as render
+
+    monkeypatch.setattr(
+        render, "_check_finite", lambda value: (_ for _ in ()).throw(UsageError(render.NON_FINITE))
+    )
+    result = cli("collective", "allreduce", "--sku", "nl16", "--sizes", "1G", "--set", "latency.link_ns=7",
+                 "--format", "csv")  # fmt: skip
+    assert result.code == 2
+    assert result.err == (
+        f"error: {render.NON_FINITE} (given: --sku nl16 --sizes 1G --set latency.link_ns=7)\n"
+    )

@@ -1,5 +1,7 @@
 """``trnsim collective``: the table contract, JSON keys, and bad input."""
 
+import csv
+import io
 import json
 
 import pytest
@@ -182,3 +184,36 @@ def test_export_schedule_writes_json_and_refuses_a_bad_path(cli, tmp_path):
         "collective", "allgather", "--sku", "nl16", "--export-schedule", str(tmp_path / "no" / "x.json")
     )
     assert bad.code == 2 and "--export-schedule" in bad.err and "Traceback" not in bad.err
+
+
+def test_a_tied_bottleneck_is_one_string_in_json_and_the_same_in_the_table(cli):
+    argv = ["collective", "allreduce", "--sku", "nl64", "--sizes", "1G"]
+    row = json.loads(cli(*argv, "--format", "json").out)["rows"][0]
+    assert isinstance(row["bottleneck"], str) and sorted(row["bottleneck"].split("=")) == sorted(
+        row["link_utilisation"]
+    )
+    (csv_row,) = csv.DictReader(io.StringIO(cli(*argv, "--format", "csv").out))
+    assert csv_row["bottleneck"] == row["bottleneck"]
+
+
+def test_the_header_marks_the_files_assumed_alpha_and_efficiency(cli):
+    """nl16's latency and efficiency sources both say assumption: the header says (assumed) after
+    each; a value the user gave is not marked."""
+    argv = ["collective", "allreduce", "--sku", "nl16", "--sizes", "1G"]
+    header = " ".join(cli(*argv).out.split("┏")[0].split())
+    assert "alpha 1.5 us/step (assumed)" in header and "of raw rate (assumed; see topo show)" in header
+    assert json.loads(cli(*argv, "--format", "json").out)["assumed"] == ["alpha", "efficiency"]
+    given = cli(*argv, "--alpha-us", "2", "--set", "efficiency.default=0.9")
+    assert "(assumed" not in given.out
+    assert json.loads(cli(*argv, "--alpha-us", "2", "--format", "json").out)["assumed"] == ["efficiency"]
+
+
+def test_alpha_us_says_which_edit_it_overrides(cli):
+    argv = ["collective", "allreduce", "--sku", "nl16", "--sizes", "1G", "--format", "json"]
+    both = cli(*argv, "--alpha-us", "10", "--set", "latency.step_ns=0")
+    assert both.err == "note: --alpha-us 10 overrides --set latency.step_ns=0\n"
+    assert json.loads(both.out)["alpha_us"] == 10  # the option wins
+    assert cli(*argv, "--alpha-us", "10").err == "" and cli(*argv, "--set", "latency.step_ns=0").err == ""
+    variant = cli("compare", "allreduce", "--sku", "nl16:set=latency.step_ns=5", "--sku", "nl64", "--sizes", "1G",
+                  "--alpha-us", "10")  # fmt: skip
+    assert "note: --alpha-us 10 overrides --set latency.step_ns=5" in variant.err

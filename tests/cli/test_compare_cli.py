@@ -28,6 +28,27 @@ def test_compare_ratios_match_collective(cli):
             assert row["ratios"][label] == pytest.approx(alone["busbw_gbps"] / first, rel=1e-12)
 
 
+def test_compare_names_the_algorithm_of_every_value(cli):
+    """Each variant's number comes from its own algorithm (NVL72's from nvls): the table, Markdown
+    and CSV say which, as the JSON does."""
+    argv = ["compare", "allreduce", "--sku", "nl72x2", "--sku", "nvl72", "--sizes", "1M,1G"]
+    data = _json(cli(*argv, "--format", "json"))
+    labels = [v["label"] for v in data["variants"]]
+    expected = [[row["values"][label]["algorithm"] for label in labels] for row in data["rows"]]
+    assert len({name for names in expected for name in names}) > 1  # not one name everywhere
+    rows = list(csv.DictReader(io.StringIO(cli(*argv, "--format", "csv").out)))
+    assert [[row["A_algorithm"], row["B_algorithm"]] for row in rows] == expected
+    markdown = cli(*argv, "--format", "markdown").out
+    header = next(line for line in markdown.splitlines() if line.startswith("| size"))
+    cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in markdown.splitlines()]
+    names = [cell.strip() for cell in header.strip("|").split("|")]
+    body = [row for row in cells if row and row[0].isdigit()]
+    assert [[row[names.index("A algo")], row[names.index("B algo")]] for row in body] == expected
+    table = cli(*argv).out  # 80 columns: both algorithms shown
+    for names_of_row in expected:
+        assert all(name in table for name in names_of_row)
+
+
 def test_compare_what_if_of_one_sku(cli):
     data = _json(
         cli(
@@ -312,7 +333,7 @@ def test_require_all_rows_on_a_sweep(cli, tmp_path):
 def test_every_output_names_the_edits(cli):
     edit = "latency.switch_ns=50"
     table = cli("collective", "allreduce", "--sku", "nl72x2", "--sizes", "1M", "--set", edit)
-    assert f"with --set {edit}" in table.out
+    assert f"with --set {edit}" in " ".join(table.out.split())  # the header wraps at 80 columns
     data = json.loads(
         cli(
             "collective", "allreduce", "--sku", "nl72x2", "--sizes", "1M", "--set", edit, "--format", "json"
@@ -543,3 +564,10 @@ def test_collective_heatmap(cli, tmp_path):
     assert out.read_text().count("<path") > 300
     grouped = cli("collective", "allreduce", "--sku", "nl64", "--groups", "rows", "--heatmap", str(out))
     assert grouped.code == 2 and "--groups is not drawn" in grouped.err
+
+
+def test_one_run_is_one_run(cli, tmp_path):
+    argv = ["sweep", "--sku", "nl16", "--op", "allreduce", "--sizes", "1M"]
+    assert cli(*argv).out.startswith("sweep: 1 run\n")
+    written = cli(*argv, "-o", str(tmp_path / "s.csv"))
+    assert written.err == f"wrote 1 row (1 run) to {tmp_path / 's.csv'}\n"

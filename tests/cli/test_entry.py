@@ -137,3 +137,25 @@ def test_an_output_that_cannot_be_written_exits_2_never_1():
     assert (
         table.returncode == 2 and table.stderr == "error: cannot write the output: No space left on device\n"
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["topo", "list"],
+        ["collective", "allreduce", "--help"],
+        ["collective", "allreduce", "--sku", "nl16", "--sizes", "1M,1G"],
+        ["collective", "allreduce", "--sku", "nl16", "--sizes", "1M,1G", "--format", "csv"],
+        ["collective", "allreduce", "--sku", "nl16", "--sizes", "1M,1G", "--format", "json"],
+    ],
+)
+def test_a_reader_that_goes_away_is_not_an_error(argv):
+    """`trnsim ... | head -1`: the reader closes the pipe before trnsim writes (here before it even
+    starts, so that every write fails); that is exit 0 and silence, never 1 (a failed threshold)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        result = _run(argv, stdout=write)
+    finally:
+        os.close(write)
+    assert (result.returncode, result.stderr) == (0, "")

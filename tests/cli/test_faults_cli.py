@@ -90,3 +90,23 @@ def test_bad_faults_options_are_named(cli, args, message):
     result = cli("faults", "nl16", *args)
     assert result.code == 2 and result.err.strip().splitlines()[0].startswith(message), result.err
     assert len(result.err.strip().splitlines()) == 1
+
+
+def test_the_default_rates_are_labelled_as_their_sources_have_them(cli):
+    """Each default MTTF is an assumption exactly when its source says so (the README's failure-rate
+    table); a rate or MTTR the user gives is labelled by its option instead."""
+    from trnsim.studies.faults import RATES
+
+    data = _json(cli, "nl16", "--sizes", "1M")
+    expected = {name: "assumption" if "assumption" in text else "cited" for name, (_, text) in RATES.items()}
+    assert data["rates_basis"] == expected and set(expected.values()) == {"assumption", "cited"}
+    assert data["rates_source"] == {name: text for name, (_, text) in RATES.items()}
+    assert data["mttr_basis"] == "assumption"
+    by_class = data["systems"][0]["reliability"]["by_class"]
+    assert all(row["mttf_basis"] == expected[row["rate_class"]] for row in by_class)
+    table = cli("faults", "nl16", "--op", "allreduce", "--sizes", "1M").out
+    assert "MTTR 24 h, an assumption" in table and "MTTF is" in table
+    assert max(len(line) for line in table.splitlines()) <= 80
+    given = _json(cli, "nl16", "--sizes", "1M", "--mttf", "chip=1000", "--mttr", "5")
+    assert (given["rates_basis"]["chip"], given["mttr_basis"]) == ("--mttf", "--mttr")
+    assert "chip" not in given["rates_source"]

@@ -120,3 +120,55 @@ def test_other_outputs_still_work(cli, tmp_path):
     shutil.copy(NL16, source)
     result = cli("topo", "export", "--topology", str(source), "-o", str(tmp_path / "out.graphml"))
     assert result.code == 0 and (tmp_path / "out.graphml").read_text().startswith("<?xml")
+
+
+N5 = str(CATALOG[0].parent.parent / "examples" / "measurements" / "n5-allgather-32r.txt")
+
+
+@pytest.mark.parametrize(
+    ("argv", "name", "message"),
+    [
+        (
+            ["calibrate", N5, "--sku", "trn1-nl16"],
+            "cal.json",
+            "the file is a calibration file (YAML), not JSON",
+        ),
+        (
+            ["topo", "export", "nl16", "--format", "graphml"],
+            "x.json",
+            "the file is graphml (--format graphml), not JSON",
+        ),
+        (["topo", "export", "nl16", "--format", "json"], "x.dot", "not Graphviz dot; name it x.json"),
+        (
+            ["sweep", "--sku", "nl16", "--sizes", "1M", "--format", "json"],
+            "s.csv",
+            "s.csv writes CSV (by its suffix) but --format json",
+        ),
+        (
+            ["sweep", "--sku", "nl16", "--sizes", "1M", "--format", "markdown"],
+            "s.json",
+            "--format markdown is for stdout",
+        ),
+    ],
+)
+def test_an_output_named_for_another_format_is_refused(cli, tmp_path, argv, name, message):
+    result = cli(*argv, "-o", str(tmp_path / name))
+    assert result.code == 2 and message in result.err and len(result.err.splitlines()) == 1
+    assert not (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        (["calibrate", N5, "--sku", "trn1-nl16"], "cal.yml"),
+        (["calibrate", N5, "--sku", "trn1-nl16"], "cal"),
+        (["topo", "export", "nl16", "--format", "graphml"], "x.xml"),
+        (["topo", "export", "nl16", "--format", "dot"], "x.gv"),
+        (["topo", "export", "nl16", "--format", "astra-sim"], "x.yaml"),
+        (["sweep", "--sku", "nl16", "--sizes", "1M", "--format", "csv"], "s.csv"),
+    ],
+)
+def test_an_output_named_for_its_format_or_not_at_all_is_written(cli, tmp_path, argv, name):
+    result = cli(*argv, "-o", str(tmp_path / name))
+    assert result.code == 0, result.err
+    assert (tmp_path / name).stat().st_size > 0

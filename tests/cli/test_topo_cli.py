@@ -265,3 +265,123 @@ def test_topo_draw_without_matplotlib_says_how_to_install(cli, tmp_path, monkeyp
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # any import of it now fails
     result = cli("topo", "draw", "nl16", "-o", str(tmp_path / "x.png"))
     assert result.code == 2 and "pip install '.[plot]'" in result.err
+
+
+@pytest.mark.parametrize("sku", ["nl72x2", "trn3-nl72x2-gen3", "nl16", "nvl72"])
+def test_show_lists_every_latency_and_efficiency_parameter_with_its_basis(cli, sku):
+    """README: every assumption is shown by topo show. Each latency field of the schema and each
+    efficiency is listed with the file's value, marked an assumption exactly when its section's
+    source: says so, and the sources are printed in full within 80 columns."""
+    import yaml
+
+    from trnsim.spec.catalog import find_sku
+    from trnsim.spec.schema import Latency
+
+    data = json.loads(cli("topo", "show", sku, "--format", "json").out)
+    document = yaml.safe_load(find_sku(sku).read_text())
+    latency, efficiency = document["latency"], document.get("efficiency", {})
+    fields = [name for name in Latency.__struct_fields__ if name != "source"]
+    expected = {f"latency.{name}": float(latency.get(name, 0)) for name in fields}
+    expected["efficiency.default"] = efficiency.get("default", 1.0)
+    expected.update({f"efficiency.classes.{k}": v for k, v in efficiency.get("classes", {}).items()})
+    shown = {p["key"]: p for p in data["parameters"]}
+    assert {key: p["value"] for key, p in shown.items()} == expected
+    for key, p in shown.items():
+        source = (latency if key.startswith("latency") else efficiency).get("source", "")
+        assert p["source"] == source
+        assert p["basis"] == ("assumption" if "assumption" in source.lower() else "cited")
+    table = cli("topo", "show", sku).out
+    assert max(len(line) for line in table.splitlines()) <= 80
+    words = " ".join(table.split())
+    for key, p in shown.items():
+        assert re.search(rf"{re.escape(key)} .* {p['basis']}", table)
+        assert " ".join(p["source"].split()) in words  # the whole source text, wrapped
+
+
+def test_show_marks_an_edited_parameter_and_names_the_edit(cli):
+    data = json.loads(cli("topo", "show", "nl72x2", "--set", "latency.step_ns=0", "--format", "json").out)
+    step = next(p for p in data["parameters"] if p["key"] == "latency.step_ns")
+    assert (step["value"], step["basis"], step["edit"]) == (0, "edited", "latency.step_ns=0")
+    out = cli("topo", "show", "nl72x2", "--set", "latency.step_ns=0").out
+    assert "latency.step_ns: edited by 'latency.step_ns=0'" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["nl72x2"],
+        ["trn1-nl16"],
+        ["nl64", "--fail", "link:x:0"],
+        ["nl72x2", "--fail", "switch:r0.n0.sw0", "--distance", "links"],
+    ],
+)
+def test_a_matrix_table_builds_only_its_columns_and_they_are_the_csvs(cli, argv):
+    """The table computes only the columns 80 columns can show (distances from those ranks, the
+    matrix being symmetric); they equal the CSV's, which holds every column, and the note names the
+    rest."""
+    import csv
+    import io
+
+    full = list(csv.reader(io.StringIO(cli("topo", "hops", *argv, "--matrix", "--format", "csv").out)))
+    n = len(full) - 1
+    table = cli("topo", "hops", *argv, "--matrix").out
+    assert max(len(line) for line in table.splitlines()) <= 80
+    lines = [line.strip("│").split("│") for line in table.splitlines() if line.startswith("│")]
+    cells = [[cell.strip() for cell in line] for line in lines]
+    shown = len(cells[0]) - 1
+    assert len(cells) == n and shown < n
+    assert cells == [row[: shown + 1] for row in full[1:]]
+    note = " ".join(table.split("not shown to fit 80 columns: ")[1].split())
+    assert note.startswith(f"ranks {shown} to {n - 1} ({n - shown} columns)")
+
+
+def test_a_matrix_table_of_4096_ranks_is_quick_and_the_whole_matrix_is_refused(cli, monkeypatch):
+    import time
+
+    from conftest import CATALOG
+
+    monkeypatch.chdir(CATALOG[0].parent.parent)
+    start = time.perf_counter()
+    table = cli("topo", "hops", "--topology", "examples/torus-16x16x16.yaml", "--matrix")
+    assert table.code == 0 and "to 4095" in table.out
+    assert time.perf_counter() - start < 30  # was over 120 s: every column was built
+    for extra in (["--format", "csv"], ["--format", "json"], ["--wide"]):
+        start = time.perf_counter()
+        refused = cli("topo", "hops", "--topology", "examples/torus-16x16x16.yaml", "--matrix", *extra)
+        assert refused.code == 2 and "TRNSIM_MAX_MATRIX_CELLS" in refused.err
+        assert "16,777,216 distances" in refused.err and time.perf_counter() - start < 5
+
+
+def test_path_between_chips_of_several_ranks_runs_between_their_first_ranks(cli):
+    data = json.loads(cli("topo", "path", "trn1-nl16", "x0.y0", "x1.y0", "--format", "json").out)
+    ranks = json.loads(cli("topo", "path", "trn1-nl16", "x0.y0.c0", "x1.y0.c0", "--format", "json").out)
+    assert data == ranks  # the chips' first ranks
+    table = cli("topo", "path", "trn1-nl16", "x0.y0", "x1.y0").out
+    assert "x0.y0 hosts ranks 0, 1: the path is its first rank's (x0.y0.c0)" in table
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["nl72x2", "-1", "5"],
+            "error: SRC '-1': -1 is negative, and ranks count from 0: trn3-nl72x2-gen1 has ranks 0..143",
+        ),
+        (
+            ["nl72x2", "0", "144"],
+            "error: DST '144': rank 144 is not a chip of trn3-nl72x2-gen1: ranks are 0..143",
+        ),
+        (["nl72x2", "0", "5", "--bogus"], "error: No such option: --bogus (see: trnsim topo path --help)"),
+    ],
+)
+def test_path_names_the_end_that_is_not_a_rank(cli, argv, message):
+    result = cli("topo", "path", *argv)
+    assert (result.code, result.err) == (2, message + "\n")
+
+
+def test_a_path_from_a_chip_to_itself_is_one_line(cli):
+    out = cli("topo", "path", "nl16", "3", "x0.y3").out
+    assert out == "trn2-nl16: rank 3 (x0.y3) -> rank 3 (x0.y3): the same chip: 0 links, 0 hops\n"
+    data = json.loads(cli("topo", "path", "nl16", "3", "3", "--format", "json").out)
+    assert (data["links"], data["hops"], data["path"], data["steps"]) == (0, 0, ["x0.y3"], [])
+    assert "2 links, 1 hop (" in cli("topo", "path", "trn1-nl16", "0", "1").out

@@ -200,3 +200,32 @@ def test_skew_on_the_command_line(cli, tmp_path):
     compare = cli("compare", "alltoall", "--sku", "nl16", "--skew", "2", "--sizes", "1G", "--format", "json")
     assert compare.code == 0, compare.err
     assert json.loads(compare.out)["group"] == "all; skew 2"
+
+
+@pytest.mark.parametrize("value", ["1e308", "1.7e308", "1e-320", "5e-324", "3"])
+def test_a_matrix_of_equal_values_is_uniform_at_any_magnitude(tmp_path, value):
+    """Equal values are the uniform all-to-all whatever they are: 1e308s must not overflow the sum
+    (16 x 16 x 1e308 is infinite), nor 1e-320s the scale factor (16 / 2.6e-318 is)."""
+    p = 16
+    path = tmp_path / "m.txt"
+    path.write_text("\n".join(" ".join([value] * p) for _ in range(p)))
+    matrix = read_traffic(path, p)
+    assert np.all(np.isfinite(matrix)) and matrix == pytest.approx(uniform(p), rel=1e-12)
+
+
+def test_a_matrix_whose_traffic_vanishes_next_to_its_largest_value_is_refused(tmp_path):
+    p = 4
+    path = tmp_path / "m.txt"
+    path.write_text("\n".join(" ".join("1e308" if i == j else "1e-320" for j in range(p)) for i in range(p)))
+    with pytest.raises(UsageError, match=f"^{path}: what ranks send to others vanishes"):
+        read_traffic(path, p)
+
+
+def test_extreme_traffic_runs_on_the_command_line(cli, tmp_path):
+    path = tmp_path / "big.txt"
+    path.write_text("\n".join(" ".join(["1e308"] * 16) for _ in range(16)))
+    argv = ["collective", "alltoall", "--sku", "nl16", "--sizes", "1G", "--format", "json"]
+    big = cli(*argv, "--traffic", str(path))
+    assert big.code == 0, big.err
+    plain = json.loads(cli(*argv).out)["rows"][0]["busbw_gbps"]
+    assert json.loads(big.out)["rows"][0]["busbw_gbps"] == pytest.approx(plain, rel=1e-9)

@@ -180,3 +180,37 @@ def test_the_ring_search_runs_once_per_group_and_wiring(monkeypatch):
         topology = load("trn2-nl16")  # a fresh load per op, as a sweep does
         evaluate(topology, op, [1 << 20], topology.chips, algo="multiring")
     assert calls == [16]
+
+
+def test_busiest_classes_names_every_class_at_the_peak_within_rounding():
+    from trnsim.model.router import busiest_classes
+
+    peak = 0.7
+    seconds = np.array([peak * (1 - 1e-12), 0.2, peak, peak * (1 - 1e-6), 0.0])
+    assert busiest_classes(seconds, ["z", "q", "x", "y", "w"]) == "x=z"  # y is 1e-6 below: not tied
+    assert busiest_classes(np.zeros(3), ["x", "y", "z"]) == "-"
+
+
+@pytest.mark.parametrize(
+    ("sku", "op"), [("nl64", "allreduce"), ("nl72x2", "allreduce"), ("nl64", "alltoall")]
+)
+def test_the_bottleneck_names_every_class_whose_links_peak_in_the_busiest_step(sku, op):
+    """A balanced multidim all-reduce keeps every class of link at the same peak (nl64: x, y and z;
+    nl72x2: pcb, backplane and xrack, as their link_utilisation shows); the bottleneck names them
+    all rather than the first in edge order. NL64's all-to-all is limited by its z links alone."""
+    topo = topology(sku)
+    result = evaluate(topo, op, [1 << 30], topo.chips, algo="auto")
+    row = result.rows[0]
+    plan = result.plans[row.algorithm]
+    _, busy = plan.busiest_step()
+    peak_of = {}
+    for seconds, cls in zip(busy, plan.edge_class, strict=True):
+        peak_of[cls] = max(peak_of.get(cls, 0.0), float(seconds))
+    top = max(peak_of.values())
+    expected = sorted(cls for cls, peak in peak_of.items() if math.isclose(peak, top, rel_tol=1e-9))
+    assert row.bottleneck.split("=") == expected
+    assert f"bottleneck {row.bottleneck}," in result.busiest_links().describe()  # the heatmap's step
+    if op == "allreduce":  # balanced: every class the run uses is at the peak
+        assert expected == sorted(row.link_utilisation) and len(expected) == 3
+    else:
+        assert expected == ["z"]

@@ -346,3 +346,22 @@ def test_error_lines_show_control_characters_escaped(capsys):
     print_error("file \x1b[2Jname.yaml: bad")
     err = capsys.readouterr().err
     assert "\x1b[2J" not in err and "file \\x1b[2Jname.yaml: bad" in ANSI.sub("", err)
+
+
+@pytest.mark.parametrize("width", [20, 40, 60, 80, 120])
+def test_the_width_note_is_true_at_every_width(terminal, width):
+    """The note says a table fits only when it does; when even its essential columns (whose words
+    and numbers are never cut) are wider, it says that, with the width printed."""
+    for table in (_collective(), Table("kv", [Column("k", "property", align="left"), Column("v", "value", align="left")],
+                                       [{"k": "file", "v": "/a/very/long/path/that/is/one/word.yaml"}])):  # fmt: skip
+        out = _render([table], stream=terminal(width))
+        printed = max(len(line) for line in out.splitlines() if line[:1] in "┏┃│└")
+        note = " ".join(out.split())
+        if printed > width:
+            assert (
+                f"cannot fit {width} columns even with only the essential columns (this table is {printed} wide"
+                in note
+            )
+            assert "not shown to fit" not in note
+        else:
+            assert "cannot fit" not in note

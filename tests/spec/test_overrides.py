@@ -123,6 +123,10 @@ def test_dotted_keys_and_list_elements_by_index_or_name():
     [
         ("nope.x=1", "no section 'nope' under the top level; keys there: latency, torus"),
         ("torus.axes.z.lanes=1", "no element 'z' in that list; expected an index 0..1 or one of x, y"),
+        # Python would take -1 as the last element; the message offers 0..1, so -1 is refused
+        ("torus.axes.-1.lanes=1", "no element '-1' in that list; expected an index 0..1 or one of x, y"),
+        ("torus.axes.-0.lanes=1", "no element '-0' in that list"),
+        ("torus.axes.2.lanes=1", "no element '2' in that list"),
         ("latency.switch_ns.x=1", "latency.switch_ns is a value, not a section"),
     ],
 )
@@ -167,3 +171,17 @@ def test_an_edit_keeps_its_origin_through_pickling_and_is_blamed_for_its_keys():
     assert blame(edits, "efficiency.classes[...]") == "cal.yaml: edits[1] 'efficiency.classes={nvlink: 7}'"
     assert blame(edits, "efficiency.classesx") is None and blame(edits, "chip.lanes") is None
     assert blame([*edits, "efficiency.classes.nvlink=0.5"], "efficiency.classes.nvlink") is None  # --set last
+
+
+def test_a_negative_zero_is_read_as_zero(cli):
+    """step_ns: -0.0 is a valid 0; it must not print as 'alpha -0 us/step'."""
+    import math
+
+    from trnsim.topology import load_topology
+
+    spec = load_topology("nl16", overrides=["latency.step_ns=-0.0", "latency.link_ns=-0.0"]).spec
+    assert math.copysign(1, spec.latency.step_ns) == math.copysign(1, spec.latency.link_ns) == 1
+    out = cli(
+        "collective", "allreduce", "--sku", "nl16", "--sizes", "1G", "--set", "latency.step_ns=-0.0"
+    ).out
+    assert "alpha 0 us/step" in out and "alpha -0" not in out

@@ -207,3 +207,30 @@ def test_faults_compose_with_groups_sweep_routing_and_baselines(cli, tmp_path):
         "compare", "allreduce", "--sku", "nl64:fail=link:2,3", "--sizes", "1G", "--baseline", str(saved)
     )
     assert moved.code == 2 and "no row of this run matches" in moved.err
+
+
+@pytest.mark.parametrize(
+    ("sku", "faults", "message"),
+    [
+        ("trn2-nl16", ["chip:0", "chip:0"], "--fail 'chip:0' is given twice"),
+        ("trn2-nl16", ["chip:0", "chip:x0.y0"], "--fail 'chip:x0.y0' fails what 'chip:0' does"),
+        ("trn2-nl16", ["link:x:3", "link:x:3"], "--fail 'link:x:3' is given twice"),
+        # trn1's ranks 0 and 1 are one chip's: failing both fails that chip twice
+        ("trn1-nl16", ["chip:0", "chip:1"], "--fail 'chip:1' fails what 'chip:0' does (chip:x0.y0"),
+        ("trn1-nl16", ["chip:0", "chip:0"], "--fail 'chip:0' is given twice"),
+    ],
+)
+def test_the_same_failure_twice_is_refused(sku, faults, message):
+    with pytest.raises(UsageError) as refused:
+        failed(sku, *faults)
+    # the library names its parameter (fail); a caller shows it as it takes it (the CLI: --fail)
+    assert message.removeprefix("--") in str(refused.value)
+    assert message in refused.value.render(lambda parameter: f"--{parameter}")
+    failed(sku, faults[0])  # once is fine
+
+
+def test_failed_lanes_given_twice_add_up_on_a_chip_of_several_ranks_too():
+    one = failed("trn1-nl16", "lanes:0:2:x")
+    two = failed("trn1-nl16", "lanes:0:1:x", "lanes:1:1:x")  # ranks 0 and 1: one chip, x0.y0
+    assert class_bw(two, "x0.y0", "x") == pytest.approx(class_bw(one, "x0.y0", "x"))
+    assert class_bw(two, "x0.y0", "x") < class_bw(failed("trn1-nl16", "lanes:0:1:x"), "x0.y0", "x")

@@ -99,3 +99,44 @@ def test_bad_many_group_specs_are_refused(spec):
     with pytest.raises(ParameterError, match=f"^groups {re.escape(repr(spec))}: ") as refused:
         select_groups(topology("trn2-nl16"), spec)
     assert refused.value.parameters == ("groups",)
+
+
+def test_a_chip_name_in_a_group_is_all_its_ranks():
+    """trn1's chips host two ranks each (x0.y0.c0, x0.y0.c1); naming the chip takes both, as the
+    nodes' own chip attribute says."""
+    topo = topology("trn1-nl16")
+    for chips in (["x0.y0"], ["x0.y0", "x1.y2"], ["x3.y3"]):
+        expected = [
+            r for chip in chips for r, name in enumerate(topo.chips) if topo.nodes[name]["chip"] == chip
+        ]
+        assert len(expected) == 2 * len(chips)
+        assert _ranks("trn1-nl16", ",".join(chips)) == expected
+    assert _ranks("trn1-nl16", "x0.y0,2-3") == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("sku", "edits", "spec", "words"),
+    [
+        # the survivors of a failure are renumbered: the message says why 15 is out of range
+        (
+            "nl16",
+            ["fail=chip:0"],
+            "0-15",
+            ["group '0-15': rank 15", "failed parts (chip:0)", "ranks are 0..14"],
+        ),
+        ("nl16", [], "-3", ["group '-3': -3 is negative", "ranks 0..15"]),
+        ("nl16", [], "0,x9.y9", ["group '0,x9.y9': 'x9.y9' is not a chip"]),
+        ("nl72x2", [], "rack:2", ["group 'rack:2': names no chips", "its racks are 0..1"]),
+        ("nl72x2", [], "slot:Z", ["names no chips", "its slots are A, B, C, D"]),
+    ],
+)
+def test_a_group_that_names_nothing_says_which_parameter_and_what_is_valid(sku, edits, spec, words):
+    from trnsim.topology import load_topology
+
+    topo = load_topology(sku, overrides=edits)
+    with pytest.raises(UsageError) as caught:
+        select_group(topo, spec)
+    for word in words:
+        assert word in str(caught.value)
+    # the library names its parameter; the command line shows it as --group (tests/cli)
+    assert isinstance(caught.value, ParameterError) and caught.value.parameters == ("group",)

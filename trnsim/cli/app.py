@@ -9,8 +9,9 @@ import typer
 
 from trnsim import __version__
 from trnsim.cli import topo
-from trnsim.errors import EXIT_INTERRUPTED, EXIT_THRESHOLD, EXIT_USAGE, FileAsSkuError, TrnsimError
-from trnsim.outputs.render import print_error, set_wide
+from trnsim.cli.flags import error_text
+from trnsim.errors import EXIT_INTERRUPTED, EXIT_THRESHOLD, EXIT_USAGE, TrnsimError
+from trnsim.outputs.render import NON_FINITE, print_error, set_wide
 
 app = typer.Typer(
     name="trnsim",
@@ -23,64 +24,6 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(topo.app, name="topo")
-
-
-# the library names the parameter a bad value was given for (trnsim.errors.ParameterError, and the
-# ``see`` of any error); the command line shows the option that sets it. A parameter missing here
-# is shown as the library names it (tests/cli/test_app.py checks every one the library raises).
-FLAGS = {
-    "algo": "--algo",
-    "alpha_us": "--alpha-us",
-    "blast_radius": "--blast-radius",
-    "chips_per_rack": "--chips-per-rack",
-    "design": "--design",
-    "domains": "--domains",
-    "dtype": "--dtype",
-    "efa_routing": "--efa-routing",
-    "experts": "--experts",
-    "fabric_tbit": "--fabric-tbit",
-    "fail": "--fail",
-    "fit": "--fit",
-    "fit_sizes": "--fit-sizes",
-    "group": "--group",
-    "groups": "--groups",
-    "hidden": "--hidden",
-    "hop_us": "--hop-us",
-    "inter_algo": "--inter-algo",
-    "kind": "--kind",
-    "layers": "--layers",
-    "loss": "--loss",
-    "max_chunks": "--max-chunks",
-    "min_chunk_bytes": "--min-chunk",
-    "nic_gbit_per_chip": "--nic-gbit",
-    "oversubscription": "--oversubscription",
-    "params": "--params",
-    "port_gbit": "--port-gbit",
-    "random": "--random",
-    "ranks": "--ranks",
-    "routing": "--routing",
-    "save_baseline": "--save-baseline",
-    "size": "--size",
-    "skew": "--skew",
-    "switch_layers": "--switch-layers",
-    "tokens": "--tokens",
-    "topk": "--topk",
-    "tor_tbit": "--tor-tbit",
-    "tors_per_rack": "--tors-per-rack",
-    "traffic": "--traffic",
-}
-
-
-def flag(parameter: str) -> str:
-    """The option that sets a library parameter (the parameter itself when no option does)."""
-    return FLAGS.get(parameter, parameter)
-
-
-def error_text(error: TrnsimError) -> str:
-    """An error's line as the command line shows it: each parameter named by its option."""
-    text = error.render(flag)
-    # the library names no option; every command that takes a SKU takes files with --topology
-    return f"{text} with --topology" if isinstance(error, FileAsSkuError) else text
 
 
 def _register_collective() -> None:
@@ -191,6 +134,22 @@ def _interrupted() -> None:
     sys.exit(EXIT_INTERRUPTED)
 
 
+def _inputs(args: list[str]) -> str:
+    """The options a run was given, but how its output is written: what a result that cannot be
+    printed (a NaN) may come from."""
+    import shlex
+
+    words, skip = [], False
+    for arg in args:
+        option = arg.split("=", 1)[0]
+        if skip or option in ("--format", "-o", "--output"):
+            skip = not skip and "=" not in arg
+            continue
+        if words or arg.startswith("-"):  # the command's name words come first
+            words.append(shlex.quote(arg))
+    return " ".join(words)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI: exit 0 when fine, 1 when a comparison fails its threshold, 2 on bad usage or input.
 
@@ -218,17 +177,20 @@ def main(argv: list[str] | None = None) -> None:
             _show_help_and_fail(args)
         code = app(args=argv, prog_name="trnsim", standalone_mode=False)
     except TrnsimError as exc:
-        _fail(
-            error_text(exc),
-            exc.exit_code,
-            debug,
-            "regression" if exc.exit_code == EXIT_THRESHOLD else "error",
-        )
+        message = error_text(exc)
+        if message == NON_FINITE and (given := _inputs(args)):
+            message += f" (given: {given})"
+        _fail(message, exc.exit_code, debug, "regression" if exc.exit_code == EXIT_THRESHOLD else "error")
     except BrokenPipeError:
         sys.exit(0)
     except KeyboardInterrupt:
         _interrupted()
-    except SystemExit:
+    except SystemExit as exc:
+        if exc.code == EXIT_THRESHOLD:
+            # typer (a BrokenPipeError anywhere in a command or its --help) and rich (one in a table)
+            # exit 1 when the reader of stdout went away (`trnsim ... | head`); trnsim's own exit 1,
+            # a failed threshold, is raised by _fail, outside this try. A closed pipe is no failure.
+            sys.exit(0)
         raise
     except MemoryError:
         _fail(

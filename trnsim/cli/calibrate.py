@@ -13,6 +13,7 @@ from trnsim.cli.options import (
     SetOption,
     SkuOption,
     TopologyOption,
+    check_suffix,
     edits,
     writable,
     write_text,
@@ -34,6 +35,15 @@ def calibrate(
     routing: RoutingOption = None,
     fail: FailOption = None,
     group: Group = None,
+    op: Annotated[
+        str | None,
+        typer.Option(
+            "--op",
+            help="The collective the run measured (allreduce, allgather, reducescatter, alltoall), for a "
+            "log saved without it (nccom-test's table alone); refused if the log names another.",
+            show_default=False,
+        ),
+    ] = None,
     algo: Annotated[
         str,
         typer.Option(
@@ -96,9 +106,11 @@ def calibrate(
 
     if (sku is None) == (topology is None):
         raise UsageError("name the system the run measured: --sku NAME or --topology FILE")
+    check_suffix(output, "-o", "a calibration file (YAML)", (".yaml", ".yml"))
     writable(output, "-o")
     size_range = parse_fit_sizes(fit_sizes)
-    measured = read_measurement(measurement)
+    # the file states its rank count itself (a comment line if not): calibrate takes no --ranks yet
+    measured = read_measurement(measurement, op=op, names={"op": "--op", "ranks": ""})
     result = fit(
         measured,
         sku,

@@ -2,6 +2,7 @@
 
 import typer
 
+from trnsim.cli.flags import edits_text
 from trnsim.cli.options import (
     Algo,
     AlphaUs,
@@ -31,6 +32,7 @@ from trnsim.cli.options import (
     chunk_bytes,
     edits,
     load,
+    note_alpha_override,
     note_calibration_target,
     picture_path,
     resolve_sizes,
@@ -38,8 +40,7 @@ from trnsim.cli.options import (
     write_text,
 )
 from trnsim.collectives.ops import OPS
-from trnsim.outputs.render import Column, Format, Table, emit
-from trnsim.spec.overrides import edits_text
+from trnsim.outputs.render import Column, Format, Table, emit, tied
 
 app = typer.Typer(
     help="Model all-reduce, all-gather, reduce-scatter and all-to-all over a topology, congestion included."
@@ -80,6 +81,7 @@ def run(
 
     algo = algorithm(algo)  # one spelling in the header and JSON
     overrides = edits(overrides, routing, calibration, fail)
+    note_alpha_override(alpha_us, [overrides])
     topo = load(sku, topology, overrides)
     note_calibration_target(calibration, [topo.name])
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
@@ -111,7 +113,7 @@ def run(
     if isinstance(backend, ManyGroups):
         result = backend.evaluate(op, size_list, algo, dtype)
         traffic_text = describe(traffic, skew, traffic_file) if traffic is not None else None
-        return _print_groups(topo, result, groups, algo, fmt, traffic_text, explain)
+        return _print_groups(topo, result, groups, algo, alpha_us, fmt, traffic_text, explain)
     chips = backend.group
     from trnsim.topology.groups import group_label
 
@@ -142,17 +144,20 @@ def run(
     applied = tuple(overrides or ())
     variant = label_of(topo, applied)
     n_chips = len(topo.chips_of(chips))
-    on_chips = f" on {n_chips} chips" if topo.ranks_per_chip > 1 else ""
+    on_chips = f" on {n_chips} chip{'s' if n_chips != 1 else ''}" if topo.ranks_per_chip > 1 else ""
+    assumed = _assumed(topo, alpha_us)
     header = (
-        f"{topo.name} {op}: {result.ranks} ranks{on_chips} (group {group_text}), alpha {alpha:g} us/step, "
+        f"{topo.name} {op}: {result.ranks} ranks{on_chips} (group {group_text}), alpha {alpha:g} us/step"
+        f"{' (assumed)' if 'alpha' in assumed else ''}, "
         f"algorithm {algo}, routing {result.routing.label}; bandwidth bound limited by "
         f"{result.bound.limited_by}"
         + ("" if result.bound.exact else " (a valid bound, perhaps not the optimum)")
         + (
             f"; links at {topo.uniform_efficiency:.0%} of raw rate"
             if topo.uniform_efficiency is not None
-            else "; links at their classes' efficiencies (see topo show)"
+            else "; links at their classes' efficiencies"
         )
+        + (" (assumed; see topo show)" if "efficiency" in assumed else "")
     )
     if traffic is not None:
         header += f"; {describe(traffic, skew, traffic_file)} traffic"
@@ -176,6 +181,7 @@ def run(
         "traffic": describe(traffic, skew, traffic_file),
         "algorithm": algo,
         "alpha_us": alpha,
+        "assumed": sorted(assumed),  # the header's figures that are the file's assumptions
         "avg_busbw_gbps": result.avg_busbw_gbps,
         "bound_limited_by": result.bound.limited_by,
         "bound_exact": result.bound.exact,
@@ -242,7 +248,7 @@ def run(
         Column("bound_busbw_gbps", "bound busbw", "{:.2f}", short="bound"),
         Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}"),
         Column("max_hops", "max hops", short="hops", drop_priority=1),
-        Column("bottleneck", "bottleneck", align="left"),
+        Column("bottleneck", "bottleneck", tied, align="left"),
     ]
     rows = [row.as_dict() for row in result.rows]
     if explain:
@@ -259,7 +265,22 @@ def run(
     emit(payload, [Table(header, columns, rows, footer)], fmt)
 
 
-def _print_groups(topo, result, spec, algo, fmt, traffic_text, per_group: bool = False) -> None:
+def _assumed(topo, alpha_us: float | None) -> set[str]:
+    """Which of the header's figures rest on an assumption of the file (its section's ``source``
+    says so) rather than on the user (``--alpha-us``, ``--set``, a calibration): ``alpha``,
+    ``efficiency``."""
+    from trnsim.topology.metrics import model_parameters
+
+    by_key = {p["key"]: p["basis"] for p in model_parameters(topo)}
+    out = set()
+    if alpha_us is None and by_key["latency.step_ns"] == "assumption":
+        out.add("alpha")
+    if any(basis == "assumption" for key, basis in by_key.items() if key.startswith("efficiency.")):
+        out.add("efficiency")
+    return out
+
+
+def _print_groups(topo, result, spec, algo, alpha_us, fmt, traffic_text, per_group: bool = False) -> None:
     """``--groups``: the slowest group against the same run with nothing shared (and, with
     ``per_group``, every group's time at every size)."""
     from trnsim.routing.policy import routing_of
@@ -270,7 +291,8 @@ def _print_groups(topo, result, spec, algo, fmt, traffic_text, per_group: bool =
     header = (
         f"{topo.name} {op}: {len(chosen)} group{'s' if len(chosen) != 1 else ''} of {len(chosen[0])} ranks "
         f"({spec}) at once, alpha {alpha:g} "
-        f"us/step, algorithm {algo}, routing {routing.label}"
+        f"us/step{' (assumed)' if 'alpha' in _assumed(topo, alpha_us) else ''}, algorithm {algo}, "
+        f"routing {routing.label}"
         + (f"; {traffic_text} traffic" if traffic_text is not None else "")
         + (f"; with {edits_text(applied)}" if applied else "")
     )
@@ -320,7 +342,7 @@ def _print_groups(topo, result, spec, algo, fmt, traffic_text, per_group: bool =
         Column("slowdown", "slowdown", lambda v: f"{v:.3f}x"),
         Column("bound_busbw_gbps", "bound alone", "{:.2f}", short="bound", drop_priority=5),
         Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}", drop_priority=6),
-        Column("bottleneck", "bottleneck", align="left", drop_priority=7),
+        Column("bottleneck", "bottleneck", tied, align="left", drop_priority=7),
         Column("slowest_ranks", "slowest group", align="left", drop_priority=1),
     ]
     footer = [

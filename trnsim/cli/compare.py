@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from trnsim.cli.flags import edits_text
 from trnsim.cli.options import (
     AlgoOne,
     AlphaUs,
@@ -31,6 +32,7 @@ from trnsim.cli.options import (
     algorithm,
     chunk_bytes,
     edits,
+    note_alpha_override,
     note_calibration_target,
     resolve_sizes,
     writable,
@@ -38,8 +40,7 @@ from trnsim.cli.options import (
 )
 from trnsim.cli.typed import OrderedCommand, in_typed_order, refuse_without
 from trnsim.errors import ThresholdError, UsageError
-from trnsim.outputs.render import Column, Format, Table, emit, visible
-from trnsim.spec.overrides import edits_text
+from trnsim.outputs.render import Column, Format, Table, emit, tied, visible
 from trnsim.topology.groups import group_label
 
 
@@ -87,7 +88,7 @@ _VALUE_FMT = {"busbw": "{:.2f}", "time": "{:.2f}", "efficiency": lambda v: f"{10
 _VALUE_HEAD = {"busbw": "busbw (GB/s)", "time": "time (us)", "efficiency": "eff %"}
 
 
-def _variants(named, overrides, routings=None, calibration=None, fail=None):
+def _variants(named, overrides, routings=None, calibration=None, fail=None, alpha_us=None):
     """The variants to run, and the edits common to all; each --routing multiplies the variants.
 
     ``named`` holds ``("sku", text)`` and ``("topology", path)`` pairs in the order typed (see
@@ -113,6 +114,7 @@ def _variants(named, overrides, routings=None, calibration=None, fail=None):
             for variant in variants
             for routing in routings
         ]
+    note_alpha_override(alpha_us, [variant.edits() for variant in variants])
     return variants, common
 
 
@@ -330,7 +332,7 @@ def compare(
     if (skew is not None or traffic is not None) and op != "alltoall":
         raise UsageError(f"--skew and --traffic are for alltoall; {op} sends the same to every rank")
     named = in_typed_order(ctx, sku=sku, topology=topology)
-    variants, common = _variants(named, overrides, routing, calibration, fail)
+    variants, common = _variants(named, overrides, routing, calibration, fail, alpha_us)
     if heatmap is not None:  # the files it draws, checked before the work
         for letter in _letters(len(variants)):
             writable(_heat_path(heatmap, letter), "--heatmap")
@@ -384,6 +386,7 @@ def compare(
                 row.time_us,
                 ratio,
             )
+            entry[f"{letter}_algorithm"] = row.algorithm
             values[result.label] = {
                 "bytes": row.bytes,
                 "time_us": row.time_us,
@@ -412,13 +415,16 @@ def compare(
     for n, letter in enumerate(letters):
         if fmt == Format.csv:  # CSV has no legend: name each variant (with its edits) in a column
             columns.append(Column(f"{letter}_variant", f"{letter}_variant", align="left"))
-        # to fit the width the times go first, then the ratios, then the last variants' values (A stays)
+        # to fit the width the times go first, then the algorithms, then the ratios, then the last
+        # variants' values (A stays)
         value = Column(f"{letter}_{key}", f"{letter} {_VALUE_HEAD[metric.value]}", _VALUE_FMT[metric.value])
         columns.append(value)
         if n:
             value.drop_priority = 1
+        # which algorithm gave the value: variants differ in what they can run (nvls needs switches)
+        columns.append(Column(f"{letter}_algorithm", f"{letter} algo", align="left", drop_priority=3))
         if metric != Metric.time:
-            columns.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}", drop_priority=3))
+            columns.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}", drop_priority=4))
         if n:
             columns.append(Column(f"{letter}_over_A", f"{letter}/A", "{:.3f}x", drop_priority=2))
     legend = [f"{letter} = {result.display}" for letter, result in zip(letters, results, strict=True)]
@@ -546,17 +552,27 @@ def sweep(
         trnsim sweep --sku nl16 --op allreduce --sizes 1M,1G
         trnsim sweep --sku nl16 --sku nl64 --sizes 1M,1G -o results.csv
     """
-    from trnsim.cli.app import error_text
+    from trnsim.cli.flags import error_text
     from trnsim.collectives.ops import OPS, get_op
     from trnsim.studies.sweep import Task, run_sweep
 
     if output is not None and output.suffix.lower() not in (".csv", ".json"):
         raise UsageError(f"-o {output}: give a .csv or .json file")
+    written = output.suffix.lower().lstrip(".") if output is not None else None
+    if written is not None and fmt != Format.table and fmt.value != written:
+        # -o writes what its suffix says; a --format that says otherwise is a contradiction
+        raise UsageError(
+            f"-o {output} writes {written.upper()} (by its suffix) but --format {fmt.value} was given: "
+            f"name the file {output.stem}.{fmt.value} or leave --format out"
+            if fmt.value in ("csv", "json")
+            else f"-o {output} writes {written.upper()} (by its suffix); --format {fmt.value} is for stdout: "
+            "leave it out"
+        )
     writable(output, "-o")
     _prepare("auto", max_regression, baseline, save_baseline, "sweep", groups, group, ranks)
     refuse_without(ctx, "baseline", _CHECK_OPTIONS)
     named = _whole_catalog_for_all(in_typed_order(ctx, sku=sku, topology=topology))
-    variants, common = _variants(named, overrides, routing, calibration, fail)
+    variants, common = _variants(named, overrides, routing, calibration, fail, alpha_us)
     ops = [get_op(name).name for name in (op or list(OPS))]
     from trnsim.collectives.algorithms import REGISTRY
 
@@ -609,9 +625,16 @@ def sweep(
         row["file"] = _portable(row["file"])
     if output is not None:
         _write_rows(output, rows)
-        typer.echo(f"wrote {len(rows)} rows ({len(tasks) - len(skipped)} runs) to {output}", err=True)
+        runs = len(tasks) - len(skipped)
+        typer.echo(
+            f"wrote {len(rows)} row{'s' if len(rows) != 1 else ''} ({runs} run{'s' if runs != 1 else ''}) "
+            f"to {output}",
+            err=True,
+        )
     else:
-        title = f"sweep: {len(tasks)} runs" + (f", every variant with {edits_text(common)}" if common else "")
+        title = f"sweep: {len(tasks)} run{'s' if len(tasks) != 1 else ''}" + (
+            f", every variant with {edits_text(common)}" if common else ""
+        )
         # CSV is for machines: every field, as -o results.csv writes it; the table shows the essentials
         columns = [Column(k, k) for k in rows[0]] if fmt == Format.csv else _SWEEP_COLUMNS
         emit({"overrides": list(common), "variants": meta, "rows": rows}, [Table(title, columns, rows)], fmt)
@@ -657,7 +680,7 @@ _SWEEP_COLUMNS = [
     Column("algorithm", "algorithm", align="left", drop_priority=3),
     Column("bound_busbw_gbps", "bound busbw", "{:.2f}", short="bound", drop_priority=4),
     Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}", drop_priority=5),
-    Column("bottleneck", "bottleneck", align="left", drop_priority=6),
+    Column("bottleneck", "bottleneck", tied, align="left", drop_priority=6),
 ]
 
 
@@ -758,7 +781,7 @@ def plot(
     _prepare(algo, "5%", None, None, "plot")
     writable(output, "-o")
     variants, common = _variants(
-        in_typed_order(ctx, sku=sku, topology=topology), overrides, routing, calibration, fail
+        in_typed_order(ctx, sku=sku, topology=topology), overrides, routing, calibration, fail, alpha_us
     )
     runs = []
     for path in measured or []:
@@ -858,7 +881,7 @@ def report(
     algo = algo.strip().lower()
     _prepare(algo, "5%", None, None, "report")
     variants, common = _variants(
-        in_typed_order(ctx, sku=sku, topology=topology), overrides, routing, calibration, fail
+        in_typed_order(ctx, sku=sku, topology=topology), overrides, routing, calibration, fail, alpha_us
     )
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     results = run_variants(

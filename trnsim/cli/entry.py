@@ -2,9 +2,9 @@
 before anything heavy is imported.
 
 - Ctrl-C at any moment, even while Python is still importing numpy, prints ``interrupted`` and
-  exits 130, with no traceback.
-- SIGTERM (and SIGHUP) unwind the run like an error, so that temporary files are removed and worker
-  processes stopped, and exit 128 + the signal's number.
+  exits 130, with no traceback; SIGTERM (and SIGHUP) print ``terminated`` and exit 128 + the
+  signal's number. Either stops the run where it lands, after removing the temporary files being
+  written (outputs keep their old content) and stopping worker processes.
 - A warning (matplotlib's, numba's) is one printable line on stderr.
 - stdout and stderr are flushed here, while a failure can still set the exit code: a lost output
   exits 2, never 1 (the code of a failed threshold) nor Python's own 120.
@@ -13,6 +13,7 @@ before anything heavy is imported.
 wraps it for a process of its own.
 """
 
+import contextlib
 import os
 import signal
 import sys
@@ -30,22 +31,16 @@ def main() -> None:
         code = EXIT_OK
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else EXIT_OK if exc.code is None else EXIT_USAGE
-    except KeyboardInterrupt:
-        code = _stop(EXIT_INTERRUPTED, "interrupted")
-    except Terminated as exc:
-        code = _stop(exc.exit_code, "terminated")
-    code = _flushed(code)
-    if code == EXIT_INTERRUPTED:
-        # CPython remembers a KeyboardInterrupt that left any exec() of a string (dataclasses and
-        # namedtuples are made that way at import) and then, however it was handled, ends the
-        # process by SIGINT (-2) instead of this code; the outputs are flushed, so leave directly
-        os._exit(code)
-    sys.exit(code)
+    except KeyboardInterrupt:  # Ctrl-C before the handler was in place
+        _leave(EXIT_INTERRUPTED, "interrupted")
+    sys.exit(_flushed(code))
 
 
 def _install_handlers() -> None:
     import warnings
 
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt)
     for name in ("SIGTERM", "SIGHUP"):
         number = getattr(signal, name, None)
         # nohup and friends set SIGHUP to be ignored: that choice is the user's to keep
@@ -54,8 +49,30 @@ def _install_handlers() -> None:
     warnings.showwarning = _warning
 
 
+# A signal stops the process right where it lands, rather than by an exception: a KeyboardInterrupt
+# raised inside importlib's lock callbacks is swallowed by CPython ("Exception ignored in
+# _get_module_lock.cb") and the run goes on, or leaves a half-imported module behind for the next
+# import to trip on. So the handler itself removes the temporary files being written (the outputs
+# keep their old content), stops the workers, says one word and leaves.
+def _interrupt(signum, frame) -> None:
+    _leave(EXIT_INTERRUPTED, "interrupted")
+
+
 def _terminate(signum, frame) -> None:
-    raise Terminated(signum)
+    _leave(Terminated(signum).exit_code, "terminated")
+
+
+def _leave(code: int, what: str) -> None:
+    """Stop now: no second interruption, no temporary file or worker left, one line, ``code``.
+    ``os._exit`` also keeps CPython from turning a handled Ctrl-C into a SIGINT exit (-2)."""
+    _stop(code, what)
+    atomic = sys.modules.get("trnsim.atomic")
+    if atomic is not None:
+        atomic.discard_pending()
+    # the signal may have landed inside a write to the same stream: what is out is out
+    with contextlib.suppress(Exception):
+        _flushed(code)
+    os._exit(code)
 
 
 def _warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -81,11 +81,15 @@ def faults(
     ] = None,
     old_fit: Annotated[list[str] | None, hidden("--fit")] = None,
     mttr_h: Annotated[
-        float,
+        float | None,
         typer.Option(
-            "--mttr", help="Hours a failed part stays out of service (an assumption: 24).", min=0.01, max=1e6
+            "--mttr",
+            help="Hours a failed part stays out of service [24; an assumption].",
+            min=0.01,
+            max=1e6,
+            show_default=False,
         ),
-    ] = 24.0,  # trnsim.studies.faults.rates.MTTR_H
+    ] = None,  # trnsim.studies.faults.rates.MTTR_H
     domains: Annotated[
         int | None,
         typer.Option(
@@ -124,10 +128,13 @@ def faults(
     """
     from trnsim.cli.options import resolve_sizes
     from trnsim.collectives.ops import get_op
-    from trnsim.studies.faults import StudyOptions, loader, run_study
+    from trnsim.studies.faults import MTTR_H, StudyOptions, loader, run_study
     from trnsim.studies.variants import Variant
     from trnsim.units import check_finite
 
+    # what each rate rests on: a figure the user gave, or the default's source (README: Reliability)
+    mttr_basis = "assumption" if mttr_h is None else "--mttr"
+    mttr_h = MTTR_H if mttr_h is None else mttr_h
     check_finite("--mttr", mttr_h, 0.01, 1e6)  # the option's range lets nan through
 
     policy = renamed("--policy", "--blast-radius", old_policy, policy)
@@ -140,8 +147,9 @@ def faults(
     ops = [get_op(name).name for name in (op or ["allreduce", "alltoall"])]
     sweep = (minbytes, maxbytes, stepfactor) != (None, None, None)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, "1G" if sizes is None and not sweep else sizes)
+    rates, rate_basis = _rates(mttf, fit)
     options = StudyOptions(
-        ops, size_list, _rates(mttf, fit), mttr_h, policy, kind, exhaustive, domains, random, samples, seed
+        ops, size_list, rates, mttr_h, policy, kind, exhaustive, domains, random, samples, seed
     )
     studies = []
     for variant in variants:
@@ -158,12 +166,16 @@ def faults(
         note_calibration_target(calibration, [healthy.name])
         label = healthy.name + (f" [{', '.join(variant.overrides)}]" if variant.overrides else "")
         studies.append((label, healthy, study))
+    basis = (rate_basis, mttr_basis)
     tables = [
-        table for label, healthy, study in studies for table in _system_tables(label, healthy, study, options)
+        table
+        for label, healthy, study in studies
+        for table in _system_tables(label, healthy, study, options, basis)
     ]
     summary = [{"system": label, **study.summary} for label, _, study in studies]
     tables.append(_side_by_side(summary, studies[-1][2].key, domains))
-    payload = {"systems": [_system_payload(label, study) for label, _, study in studies]}
+    payload = {"systems": [_system_payload(label, study, rate_basis) for label, _, study in studies]}
+    payload.update(_basis_payload(rate_basis, mttr_basis))
     payload.update(
         rates_mttf_h=options.rates, mttr_h=mttr_h, ops=ops, sizes=size_list, seed=seed if random else None
     )
@@ -174,13 +186,16 @@ def faults(
     emit(payload, tables, fmt)
 
 
-def _rates(mttf: list[str] | None, fit: list[str] | None) -> dict[str, float]:
+def _rates(mttf: list[str] | None, fit: list[str] | None) -> tuple[dict[str, float], dict[str, str]]:
     """The mean time to failure (hours) of each rate class: the defaults, with ``--mttf CLASS=HOURS``
-    and ``--failure-rate CLASS=FIT`` (1e9 / FIT hours) read over them."""
+    and ``--failure-rate CLASS=FIT`` (1e9 / FIT hours) read over them; and what each rests on (an
+    ``assumption`` or ``cited``, as the default's source says, or the option that gave it)."""
     from trnsim.studies.faults import RATES, default_rates
+    from trnsim.topology.metrics import is_assumption
     from trnsim.units import check_finite
 
     rates = default_rates()
+    basis = {name: "assumption" if is_assumption(text) else "cited" for name, (_, text) in RATES.items()}
     given = [("--mttf", item) for item in mttf or []] + [("--failure-rate", item) for item in fit or []]
     seen: set[str] = set()
     for option, item in given:
@@ -202,20 +217,29 @@ def _rates(mttf: list[str] | None, fit: list[str] | None) -> dict[str, float]:
             f"{option} {name}", number, minimum=1e-6 if option == "--failure-rate" else 1.0, maximum=1e15
         )
         rates[name] = number if option == "--mttf" else 1e9 / number
-    return rates
+        basis[name] = option
+    return rates, basis
+
+
+def _basis_payload(rate_basis: dict[str, str], mttr_basis: str) -> dict:
+    """What the failure rates rest on, in ``--format json``."""
+    from trnsim.studies.faults import RATES
+
+    sources = {name: text for name, (_, text) in RATES.items() if rate_basis[name] in ("assumption", "cited")}
+    return {"rates_basis": rate_basis, "rates_source": sources, "mttr_basis": mttr_basis}
 
 
 def _percent(value: float) -> str:
     return f"{100 * value:.1f}"
 
 
-def _system_tables(label: str, healthy, study, options) -> list[Table]:
+def _system_tables(label: str, healthy, study, options, basis) -> list[Table]:
     """One system's tables: the loss per class of parts, the random draws (when asked for), the
     failure rates."""
     tables = [_class_table(label, healthy, study)]
     if study.draws is not None:
         tables.append(_draws_table(label, study, options))
-    tables.append(_rates_table(label, study, options))
+    tables.append(_rates_table(label, study, options, basis))
     return tables
 
 
@@ -271,24 +295,29 @@ def _draws_table(label: str, study, options) -> Table:
     )
 
 
-def _rates_table(label: str, study, options) -> Table:
+def _rates_table(label: str, study, options, basis) -> Table:
     rel, per_chip = study.reliability, study.report.ranks_per_chip
+    rate_basis, mttr_basis = basis
+    mttr_text = f"MTTR {options.mttr_h:g} h" + (", an assumption" if mttr_basis == "assumption" else "")
     return Table(
-        f"{label}: failure rates (MTTR {options.mttr_h:g} h)",
+        f"{label}: failure rates ({mttr_text})",
         [
             Column("kind", "part", align="left"),
             Column("rate_class", "rate class", align="left"),
             Column("parts", "parts"),
             Column("mttf_h", "MTTF (h)", "{:,.0f}"),
+            Column("mttf_basis", "MTTF is", align="left"),
             Column("failures_per_year", "failures/yr", "{:.3f}"),
             Column("chips_out", "chips out (mean)", "{:.4f}"),
         ],
-        study.rates_by_class,
+        [{**row, "mttf_basis": rate_basis[row["rate_class"]]} for row in study.rates_by_class],
         [
             f"# {rel.failures_per_year:.2f} failures a year; {rel.chips_out / per_chip:.3f} of "
             f"{study.report.chips} chips out of service on average: availability "
             f"{100 * rel.availability:.3f}% of the capacity"
-            + (f" (counting only the parts swept: {', '.join(options.kinds)})" if options.kinds else "")
+            + (f" (counting only the parts swept: {', '.join(options.kinds)})" if options.kinds else ""),
+            "# MTTF is: an assumption or cited as the README's failure-rate table says "
+            "(--mttf, --failure-rate and --mttr override)",
         ],
     )
 
@@ -329,7 +358,7 @@ def _side_by_side(summary: list[dict], key: tuple[str, int], domains: int | None
     return Table("side by side", columns, summary, footer)
 
 
-def _system_payload(label: str, study) -> dict:
+def _system_payload(label: str, study, rate_basis: dict[str, str]) -> dict:
     """One system in ``--format json``."""
     report, rel = study.report, study.reliability
     return {
@@ -348,7 +377,9 @@ def _system_payload(label: str, study) -> dict:
             "availability": rel.availability,
             "p_degraded": rel.p_degraded,
             "p_down": rel.p_down,
-            "by_class": study.rates_by_class,
+            "by_class": [
+                {**row, "mttf_basis": rate_basis[row["rate_class"]]} for row in study.rates_by_class
+            ],
         },
         "straggler": study.straggler,
         "random": study.draws,

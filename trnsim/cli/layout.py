@@ -21,7 +21,7 @@ from trnsim.cli.options import (
     note_calibration_target,
 )
 from trnsim.errors import UsageError
-from trnsim.outputs.render import Column, Format, Table, emit
+from trnsim.outputs.render import Column, Format, Table, emit, tied
 from trnsim.spec.overrides import edits_text
 
 Degree = Annotated[int, typer.Option(min=1, max=1 << 20)]
@@ -278,7 +278,7 @@ def layout(
     columns += [
         Column("busbw_gbps", "busbw (GB/s)", "{:.2f}"),
         Column("slowdown", "shared vs alone", lambda v: f"{v:.3f}x", drop_priority=4),
-        Column("bottleneck", "bottleneck", align="left"),
+        Column("bottleneck", "bottleneck", tied, align="left"),
         Column("algorithm", "algorithm", align="left", drop_priority=7),
     ]
     footer = [

@@ -65,7 +65,7 @@ def edits(
         try:
             result += calibration_edits(calibration)
         except TrnsimError as exc:
-            raise (exc if str(exc).startswith("--calibration") else exc.within("--calibration")) from None
+            raise exc.within("--calibration") from None
     result += list(overrides or ())
     if routing is not None:
         from trnsim.routing.policy import routing_overrides
@@ -73,6 +73,27 @@ def edits(
         result += routing_overrides(routing)
     result += [f"fail={spec}" for spec in fail or ()]
     return result
+
+
+def note_alpha_override(alpha_us: float | None, edit_lists: list[list[str]]) -> None:
+    """Say (on stderr) when ``--alpha-us`` overrides an edit of ``latency.step_ns`` (``--set``, a
+    calibration file, a variant's ``:set=``): the option wins, and the edit would otherwise look
+    applied."""
+    if alpha_us is None:
+        return
+    from trnsim.spec.overrides import origin_of
+
+    found = []
+    for edit_list in edit_lists:
+        for edit in edit_list:
+            key = edit.partition("=")[0].strip()
+            if key in ("latency", "latency.step_ns"):
+                origin = origin_of(edit)
+                text = f"{origin} {edit.strip()!r}" if origin else f"--set {edit.strip()}"
+                if text not in found:
+                    found.append(text)
+    if found:
+        typer.echo(f"note: --alpha-us {alpha_us:g} overrides {', '.join(found)}", err=True)
 
 
 def note_calibration_target(calibration: Path | None, systems: list[str]) -> None:
@@ -162,7 +183,11 @@ Algo = Annotated[
 AlgoOne = Annotated[str, typer.Option("--algo", help="Algorithm name or auto (the fastest per size).")]
 MinBytes = Annotated[
     str | None,
-    typer.Option("-b", "--minbytes", help="Smallest size [8] (bytes; K/M/G/T/P, KiB..PiB, KB..PB ok)."),
+    typer.Option(
+        "-b",
+        "--minbytes",
+        help="Smallest size [8] (bytes; K/M/G/T/P, KiB..PiB, KB..PB ok; Gb, bits, is refused).",
+    ),
 ]
 MaxBytes = Annotated[str | None, typer.Option("-e", "--maxbytes", help="Largest size [1G].")]
 StepFactor = Annotated[
@@ -299,6 +324,26 @@ def writable(path: Path | None, what: str = "output") -> Path | None:
     if not path.resolve().parent.is_dir():
         raise UsageError(f"{what} {path}: folder {path.resolve().parent} does not exist")
     return path
+
+
+# suffixes that name a format: a file named with one of these and written in another is refused
+_FORMAT_SUFFIXES = {
+    ".json": "JSON", ".yaml": "YAML", ".yml": "YAML", ".csv": "CSV", ".md": "Markdown", ".graphml": "GraphML",
+    ".xml": "XML", ".dot": "Graphviz dot", ".gv": "Graphviz dot", ".png": "PNG", ".svg": "SVG", ".pdf": "PDF",
+}  # fmt: skip
+
+
+def check_suffix(path: Path | None, option: str, what: str, suffixes: tuple[str, ...]) -> None:
+    """Refuse an output whose suffix names another format than the ``what`` it gets (``-o cal.json``
+    for a YAML file); no suffix, one of ``suffixes`` or one that names no format is fine."""
+    if path is None:
+        return
+    suffix = path.suffix.lower()
+    if suffix in _FORMAT_SUFFIXES and suffix not in suffixes:
+        raise UsageError(
+            f"{option} {path}: the file is {what}, not {_FORMAT_SUFFIXES[suffix]}; name it "
+            f"{' or '.join(path.stem + s for s in suffixes)} (or with no suffix)"
+        )
 
 
 def write_text(path: Path, text: str) -> None:

@@ -207,6 +207,8 @@ def show(
         "link_classes": classes,
         "switch_roles": roles,
         "cuts": cuts,
+        "parameters": metrics.model_parameters(topo),
+        "assumptions": metrics.assumed_sections(topo),
         "scale_out": None
         if scale_out is None
         else {
@@ -266,6 +268,7 @@ def show(
             classes,
         )
     )
+    tables.append(_parameters_table(payload["parameters"], payload["assumptions"]))
     if roles:
         tables.append(
             Table(
@@ -304,6 +307,48 @@ def show(
             )
         )
     emit(payload, tables, fmt)
+
+
+def _parameters_table(parameters: list[dict], assumptions: dict[str, str]) -> Table:
+    """The latency and efficiency parameters, each marked as the file's source has it (an assumption
+    or cited) or as edited; the sources themselves, long, are the footer, which also names the
+    file's other sections that hold assumptions."""
+    from trnsim.spec.overrides import origin_of
+
+    rows = [
+        {
+            "key": p["key"],
+            "value": f"{p['value']:,.4g} ns" if p["unit"] == "ns" else f"{100 * p['value']:.4g}%",
+            "what": p["what"],
+            "basis": p["basis"],
+        }
+        for p in parameters
+    ]
+    footer = []
+    for section in ("latency", "efficiency"):
+        source = next((p["source"] for p in parameters if p["key"].startswith(section + ".")), "")
+        footer.append(f"{section} source: {source or '(none in the file)'}")
+    others = [path for path in assumptions if path not in ("latency", "efficiency")]
+    if others:
+        footer.append(
+            f"assumptions also in: {', '.join(others)} (their source: texts are in the file and in "
+            "--format json, under assumptions)"
+        )
+    for p in parameters:
+        if p["edit"] is not None:
+            origin = origin_of(p["edit"])
+            footer.append(f"{p['key']}: edited by {origin + ' ' if origin else ''}{p['edit'].strip()!r}")
+    return Table(
+        "model parameters (assumption: the file's source says so; override with --set KEY=VALUE)",
+        [
+            Column("key", "parameter", align="left"),
+            Column("value", "value"),
+            Column("what", "what", align="left", drop_priority=1),
+            Column("basis", "basis", align="left"),
+        ],
+        rows,
+        footer,
+    )
 
 
 def _hop_items(summary: dict, several: bool) -> list[tuple[str, str]]:
@@ -394,7 +439,7 @@ def hops(
     if source is not None and matrix:
         raise UsageError("give --from RANK (one chip's distances) or --matrix (all pairs), not both")
     if source is not None:
-        origin = topo.resolve_chip(source)
+        origin = _end(topo, source, "--from")
         links = hops.link_distances(topo, [origin])[0]
         rows = [
             {"rank": r, "chip": name, "links": int(links[r]), "hops": max(int(links[r]) - 1, 0)}
@@ -414,21 +459,7 @@ def hops(
         emit(payload, [table], fmt)
         return
     if matrix:
-        links = hops.link_distances(topo)
-        values = links if metric == DistanceMetric.links else (links - 1).clip(min=0)
-        rows = [
-            {"rank": r, **{str(c): int(values[r, c]) for c in range(topo.n_ranks)}}
-            for r in range(topo.n_ranks)
-        ]
-        # the last ranks' columns go first to fit the width (every one is in --format csv)
-        columns = [Column("rank", "rank")] + [
-            Column(str(c), str(c), drop_priority=c + 1) for c in range(topo.n_ranks)
-        ]
-        emit(
-            {"name": topo.name, "metric": metric.value, "matrix": values.tolist()},
-            [Table(f"{topo.name}: {metric.value} between ranks", columns, rows)],
-            fmt,
-        )
+        _matrix(topo, metric, fmt)
         return
     stats = hops.hop_stats(topo)
     rows = [{"hops": h, "links": h + 1, "pairs": n} for h, n in stats.histogram_hops.items()]
@@ -458,13 +489,67 @@ def hops(
     emit(payload, [table], fmt)
 
 
-@app.command()
+def _matrix(topo, metric: "DistanceMetric", fmt: Format) -> None:
+    """``topo hops --matrix``: every format holds all ranks x ranks but a table, which builds only
+    the columns its width can show; either is refused beyond :data:`trnsim.limits.MATRIX_CELLS`."""
+    from trnsim import limits
+    from trnsim.outputs.render import available_width
+    from trnsim.routing import hops
+
+    n = topo.n_ranks
+    width = available_width() if fmt == Format.table else None
+    shown = n if width is None else _columns_that_fit(n, width)
+    limits.MATRIX_CELLS.check(n * shown, f"{topo.where}: the --matrix would print")
+    # distances are symmetric (every link runs both ways): a table's BFS runs from its columns only
+    links = hops.link_distances(topo) if shown == n else hops.link_distances(topo, topo.chips[:shown]).T
+    values = links if metric == DistanceMetric.links else (links - 1).clip(min=0)
+    if shown < n:  # now that the values are known, as many columns as their widths let fit
+        shown = _columns_that_fit(n, width, [len(str(v)) for v in values.max(axis=0)])
+    rows = [{"rank": r, **{str(c): int(values[r, c]) for c in range(shown)}} for r in range(n)]
+    # the last ranks' columns go first to fit the width (every one is in --format csv)
+    columns = [Column("rank", "rank")] + [Column(str(c), str(c), drop_priority=c + 1) for c in range(shown)]
+    footer = []
+    if shown < n:
+        footer.append(
+            f"not shown to fit {width} columns: ranks {shown} to {n - 1} ({n - shown} columns); see every "
+            "column with --wide, --format json|csv|markdown or a larger COLUMNS"
+        )
+    payload = (
+        {"name": topo.name, "metric": metric.value, "matrix": values.tolist()} if fmt == Format.json else {}
+    )
+    emit(payload, [Table(f"{topo.name}: {metric.value} between ranks", columns, rows, footer)], fmt)
+
+
+def _columns_that_fit(n: int, width: int, cells: list[int] | None = None) -> int:
+    """How many rank columns of an ``n``-rank matrix fit a table ``width`` wide: each is as wide as
+    its header (the rank number) or its widest value (``cells``, when known), plus its border and
+    padding; at least one."""
+    used = max(len("rank"), len(str(n - 1))) + 4  # the rank column and the left border
+    for count in range(n):
+        if cells is not None and count == len(cells):
+            return count
+        used += max(len(str(count)), cells[count] if cells is not None else 1) + 3
+        if used > width:
+            return max(count, 1)
+    return n
+
+
+def _end(topo, text: str, which: str) -> str:
+    """The rank ``text`` names, an error naming where it was given (``SRC '-1': ...``)."""
+    try:
+        return topo.resolve_chip(text)
+    except UsageError as exc:
+        raise UsageError(f"{which} {text!r}: {exc}") from None
+
+
+@app.command(context_settings={"ignore_unknown_options": True})  # `topo path nl72x2 -1 5`: a rank
 def path(
     ends: Annotated[
         list[str] | None,
         typer.Argument(
             metavar="[SKU] SRC DST",
-            help="SKU SRC DST, or SRC DST with --sku NAME or --topology FILE (ranks or chip names).",
+            help="SKU SRC DST, or SRC DST with --sku NAME or --topology FILE (ranks or chip names; a chip "
+            "that hosts several ranks stands for its first).",
             show_default=False,
         ),
     ] = None,
@@ -487,6 +572,9 @@ def path(
     from trnsim.routing.hops import policy_path, shortest_path
 
     ends = list(ends or [])
+    for end in ends:  # the parser passes what looks like an option on (-1 is a rank to refuse)
+        if end.startswith("-") and not end[1:].isdigit():
+            raise UsageError(f"No such option: {end} (see: trnsim topo path --help)")
     _check_source(sku_option, topology)
     named = "--sku NAME" if sku_option is not None else "--topology FILE" if topology is not None else None
     if named is not None and len(ends) == 3:
@@ -500,7 +588,14 @@ def path(
     sku = sku_option if named else ends.pop(0)
     src, dst = ends
     topo = _load(sku, topology, edits(overrides, routing, calibration, fail))
-    a, b = topo.resolve_chip(src), topo.resolve_chip(dst)
+    a, b = (_end(topo, text, which) for text, which in ((src, "SRC"), (dst, "DST")))
+    # a chip that hosts several ranks (trn1) stands for its first rank: its path starts on the chip
+    hosts = [
+        f"{text.strip()} hosts ranks {', '.join(str(topo.rank_of[r]) for r in topo.ranks_by_chip[text.strip()])}: "
+        f"the path is its first rank's ({topo.ranks_by_chip[text.strip()][0]})"
+        for text in (src, dst)
+        if text.strip() not in topo.rank_of and len(topo.ranks_by_chip.get(text.strip(), ())) > 1
+    ]
     nodes, count = shortest_path(topo, a, b)
     if not count:
         raise UsageError(
@@ -550,15 +645,21 @@ def path(
         ],
         steps,
         footer=[
-            f"{links} links, {max(links - 1, 0)} hops (devices passed through); "
+            f"{_count(links, 'link')}, {_count(max(links - 1, 0), 'hop')} (devices passed through); "
             f"{count:,} shortest path{'s' if count != 1 else ''}"
             + (
                 "; ecmp spreads the flow over all of them (this is one)"
                 if policy == "ecmp"
                 else f"; {policy} routing takes this one" + (" (seed 0)" if policy == "hash" else "")
-            )
+            ),
+            *hosts,
         ],
     )
+    if a == b and fmt in (Format.table, Format.markdown):  # no link to list: one line, no empty table
+        typer.echo(
+            f"{table.title}: the same {'rank' if topo.ranks_per_chip > 1 else 'chip'}: 0 links, 0 hops"
+        )
+        return
     emit(payload, [table], fmt)
 
 
@@ -567,6 +668,14 @@ class ExportFormat(str, Enum):
     json = "json"
     dot = "dot"
     astra_sim = "astra-sim"
+
+
+_EXPORT_SUFFIXES = {
+    "graphml": (".graphml", ".xml"),
+    "json": (".json",),
+    "dot": (".dot", ".gv"),
+    "astra-sim": (".yaml", ".yml"),
+}
 
 
 @app.command()
@@ -597,8 +706,10 @@ def export(
         trnsim topo export nl64 --format astra-sim
         trnsim topo export nl16 --format graphml -o nl16.graphml
     """
+    from trnsim.cli.options import check_suffix
     from trnsim.outputs.topology_export import to_text
 
+    check_suffix(output, "-o", f"{fmt.value} (--format {fmt.value})", _EXPORT_SUFFIXES[fmt.value])
     writable(output)
     topo = _load(_pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration, fail))
     text = to_text(topo, fmt.value)

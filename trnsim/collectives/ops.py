@@ -7,7 +7,7 @@ algbw = size / time and busbw = algbw * factor, with GB = 1e9 bytes.
 
 from dataclasses import dataclass
 
-from trnsim.errors import ParameterError, UsageError
+from trnsim.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,6 @@ def dtype_size(name: str) -> int:
     try:
         return DTYPES[name.lower()]
     except KeyError:
-        raise ParameterError(
-            f"unknown element type; choose one of {', '.join(DTYPES)}", "dtype", repr(name)
+        raise UsageError(
+            f"unknown {{dtype}} {name!r}; choose one of {', '.join(DTYPES)}", names="dtype"
         ) from None

@@ -100,10 +100,27 @@ def read_traffic(path: Path, p: int) -> np.ndarray:
     matrix = np.asarray(rows)
     if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
         raise UsageError(f"{path}: every value must be a finite number >= 0")
-    if matrix.sum() - np.trace(matrix) <= 0:
+    return _normalised(matrix, path)
+
+
+def _normalised(matrix: np.ndarray, path: Path) -> np.ndarray:
+    """``matrix`` scaled so its mean row sum is 1, safely at any magnitude: divided by its largest
+    value first (so 1e308s do not overflow the sum, nor 1e-320s the scale factor); refused when what
+    crosses links is nothing, or vanishes next to the largest value."""
+    top = float(matrix.max())
+    off = ~np.eye(len(matrix), dtype=bool)  # the diagonal is what a rank keeps, never on a link
+    if top <= 0 or not np.any(matrix[off] > 0):
         raise UsageError(f"{path}: no rank sends anything to another")
-    # the diagonal is what a rank keeps: part of its buffer (as in nccl-tests), never on a link
-    return matrix * (p / matrix.sum())
+    with np.errstate(under="ignore"):  # values below 1e-308 of the largest become 0: negligible
+        scaled = matrix / top
+    total, crossing = float(scaled.sum()), float(scaled[off].sum())
+    if not (np.isfinite(total) and crossing > 0):
+        raise UsageError(
+            f"{path}: what ranks send to others vanishes next to the largest value ({top:g}): "
+            "the values span too many orders of magnitude"
+        )
+    # the diagonal is part of a rank's buffer (as in nccl-tests), never on a link
+    return scaled * (len(matrix) / total)
 
 
 def imbalance(traffic: np.ndarray) -> float:
@@ -115,7 +132,7 @@ def imbalance(traffic: np.ndarray) -> float:
 def traffic_matrix(skew: str | None, path: Path | None, p: int) -> np.ndarray | None:
     """The matrix of ``--skew FACTOR[:HOT]`` or ``--traffic FILE`` for groups of ``p`` ranks, or None."""
     if skew is not None and path is not None:
-        raise ParameterError("give one of them, not both", ("skew", "traffic"))
+        raise UsageError("give {skew} or {traffic}, not both", names=("skew", "traffic"))
     if skew is not None:
         return hot_destinations(p, *parse_skew(skew))
     if path is not None:
@@ -128,8 +145,9 @@ def check_traffic(op_name: str, traffic: np.ndarray | None, p: int) -> None:
     if traffic is None:
         return
     if op_name != "alltoall":
-        raise ParameterError(
-            f"a traffic matrix is for alltoall; {op_name} sends the same to every rank", ("skew", "traffic")
+        raise UsageError(
+            f"{{skew}} and {{traffic}} are for alltoall; {op_name} sends the same to every rank",
+            names=("skew", "traffic"),
         )
     if traffic.shape != (p, p):
         raise UsageError(

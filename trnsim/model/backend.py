@@ -6,7 +6,8 @@ engine of :mod:`trnsim.model.engine`), several groups at once sharing links (:cl
 :mod:`trnsim.model.cluster`). Each one's ``evaluate(op, sizes, algo, dtype)`` returns an
 :class:`~trnsim.model.rows.Evaluation` whose rows extend :class:`~trnsim.model.rows.Row`, so that
 whatever compares, plots, reports or sweeps results takes them from any backend alike.
-:func:`backend_for` is the one place that decides between one group and several.
+:meth:`Selection.backend` is the one place that decides between one group, several at once and a
+cluster.
 """
 
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from trnsim.errors import ParameterError, UsageError
+from trnsim.errors import UsageError
 from trnsim.model.rows import Evaluation
 from trnsim.topology.graph import Topology
 
@@ -124,27 +125,80 @@ class Cluster:
         return evaluate_cluster(self.topology, self.plan, op, sizes, self.inter_algo, algo, self.overlap)
 
 
-def backend_for(
-    topology: Topology,
-    *,
-    group: str | None = None,
-    ranks: int | None = None,
-    groups: str | None = None,
-    skew: str | None = None,
-    traffic_file: Path | None = None,
-    costing: Costing = Costing(),
-) -> OneGroup | ManyGroups:
-    """The backend a run on ``topology`` asks for: several groups at once when ``groups`` (a
-    :func:`~trnsim.topology.groups.select_groups` spec) is given, else the one group ``group`` or
-    ``ranks`` selects (:func:`~trnsim.topology.groups.select_group`); ``skew`` or ``traffic_file``
-    skews an all-to-all (:func:`~trnsim.collectives.traffic.traffic_matrix`)."""
-    from trnsim.collectives.traffic import traffic_matrix
-    from trnsim.topology.groups import select_group, select_groups
+@dataclass(frozen=True)
+class Fabric:
+    """A cluster: ``domains`` copies of a system joined by the scale-out fabric its file describes
+    (``scale_out``), with ``edits`` to that fabric by field name
+    (:func:`trnsim.topology.scaleout.fabric_choice`: ``nic_gbit_per_chip``, ``port_gbit``, ...)."""
 
-    if groups is not None:
-        if group is not None or ranks is not None:
-            raise ParameterError("give several groups or one group, not both", ("groups", "group", "ranks"))
-        chosen = select_groups(topology, groups)
-        return ManyGroups(topology, chosen, costing, traffic_matrix(skew, traffic_file, len(chosen[0])))
-    chips = select_group(topology, group, ranks)
-    return OneGroup(topology, chips, costing, traffic_matrix(skew, traffic_file, len(chips)))
+    domains: int
+    edits: tuple[tuple[str, object], ...] = ()
+    layers: int | None = None  # switch layers above the ToRs (None: as few as reach every rack)
+    inter_algo: str = "auto"  # the algorithm across domains
+    overlap: bool = True  # pipeline the phases in chunks (False: one after the other)
+
+    def plan(self, topology: Topology):
+        """The fabric joining copies of ``topology``, counted for the healthy system (its racks and
+        NICs do not change when a part fails)."""
+        from trnsim.topology.scaleout import fabric_choice, plan_fabric
+
+        per_domain = topology.planner.n_chips
+        racks = topology.spec.switched.racks if topology.spec.switched else None
+        choice = fabric_choice(topology.spec, per_domain, racks, **dict(self.edits))
+        return plan_fabric(choice, per_domain, self.domains, self.layers)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Who runs the collective on a system, and how its steps are costed, said before the system
+    is known (the same for every variant of a comparison, every task of a sweep).
+
+    ``groups`` (a :func:`~trnsim.topology.groups.select_groups` spec) runs several groups at once;
+    else ``group`` or ``ranks`` selects one (:func:`~trnsim.topology.groups.select_group`; every
+    rank by default). ``fabric`` runs every rank of a cluster of copies of the system instead.
+    ``skew`` or ``traffic_file`` skews an all-to-all
+    (:func:`~trnsim.collectives.traffic.traffic_matrix`).
+    """
+
+    group: str | None = None
+    ranks: int | None = None
+    groups: str | None = None
+    skew: str | None = None
+    traffic_file: Path | None = None
+    costing: Costing = Costing()
+    fabric: Fabric | None = None
+
+    def backend(self, topology: Topology) -> "OneGroup | ManyGroups | Cluster":
+        """The one place that decides between one group, several at once and a cluster."""
+        from trnsim.collectives.traffic import traffic_matrix
+        from trnsim.topology.groups import select_group, select_groups
+
+        if self.fabric is not None:
+            given = [
+                name for name in ("group", "ranks", "groups", "skew", "traffic_file") if getattr(self, name)
+            ]
+            if given:
+                named = ", ".join("{" + ("traffic" if n == "traffic_file" else n) + "}" for n in given)
+                raise UsageError(f"a cluster runs every rank of every domain, evenly: {named} do not apply")
+            if self.costing != Costing():
+                raise UsageError(
+                    "a cluster is costed at its file's latencies: {alpha_us}, {max_chunks} and "
+                    "{min_chunk_bytes} do not apply"
+                )
+            return Cluster(topology, self.fabric.plan(topology), self.fabric.inter_algo, self.fabric.overlap)
+        if self.groups is not None:
+            if self.group is not None or self.ranks is not None:
+                raise UsageError("give {groups}, or {group}/{ranks} for one group, not both")
+            chosen = select_groups(topology, self.groups)
+            traffic = traffic_matrix(self.skew, self.traffic_file, len(chosen[0]))
+            return ManyGroups(topology, chosen, self.costing, traffic)
+        chips = select_group(topology, self.group, self.ranks)
+        return OneGroup(
+            topology, chips, self.costing, traffic_matrix(self.skew, self.traffic_file, len(chips))
+        )
+
+
+def backend_for(topology: Topology, **selection) -> "OneGroup | ManyGroups | Cluster":
+    """The backend a run on ``topology`` asks for: :meth:`Selection.backend` of
+    ``Selection(**selection)``."""
+    return Selection(**selection).backend(topology)

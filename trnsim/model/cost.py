@@ -83,10 +83,6 @@ class StepCost:
         """Seconds per byte this item spends on bandwidth (to name the bottleneck of a plan)."""
         return self.step.repeat * self.route.seconds_per_byte
 
-    @property
-    def bottleneck(self) -> str:
-        return self.route.bottleneck
-
     def edge_seconds_per_byte(self, bw_bps: np.ndarray) -> np.ndarray:
         """How long each directed link is busy, per byte of collective size."""
         return self.step.repeat * self.route.link_loads / bw_bps
@@ -115,7 +111,7 @@ class PipelineCost:
     >>> def on_link(e):  # every byte of the size crosses directed link e
     ...     return StepRoute(1e-9, 0.0, 1, "x", np.eye(2)[e])
     >>> chain = [[(first, on_link(0))], [(second, on_link(1))]]
-    >>> cost = PipelineCost([chain], alpha_ns=0.0, bw_bps=np.full(2, 1e9), classes=["x", "x"])
+    >>> cost = PipelineCost([chain], alpha_ns=0.0, bw_bps=np.full(2, 1e9))
     >>> cost.chunks(1 << 20), round(cost.time_us(1 << 20), 6), 17 / 16 * (1 << 20) / 1e3
     (16, 1114.112, 1114.112)
     """
@@ -125,11 +121,9 @@ class PipelineCost:
         chains,
         alpha_ns: float,
         bw_bps: np.ndarray,
-        classes,
         max_chunks: int = MAX_CHUNKS,
         min_chunk_bytes: int = MIN_CHUNK_BYTES,
     ):
-        self._classes = classes  # link class of each directed edge
         self.max_chunks, self.min_chunk_bytes = max_chunks, min_chunk_bytes
         rows, coefs, lats, self.max_links = _basis(chains, alpha_ns)
         per_bw = np.array(rows) / bw_bps  # basis x directed edges: seconds per byte per unit weight
@@ -166,12 +160,6 @@ class PipelineCost:
     @property
     def weight(self) -> float:
         return self._steady_spb
-
-    @property
-    def bottleneck(self) -> str:
-        """The class of the busiest link in the steady state (every stage busy)."""
-        busy = self._steady_busy
-        return self._classes[int(np.flatnonzero(busy >= busy.max() * (1 - 1e-9))[0])]
 
     def edge_seconds_per_byte(self, bw_bps: np.ndarray) -> np.ndarray:
         return self._steady_busy

@@ -22,7 +22,7 @@ from trnsim.model.bounds import Bound, lower_bound
 from trnsim.model.cost import cost_options
 from trnsim.model.plan import LinkHeat, Plan, make_plan
 from trnsim.model.router import Router
-from trnsim.model.rows import Evaluation, Row
+from trnsim.model.rows import Evaluation, Row, algbw_gbps, busbw_gbps
 from trnsim.routing.paths import routing_work
 from trnsim.routing.policy import RoutingPolicy
 from trnsim.topology.graph import Topology
@@ -85,7 +85,9 @@ class GroupEvaluation(Evaluation):
         routing = self.routing.label
         if plan.others:  # hashed: each seed collides differently; the picture is one of them
             routing += f" (seed 0 of {len(plan.others) + 1}: one realisation; the table averages them)"
-        return LinkHeat(row.algorithm, row.bytes, index, len(plan.items), label, busy, routing)
+        return LinkHeat(
+            row.algorithm, row.bytes, index, len(plan.items), label, busy, routing, plan.bottleneck
+        )
 
     @property
     def ranks(self) -> int:
@@ -96,27 +98,25 @@ def _row(
     plan: Plan, op: Op, requested: int, size: int, count: int, dtype: str, p: int, bound: Bound, raw: Bound
 ) -> GroupRow:
     time_us = plan.time_us(size)
-    factor = op.busbw_factor(p)
-    algbw = size / (time_us * 1e3) if time_us > 0 else 0.0
     bound_us = bound.time_us(size)
-    bound_busbw = size / (bound_us * 1e3) * factor if bound_us > 0 else 0.0
     return GroupRow(
         bytes=size,
         count=count,
         type=dtype,
         time_us=time_us,
-        algbw_gbps=algbw,
-        busbw_gbps=algbw * factor,
+        algbw_gbps=algbw_gbps(size, time_us),
+        busbw_gbps=busbw_gbps(op, p, size, time_us),
         algorithm=plan.algorithm,
-        bound_busbw_gbps=bound_busbw,
+        bound_busbw_gbps=busbw_gbps(op, p, size, bound_us),
         efficiency=bound_us / time_us if time_us > 0 else 0.0,
         max_hops=max(plan.max_links - 1, 0),
         bottleneck=plan.bottleneck,
         bound_limited_by=bound.limit_at(size),
-        peak_busbw_gbps=factor / bound.peak_seconds_per_byte / 1e9 if factor else 0.0,
+        # a byte's busbw at the members' own links' rate
+        peak_busbw_gbps=busbw_gbps(op, p, 1, bound.peak_seconds_per_byte * 1e6),
         requested_bytes=requested,
         chunks=plan.chunks(size),
-        raw_bound_busbw_gbps=size / (raw.time_us(size) * 1e3) * factor if raw.time_us(size) > 0 else 0.0,
+        raw_bound_busbw_gbps=busbw_gbps(op, p, size, raw.time_us(size)),
         worst_time_us=plan.worst_time_us(size),
         link_utilisation=plan.utilisation(size),
     )

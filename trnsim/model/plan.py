@@ -14,7 +14,7 @@ import numpy as np
 from trnsim.collectives import algorithms
 from trnsim.collectives.algorithms import Context, Pipeline, Step
 from trnsim.model.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, StepCost
-from trnsim.model.router import Router
+from trnsim.model.router import Router, busiest_classes
 from trnsim.topology.graph import Topology
 
 
@@ -58,10 +58,11 @@ class Plan:
         top = max(item.weight for item in self.items)
         return next(i for i, item in enumerate(self.items) if item.weight >= top * (1 - 1e-9))
 
-    @property
+    @cached_property
     def bottleneck(self) -> str:
-        """The link class that limits the steps carrying the most bandwidth time."""
-        return self.items[self._busiest_index].bottleneck
+        """The link class that limits the step carrying the most bandwidth time (the step a heatmap
+        draws); classes whose links are equally busy there are all named: ``x=y=z``."""
+        return busiest_classes(self.busiest_step()[1], self.edge_class)
 
     def busiest_step(self) -> tuple[int, np.ndarray]:
         """The item that spends the most time on bandwidth, and how long each directed link is busy
@@ -106,6 +107,7 @@ class LinkHeat:
     label: str
     busy: np.ndarray  # busy seconds per byte of collective size, per directed edge
     routing: str
+    bottleneck: str = ""  # the class(es) of its busiest links, as the table's bottleneck column
 
     def describe(self) -> str:
         from trnsim.units import format_bytes
@@ -113,6 +115,7 @@ class LinkHeat:
         return (
             f"{self.algorithm} at {format_bytes(self.bytes)}, busiest step {self.step + 1} of {self.steps}"
             + (f" ({self.label})" if self.label else "")
+            + (f", bottleneck {self.bottleneck}" if self.bottleneck else "")
             + f", routing {self.routing}"
         )
 
@@ -143,7 +146,7 @@ def make_plan(
             chains = [
                 [[(step, routes[id(step)]) for step in stage] for stage in chain] for chain in entry.chains
             ]
-            items.append(PipelineCost(chains, alpha_ns, bw_bps, edge_class, *chunking))
+            items.append(PipelineCost(chains, alpha_ns, bw_bps, *chunking))
         else:
             items.append(StepCost(entry, routes[id(entry)], alpha_ns))
     return Plan(

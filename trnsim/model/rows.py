@@ -10,6 +10,26 @@ reads these fields (:mod:`trnsim.model.backend` is the one way to ask any of the
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from trnsim.collectives.ops import Op, get_op
+
+
+def algbw_gbps(size: float, time_us: float) -> float:
+    """nccl-tests' algbw: ``size`` bytes over ``time_us`` microseconds, in GB/s (1e9 B/s); 0 when
+    no time passes."""
+    return size / (time_us * 1e3) if time_us > 0 else 0.0
+
+
+def busbw_gbps(op: Op | str, ranks: int, size: float, time_us: float) -> float:
+    """nccl-tests' busbw: the algbw of ``size`` bytes in ``time_us`` times the op's factor for
+    ``ranks`` (:meth:`~trnsim.collectives.ops.Op.busbw_factor`). Every model row's busbw, and its
+    bounds in busbw terms, come from here.
+
+    >>> busbw_gbps("allreduce", 4, 3e9, 2e6)  # 1.5 GB/s of algbw, times 2 (4 - 1) / 4
+    2.25
+    """
+    op = get_op(op) if isinstance(op, str) else op
+    return algbw_gbps(size, time_us) * op.busbw_factor(ranks)
+
 
 @dataclass(kw_only=True)
 class Row:

@@ -37,7 +37,7 @@ def require(module: str):
 def save_figure(results: list[VariantResult], op: str, output: Path, title: str, measured=()) -> None:
     """Draw busbw vs size (log x axis), one line per variant and its bound dashed, to PNG or SVG.
 
-    ``measured`` runs (:class:`trnsim.studies.calibration.readers.Measurement`) are drawn as points.
+    ``measured`` runs (:class:`trnsim.studies.calibration.measurement.Measurement`) are drawn as points.
     """
     if output.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"-o {output}: give a .png, .svg or .pdf file")

@@ -49,6 +49,18 @@ def table_width(terminal_width: int | None) -> int | None:
     return int(text) if text.isdigit() and int(text) >= 20 else DEFAULT_WIDTH
 
 
+def available_width(stream=None) -> int | None:
+    """The width a table printed to ``stream`` (stdout) must fit, as :func:`emit` finds it (None
+    with ``--wide``): a command that would build more columns than can show builds fewer."""
+    stream = stream or sys.stdout
+    terminal = None
+    if stream.isatty():
+        from rich.console import Console
+
+        terminal = Console(file=stream).width
+    return table_width(terminal)
+
+
 class Format(str, Enum):
     """Output formats every command accepts."""
 
@@ -376,11 +388,25 @@ def _emit_rich(tables: list[Table], stream) -> None:
         ]
         fit = _fit(table.columns, cells, available)
         footer = [visible(line) for line in table.footer]
+        names = ""
         if fit.dropped:
             headers = [table.columns[c].header for c in sorted(fit.dropped)]
             names = ", ".join(headers)
             if len(headers) > 6:  # a matrix's columns: name the first and the last
                 names = f"{', '.join(headers[:3])}, ..., {headers[-1]} ({len(headers)} columns)"
+        if available is not None and fit.width > available:
+            # words and numbers are never cut: the table stays wider than asked, and says so
+            footer.append(
+                f"cannot fit {available} columns even with only the essential columns (this table is "
+                f"{fit.width} wide"
+                + (
+                    f"; not shown: {names}); see every column with --wide, "
+                    if names
+                    else "; its words and numbers are never cut); see it unwrapped with "
+                )
+                + "--format json|csv|markdown or a larger COLUMNS"
+            )
+        elif fit.dropped:
             footer.append(
                 f"not shown to fit {available} columns: {names}; see every column with --wide, "
                 "--format json|csv|markdown or a larger COLUMNS"
@@ -409,6 +435,12 @@ def _emit_rich(tables: list[Table], stream) -> None:
 def _whole(column: Column, value: Any) -> bool:
     """Whether a cell is a number, printed whole: right-aligned columns hold formatted numbers."""
     return column.align == "right" or (isinstance(value, numbers.Number) and not isinstance(value, bool))
+
+
+def tied(classes: str) -> str:
+    """A bottleneck of tied link classes (``backplane=pcb=xrack``) as a table shows it, with room
+    to wrap in a narrow column (``backplane = pcb = xrack``); JSON and CSV keep the compact form."""
+    return classes.replace("=", " = ")
 
 
 def kv_table(title: str, items: list[tuple[str, Any]]) -> Table:

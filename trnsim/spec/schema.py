@@ -32,6 +32,13 @@ Efficiency = Annotated[float, msgspec.Meta(ge=0.01, le=1)]
 class Section(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """Base for every mapping in a topology file: unknown keys are refused."""
 
+    def __post_init__(self) -> None:
+        # -0.0 is a valid 0 (``step_ns: -0.0``) but prints as "-0": keep one zero
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
+            if isinstance(value, float) and value == 0.0:
+                setattr(self, name, 0.0)
+
 
 class Chip(Section, kw_only=True):
     """The accelerator: its scale-up lane budget and lane rate."""

@@ -141,7 +141,10 @@ def load(path: Path) -> dict:
             found = f"kind {document.get('kind')!r}"
         else:
             found = f"schema {document.get('schema') if isinstance(document, dict) else type(document).__name__!r}"
-        raise ConfigError(f"{path}: not a {SCHEMA} baseline ({found}); save one", see="save_baseline")
+        raise ConfigError(
+            f"{path}: not a {SCHEMA} baseline ({found}); save one with {{save_baseline}}",
+            names="save_baseline",
+        )
     try:
         msgspec.convert(document, _Baseline)
     except msgspec.ValidationError as exc:
@@ -149,8 +152,9 @@ def load(path: Path) -> dict:
         keypath = keypath.rstrip("`").lstrip(".") or "(top level)"
         message = message.replace("Object missing required field", "missing required key")
         raise ConfigError(
-            f"{path}: {keypath}: {message.replace('Expected', 'expected')}; save the baseline again",
-            see="save_baseline",
+            f"{path}: {keypath}: {message.replace('Expected', 'expected')} "
+            "(re-save the baseline with {save_baseline})",
+            names="save_baseline",
         ) from None
     seen: dict[tuple, int] = {}
     for index, row in enumerate(document["rows"]):

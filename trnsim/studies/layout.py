@@ -220,11 +220,10 @@ def _evaluate(topology, members, degrees, orders, sizes, dtype, calls, traffic) 
             op, key = OPS.get(name), None
             if op is not None:
                 if name not in sizes:
-                    shape = ("hidden", "tokens") + (("params",) if name == "dp" else ())
-                    raise ParameterError(
-                        f"give the {name} message size ({name}=BYTES), or a model shape "
-                        f"({' and '.join(shape)})",
-                        ("size", *shape),
+                    raise UsageError(
+                        f"give the {name} message size ({{size}} {name}=BYTES, or a model shape: {{hidden}} "
+                        "and {tokens}" + (", with {params} for dp)" if name == "dp" else ")"),
+                        names=("size", "hidden", "tokens", "params"),
                     )
                 key = (name, tuple(map(tuple, groups[name])))
                 if key not in runs:

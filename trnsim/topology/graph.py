@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from trnsim.errors import UsageError
-from trnsim.spec.overrides import edits_text
+from trnsim.spec.overrides import named_edits
 from trnsim.spec.schema import Spec
 
 # The link class of the on-chip link between a rank and its chip (where a chip hosts several ranks,
@@ -121,7 +121,7 @@ class Topology:
     def where(self) -> str:
         """Where the spec came from, for messages: the file, and any --set edits applied to it."""
         origin = str(self.path) if self.path else self.spec.name
-        return origin + (f" with {edits_text(self.overrides)}" if self.overrides else "")
+        return origin + (f" with {named_edits(self.overrides)}" if self.overrides else "")
 
     @property
     def name(self) -> str:
@@ -212,24 +212,65 @@ class Topology:
         graph.add_edges_from((u, v, data) for (u, v), data in self.links.items())
         return graph
 
+    @cached_property
+    def ranks_by_chip(self) -> dict[str, list[str]]:
+        """Each physical chip's ranks in rank order (a chip is its own one rank when one per chip)."""
+        out: dict[str, list[str]] = {}
+        for rank in self.chips:
+            out.setdefault(self.nodes[rank].get("chip", rank), []).append(rank)
+        return out
+
+    def resolve_ranks(self, ref: str | int) -> list[str]:
+        """The ranks ``ref`` names: one rank (a number or a rank's name), or every rank of a physical
+        chip named (``x0.y0`` on trn1, whose chips host two ranks: ``x0.y0.c0``, ``x0.y0.c1``)."""
+        text = str(ref).strip()
+        if text not in self.rank_of and text in self.ranks_by_chip:
+            return list(self.ranks_by_chip[text])
+        return [self.resolve_chip(text)]
+
     def resolve_chip(self, ref: str | int) -> str:
-        """Return the node name of a chip given by rank (``"5"``) or by node name (``"r0.n1.A"``)."""
+        """Return the node name of a rank given by number (``"5"``) or by node name (``"r0.n1.A"``);
+        a physical chip that hosts several ranks (trn1's ``x0.y0``) stands for its first rank."""
         text = str(ref).strip()
         digits = text.removeprefix("-")
         if digits.isascii() and digits.isdigit():
             rank = int(text)
-            if not 0 <= rank < self.n_ranks:
+            # after failures the survivors are renumbered: say so, or 15 of 16 looks like a typo
+            failed = f" with its failed parts ({', '.join(self.faults)})" if self.faults else ""
+            if rank < 0:
+                raise UsageError(
+                    f"{text} is negative, and ranks count from 0: {self.name}{failed} has ranks "
+                    f"0..{self.n_ranks - 1}"
+                )
+            if rank >= self.n_ranks:
                 unit = "rank" if self.spec.chip.ranks > 1 else "chip"
                 raise UsageError(
-                    f"rank {rank} is not a {unit} of {self.name}: ranks are 0..{self.n_ranks - 1}"
+                    f"rank {rank} is not a {unit} of {self.name}{failed}: ranks are 0..{self.n_ranks - 1}"
                 )
             return self.chips[rank]
         if text in self.rank_of:
             return text
-        import difflib
-
-        close = difflib.get_close_matches(text, self.chips, n=3)
+        if text in self.ranks_by_chip:
+            return self.ranks_by_chip[text][0]
+        close = closest(text, [*self.chips, *(c for c in self.ranks_by_chip if c not in self.rank_of)])
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise UsageError(
             f"{text!r} is not a chip of {self.name}: give a rank 0..{self.n_ranks - 1} or a name{hint}"
         )
+
+
+def closest(text: str, names: list[str], n: int = 3) -> list[str]:
+    """The ``n`` names most like ``text``, closest first: among those similar enough (difflib's
+    ratio at least 0.6, as ``get_close_matches``), the longest prefix shared with ``text`` first,
+    then the higher ratio; ties keep the order of ``names`` (rank order), where difflib would put
+    them in reverse alphabetical order (``x0.y3.c0`` before ``x0.y0.c0``)."""
+    import difflib
+
+    scored = []
+    for index, name in enumerate(names):
+        ratio = difflib.SequenceMatcher(None, text, name).ratio()
+        if ratio >= 0.6:
+            shared = next((i for i, (a, b) in enumerate(zip(text, name, strict=False)) if a != b), None)
+            prefix = min(len(text), len(name)) if shared is None else shared
+            scored.append((-prefix, -ratio, index, name))
+    return [name for *_, name in sorted(scored)[:n]]

@@ -21,6 +21,15 @@ def _is_number(text: str) -> bool:
 
 
 def _ranks_from_list(topology: Topology, text: str) -> list[int]:
+    try:
+        return _listed(topology, text)
+    except ParameterError:
+        raise
+    except UsageError as exc:  # a rank or chip the topology lacks: say which group named it
+        raise ParameterError(exc, "group", repr(text)) from None
+
+
+def _listed(topology: Topology, text: str) -> list[int]:
     ranks: list[int] = []
     for part in text.split(","):
         part = part.strip()
@@ -29,11 +38,11 @@ def _ranks_from_list(topology: Topology, text: str) -> list[int]:
         lo, sep, hi = part.partition("-")
         if sep and _is_number(lo) and _is_number(hi):
             if int(hi) < int(lo):
-                raise ParameterError(f"the range {part!r} runs backwards", "group")
+                raise ParameterError(f"the range {part!r} runs backwards", "group", repr(text))
             for rank in range(int(lo), int(hi) + 1):
                 ranks.append(topology.rank_of[topology.resolve_chip(rank)])
-        else:
-            ranks.append(topology.rank_of[topology.resolve_chip(part)])
+        else:  # a rank, or a chip that hosts several ranks: all of them
+            ranks.extend(topology.rank_of[rank] for rank in topology.resolve_ranks(part))
     return ranks
 
 
@@ -112,7 +121,7 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
         For an unknown spec, chips the topology does not have, or fewer than two chips.
     """
     if spec is not None and ranks is not None:
-        raise ParameterError("give one of them, not both", ("group", "ranks"))
+        raise UsageError("give {group} or {ranks}, not both", names=("group", "ranks"))
     per_chip = topology.spec.chip.ranks
     unit = "rank" if per_chip > 1 else "chip"
     if ranks is not None:
@@ -136,7 +145,15 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
             else _ranks_from_list(topology, spec)
         )
         if not selected:
-            raise ParameterError(f"names no {unit}s of {topology.name}", "group", repr(spec))
+            valid = _values(topology, key.strip().lower()) if sep else []
+            numbers = [int(v) for v in valid if _is_number(v)]
+            listed = (
+                f"{min(numbers)}..{max(numbers)}"
+                if numbers and len(numbers) == len(valid) and len(numbers) == max(numbers) - min(numbers) + 1
+                else ", ".join(valid)
+            )
+            names = f"; its {key.strip().lower()}s are {listed}" if valid else ""
+            raise ParameterError(f"names no {unit}s of {topology.name}{names}", "group", repr(spec))
     unique = sorted(set(selected))
     if len(unique) != len(selected):
         raise ParameterError(f"names a {unit} twice", "group", repr(spec))
@@ -163,8 +180,10 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
     if ";" in text:
         try:
             groups = [select_group(topology, part) for part in text.split(";") if part.strip()]
+        except ParameterError as exc:  # one group's message: ``group '0-1': ...``, whatever its flag
+            raise ParameterError(exc.render(), "groups", repr(spec)) from None
         except UsageError as exc:
-            raise ParameterError(exc, "groups", repr(spec)) from None
+            raise ParameterError(f"group {exc.template}", "groups", repr(spec)) from None
     elif sep and value == "*":
         if key not in ("rack", "server", "node", "tray", "plane", "slot"):
             raise ParameterError(

@@ -28,6 +28,7 @@ def load_topology(
     keep_largest : bool
         When failures split the chips, keep the largest part instead of refusing.
     """
+    from trnsim.errors import UsageError
     from trnsim.spec.catalog import load_spec
     from trnsim.topology.builders import build, expand_ranks
     from trnsim.topology.faults import apply_faults, ranks_to_chips
@@ -47,7 +48,16 @@ def load_topology(
         return expand_ranks(built)
     healthy = expand_ranks(built)
     if loaded.spec.chip.ranks > 1:  # numbers name ranks, as in every other option
-        faults = ranks_to_chips(faults, healthy)
+        given, faults = faults, ranks_to_chips(faults, healthy)
+        for n, text in enumerate(faults):  # two ranks of one chip fail one chip: say so in their words
+            first = faults.index(text)
+            if first < n and not text.strip().lower().startswith("lanes"):  # failed lanes add up
+                same = (
+                    "is given twice"
+                    if given[first] == given[n]
+                    else f"fails what {given[first]!r} does ({text}: a rank's failure is its chip's)"
+                )
+                raise UsageError(f"{{fail}} {given[n]!r} {same}: give each failure once")
     degraded = expand_ranks(apply_faults(built, faults, keep_largest))
     degraded.healthy = healthy
     return degraded

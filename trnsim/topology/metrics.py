@@ -149,3 +149,101 @@ def natural_cuts(topology: Topology, per_node: bool = False) -> list[dict]:
         for name, bw in cut_bandwidths(topology).items()
         if per_node or not name.startswith("node-")
     ]
+
+
+# the latency fields of the alpha-beta model, in the order ``topo show`` lists them, with what each is
+LATENCY_FIELDS = {
+    "step_ns": "per step (alpha)",
+    "collective_ns": "per collective call",
+    "link_ns": "per link",
+    "relay_ns": "per relaying chip",
+    "switch_ns": "per switch",
+    "node_switch_ns": "per on-node switch",
+}
+
+
+def is_assumption(source: str) -> bool:
+    """Whether a ``source:`` text names its figures an assumption (the catalog's convention: the
+    word ``assumption`` in the section's source)."""
+    return "assumption" in source.lower()
+
+
+def last_edit(topology: Topology, keypath: str) -> str | None:
+    """The last what-if edit (``--set`` or a calibration file's) of ``keypath`` or of a section
+    holding it, None when the file's value stands."""
+    for edit in reversed(topology.overrides):
+        key = edit.partition("=")[0].strip()
+        if keypath == key or keypath.startswith(f"{key}."):
+            return edit
+    return None
+
+
+def basis(topology: Topology, keypath: str, source: str) -> str:
+    """What a parameter's value rests on: ``edited`` (a what-if edit set it), ``assumption`` (its
+    section's ``source`` says so), ``cited`` (a source that names no assumption) or ``no source``."""
+    if last_edit(topology, keypath) is not None:
+        return "edited"
+    if not source:
+        return "no source"
+    return "assumption" if is_assumption(source) else "cited"
+
+
+def model_parameters(topology: Topology) -> list[dict]:
+    """The latency and link-efficiency parameters of the model, each with its section's source.
+
+    Returns
+    -------
+    list of dict
+        ``key`` (the ``--set`` path), ``value``, ``unit`` (``ns`` or ``share``), ``what``, ``basis``
+        (see :func:`basis`), ``source`` (the section's text in the file) and ``edit`` (the edit that
+        set it, or None).
+    """
+    spec = topology.spec
+    latency, efficiency = spec.latency, spec.efficiency
+    rows = [
+        (f"latency.{name}", getattr(latency, name), "ns", what, latency.source)
+        for name, what in LATENCY_FIELDS.items()
+    ]
+    rows.append(("efficiency.default", efficiency.default, "share", "of raw link rate", efficiency.source))
+    rows += [
+        (f"efficiency.classes.{cls}", share, "share", f"of raw rate, {cls} links", efficiency.source)
+        for cls, share in efficiency.classes.items()
+    ]
+    return [
+        {
+            "key": key,
+            "value": value,
+            "unit": unit,
+            "what": what,
+            "basis": basis(topology, key, source),
+            "source": source,
+            "edit": last_edit(topology, key),
+        }
+        for key, value, unit, what, source in rows
+    ]
+
+
+def assumed_sections(topology: Topology) -> dict[str, str]:
+    """Every section of the file whose ``source`` names an assumption, by its key path (``routing``,
+    ``switched.switch_fabric``, ``torus.axes.z``), with that source text."""
+    import msgspec
+
+    found: dict[str, str] = {}
+
+    def walk(node, path: str) -> None:
+        if isinstance(node, msgspec.Struct):
+            source = getattr(node, "source", "")
+            if path and source and is_assumption(source):
+                found[path] = source
+            for name in node.__struct_fields__:
+                if name != "source":
+                    walk(getattr(node, name), f"{path}.{name}" if path else name)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, f"{path}.{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{path}.{getattr(value, 'name', index)}")
+
+    walk(topology.spec, "")
+    return found

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from trnsim.errors import ParameterError, UsageError
+from trnsim.errors import ConfigError, ParameterError, UsageError
 
 MAX_LAYERS = 6  # beyond any building or campus: a plan that needs more is refused
 MAX_CHIPS = 1 << 30  # chips in a cluster (Project Rainier is 400,000)
@@ -161,16 +161,16 @@ def fabric_choice(spec, chips_per_domain: int, domain_racks: int | None, **edits
 
     Raises
     ------
-    ParameterError
-        If the file has no ``scale_out`` section and the edits do not give the NIC bandwidth
-        (``nic_gbit_per_chip``).
+    ConfigError
+        If the file has no ``scale_out`` section and the edits do not give the NIC bandwidth.
     """
     base = spec.scale_out
     given = {key: value for key, value in edits.items() if value is not None}
     if base is None and "nic_gbit_per_chip" not in given:
-        raise ParameterError(
-            f"needed: {spec.name}'s file describes no scale-out network (it has no scale_out section)",
-            "nic_gbit_per_chip",
+        raise ConfigError(
+            f"{spec.name}: scale_out: the file describes no scale-out network; add a scale_out section "
+            "or give {nic_gbit_per_chip}",
+            names="nic_gbit_per_chip",
         )
     defaults = {
         "nic_gbit_per_chip": base.efa_gbit_per_chip if base else None,
@@ -252,10 +252,11 @@ def plan_fabric(
     rack_ports = per_rack * choice.nic_gbit_per_chip / choice.port_gbit
     tors = choice.tors_per_rack
     if abs(rack_ports - round(rack_ports)) > 1e-9 or round(rack_ports) % tors:
-        raise ParameterError(
+        raise UsageError(
             f"a rack of {per_rack} chips at {choice.nic_gbit_per_chip:g} Gbit/s has {rack_ports:g} ports of "
-            f"{choice.port_gbit:g} Gbit/s, which do not split evenly over {tors} ToRs: change either",
-            ("port_gbit", "tors_per_rack"),
+            f"{choice.port_gbit:g} Gbit/s, which do not split evenly over {tors} ToRs: change {{port_gbit}} "
+            "or {tors_per_rack}",
+            names=("port_gbit", "tors_per_rack"),
         )
     per_chip = choice.nic_gbit_per_chip / choice.port_gbit
     whole = abs(per_chip - round(per_chip)) < 1e-9 and round(per_chip) >= 1
@@ -277,21 +278,21 @@ def plan_fabric(
     up = math.ceil(down / choice.oversubscription) if racks > 1 else 0
     k_tor = radix(choice.tor_tbit, choice.port_gbit, "tor_tbit")
     if down + up > k_tor:
-        raise ParameterError(
+        raise UsageError(
             f"a ToR needs {down} ports down and {up} up of {choice.port_gbit:g} Gbit/s, but a "
-            f"{choice.tor_tbit:g} Tbit/s switch has {k_tor}: use a larger ToR, more ToRs per rack or "
-            "oversubscription",
-            ("tor_tbit", "tors_per_rack", "oversubscription"),
+            f"{choice.tor_tbit:g} Tbit/s switch has {k_tor}: use a larger {{tor_tbit}}, more "
+            "{tors_per_rack} or {oversubscription}",
+            names=("tor_tbit", "tors_per_rack", "oversubscription"),
         )
     k = radix(choice.fabric_tbit, choice.port_gbit, "fabric_tbit")
     needed = 1
     while leaves_reached(k, needed - 1) < racks:
         needed += 1
         if needed > MAX_LAYERS:
-            raise ParameterError(
+            raise UsageError(
                 f"{racks:,} racks need more than {MAX_LAYERS} switch layers of radix {k}: use larger "
-                "switches or smaller ports",
-                ("fabric_tbit", "port_gbit"),
+                "switches ({fabric_tbit}) or smaller ports",
+                names="fabric_tbit",
             )
     if layers is not None:
         if not 1 <= layers <= MAX_LAYERS:

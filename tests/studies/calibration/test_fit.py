@@ -287,3 +287,27 @@ def test_a_calibration_edit_the_schema_refuses_names_the_file_and_its_entry(cli,
     # an edit of one's own is still reported as --set
     own = cli("collective", "allreduce", "--sku", "nvl72", "--set", "efficiency.classes={nvlink: 7}")
     assert own.code == 2 and "with --set efficiency.classes={nvlink: 7}" in own.err
+
+
+def test_calibrate_takes_the_op_of_a_log_saved_without_it(cli, tmp_path):
+    """A nccom-test table kept without its command line: the error names --op, which supplies the
+    op (the same fit as the complete log) and is refused when the log names another."""
+    whole = FOLDER / "n5-allgather-32r.txt"
+    lines = whole.read_text().splitlines()
+    bare = tmp_path / "table.txt"  # the rank count stays, in the comment line; the op goes
+    bare.write_text(
+        "\n".join(
+            ["# trnsim: ranks=32"] + [line for line in lines if not line.startswith(("#", "nccom-test"))]
+        )
+    )
+    missing = cli("calibrate", str(bare), "--sku", "trn1-nl16")
+    assert missing.code == 2 and missing.err.rstrip().endswith("or pass --op OP")
+    given = cli("calibrate", str(bare), "--sku", "trn1-nl16", "--op", "allgather", "--format", "json")
+    full = cli("calibrate", str(whole), "--sku", "trn1-nl16", "--format", "json")
+    assert given.code == 0 and json.loads(given.out)["parameters"] == json.loads(full.out)["parameters"]
+    clash = cli("calibrate", str(whole), "--sku", "trn1-nl16", "--op", "allreduce")
+    assert (
+        clash.code == 2 and "op=allgather here" in clash.err and "but --op allreduce was given" in clash.err
+    )
+    bad = cli("calibrate", str(bare), "--sku", "trn1-nl16", "--op", "gather")
+    assert bad.err.startswith("error: --op 'gather': the op is not supported")

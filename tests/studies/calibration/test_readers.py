@@ -390,12 +390,12 @@ def _text_with_rows(rows: int) -> str:
 
 def test_a_run_with_too_many_rows_is_refused_at_the_first_row_past_the_limit(monkeypatch):
     """A 10^6-row log was parsed whole (71 s, 931 MiB) before the fit refused its row count."""
-    import trnsim.studies.calibration.readers as readers
+    import trnsim.studies.calibration.logs.text as text_reader
 
     monkeypatch.setenv("TRNSIM_MAX_SIZES", "50")
     parsed = []
-    original = readers._text_row
-    monkeypatch.setattr(readers, "_text_row", lambda *args: parsed.append(1) or original(*args))
+    original = text_reader.text_row
+    monkeypatch.setattr(text_reader, "text_row", lambda *args: parsed.append(1) or original(*args))
     text = _text_with_rows(10_000)
     first_row = 1 + next(i for i, line in enumerate(text.splitlines()) if not line.startswith("#"))
     with pytest.raises(UsageError, match=rf"run.txt:{first_row + 50}: the run has at least 51 message sizes"):

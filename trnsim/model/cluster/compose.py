@@ -29,7 +29,7 @@ from trnsim.model.cluster.inter import INTER_ALGORITHMS, flows_leaving, inter_ti
 from trnsim.model.cluster.limits import ceiling_us, efa_bound_us, injection_us
 from trnsim.model.cost import step_alpha
 from trnsim.model.engine import align_sizes, evaluate
-from trnsim.model.rows import Evaluation, Row
+from trnsim.model.rows import Evaluation, Row, algbw_gbps, busbw_gbps
 from trnsim.topology.graph import Topology
 from trnsim.topology.metrics import chip_bandwidth_gbps
 from trnsim.topology.scaleout import FabricPlan, uplink_share
@@ -212,7 +212,7 @@ def _intra_phases(domain: Topology, op_name: str, intra_algo: str, aligned: list
         try:
             result = evaluate(domain, phase, wanted, list(domain.chips), algo=intra_algo, exact_bounds=False)
         except NotApplicableError as exc:
-            raise UsageError(f"inside the domain: {exc}") from None
+            raise UsageError(exc.within("inside the domain")) from None
         by_size = {}
         for row in result.rows:
             by_size[row.requested_bytes] = (row.time_us, row.algorithm)
@@ -257,7 +257,7 @@ def _row(
     """One size: the chosen composition, the phases one after the other, the bound and the ceiling."""
     requested, size, count = size_row
     d, nic_gbps = across.domains, across.nic_gbps
-    factor = op.busbw_factor(n * d)
+    ranks = n * d
     total, chunks, name, up, out, used = best
     sequential = intra_time(size)[0] + min(
         across.time_us(a, size / n if op.name != "alltoall" else size) for a in across.names
@@ -270,10 +270,9 @@ def _row(
         ),
     ]
     bound, limited_by = max(bounds)
-    algbw = size / (total * 1e3) if total > 0 else 0.0
-    bound_busbw = factor * size / (bound * 1e3) if bound > 0 else float("inf")
+    bound_busbw = busbw_gbps(op, ranks, size, bound) if bound > 0 else float("inf")
     ceiling = ceiling_us(op.name, size, n, d, rank_gbps, nic_gbps * across.shares[name])
-    busbw = factor * algbw
+    busbw = busbw_gbps(op, ranks, size, total)
     inside = "+".join(used) or "-"
     return ClusterRow(
         bytes=size,
@@ -281,7 +280,7 @@ def _row(
         count=count,
         type="float",
         time_us=total,
-        algbw_gbps=algbw,
+        algbw_gbps=algbw_gbps(size, total),
         busbw_gbps=busbw,
         algorithm=f"{name} across" + (f", {inside} inside" if used else ""),
         inter_algorithm=name,
@@ -291,7 +290,7 @@ def _row(
         sequential_us=sequential,
         bound_busbw_gbps=bound_busbw,
         bound_limited_by=limited_by,
-        ceiling_busbw_gbps=factor * size / (ceiling * 1e3) if ceiling > 0 else float("inf"),
+        ceiling_busbw_gbps=busbw_gbps(op, ranks, size, ceiling) if ceiling > 0 else float("inf"),
         efficiency=busbw / bound_busbw if math.isfinite(bound_busbw) and bound_busbw > 0 else 0.0,
         intra_algorithms=inside,
     )

@@ -19,6 +19,7 @@ from trnsim.model.concurrent.shared import plan_of, plan_times, shared_plans
 from trnsim.model.cost import cost_options
 from trnsim.model.plan import Plan
 from trnsim.model.router import Router
+from trnsim.model.rows import algbw_gbps, busbw_gbps
 from trnsim.topology.arrays import GraphArrays
 from trnsim.topology.graph import Topology
 
@@ -184,27 +185,25 @@ def _row(prepared: Prepared, name: str, runs, alone_runs, size: tuple, bound_of)
     time_us = float(times.max(axis=1).mean())
     # the same statistic with no link shared: the run waits for its slowest group either way
     alone_us = float(np.array([plan_times(plans, nbytes) for plans in alone_runs]).max(axis=1).mean())
-    factor = op.busbw_factor(p)
-    algbw = nbytes / (time_us * 1e3)
     bound_us = bound_of(slowest).time_us(nbytes) if bound_of is not None else 0.0
-    bound_busbw = nbytes / (bound_us * 1e3) * factor if bound_us > 0 else 0.0
+    busbw, bound_busbw = busbw_gbps(op, p, nbytes, time_us), busbw_gbps(op, p, nbytes, bound_us)
     return ConcurrentRow(
         bytes=nbytes,
         count=count,
         type=prepared.dtype,
         time_us=time_us,
-        algbw_gbps=algbw,
-        busbw_gbps=algbw * factor,
+        algbw_gbps=algbw_gbps(nbytes, time_us),
+        busbw_gbps=busbw,
         algorithm=name,
         requested_bytes=requested,
         bound_busbw_gbps=bound_busbw,
-        efficiency=algbw * factor / bound_busbw if bound_busbw > 0 else 0.0,
+        efficiency=busbw / bound_busbw if bound_busbw > 0 else 0.0,
         bottleneck=runs[0][1][slowest].bottleneck,
         alone_time_us=alone_us,
         slowdown=time_us / alone_us,
         slowest=slowest,
         group_times_us=[float(t) for t in group_times],
-        group_busbw_gbps=[nbytes / (float(t) * 1e3) * factor for t in group_times],
+        group_busbw_gbps=[busbw_gbps(op, p, nbytes, float(t)) for t in group_times],
         groups=len(prepared.groups),
         worst_time_us=float(times.max()),
     )

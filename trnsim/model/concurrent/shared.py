@@ -32,7 +32,7 @@ def plan_of(
             chains = [
                 [[(step, by_step[id(step)]) for step in stage] for stage in chain] for chain in entry.chains
             ]
-            items.append(PipelineCost(chains, alpha_ns, bw_bps, edge_class, *chunking))
+            items.append(PipelineCost(chains, alpha_ns, bw_bps, *chunking))
         else:
             items.append(StepCost(entry, by_step[id(entry)], alpha_ns))
     return Plan(name, items, schedule, edge_class, bw_bps, fixed_us=fixed_us)

@@ -21,7 +21,7 @@ import numpy as np
 from trnsim.errors import ParameterError, UsageError
 from trnsim.studies.calibration import regimes, solve
 from trnsim.studies.calibration.knobs import KNOBS, choose, initial_value, scales
-from trnsim.studies.calibration.readers import Measurement
+from trnsim.studies.calibration.measurement import Measurement
 from trnsim.studies.calibration.runs import FitRow, ModelRuns, fit_rows
 
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trnsim.errors import ParameterError, UsageError
+from trnsim.errors import UsageError
 from trnsim.studies.calibration.knobs import Knob
-from trnsim.studies.calibration.readers import Measurement
+from trnsim.studies.calibration.measurement import Measurement
 
 # the algorithm a tool reports, as trnsim's algorithms: the first that applies is used
 # (Neuron's KangaRing is two link-disjoint rings: trnsim's multiring where the group has direct links)
@@ -75,11 +75,10 @@ class ModelRuns:
         if algorithm == "measured":
             missing = [row.line for row in measurement.rows if row.algorithm is None]
             if missing:
-                raise ParameterError(
-                    "needs the algorithm of every row (nccom-test --show-algorithm)",
-                    "algo",
-                    "measured",
-                    context=f"{measurement.path}:{missing[0]}: ",
+                raise UsageError(
+                    f"{measurement.path}:{missing[0]}: {{algo}} measured needs the algorithm of every row "
+                    "(nccom-test --show-algorithm)",
+                    names="algo",
                 )
 
     def rows(self, knobs: list[Knob], values) -> list:

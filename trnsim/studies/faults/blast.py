@@ -8,7 +8,7 @@
 * ``rack``: the failed chip's rack (the whole system on a torus).
 """
 
-from trnsim.errors import ParameterError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.topology.faults import Component
 from trnsim.topology.graph import Topology
 
@@ -26,10 +26,9 @@ def check_policy(topology: Topology, policy: str | None) -> str:
     if policy not in POLICIES:
         raise ParameterError(f"expected one of {', '.join(POLICIES)}", "blast_radius", repr(policy))
     if policy == "cuboid" and topology.spec.kind != "torus":
-        raise ParameterError(
-            f"for tori only (a job needs the whole torus); {topology.name} is switched",
-            "blast_radius",
-            "cuboid",
+        raise UsageError(
+            f"{{blast_radius}} cuboid is for tori (a job needs the whole torus); {topology.name} is switched",
+            names="blast_radius",
         )
     return policy
 
