@@ -23,10 +23,10 @@ def _is_number(text: str) -> bool:
 def _ranks_from_list(topology: Topology, text: str) -> list[int]:
     try:
         return _listed(topology, text)
-    except ParameterError:
-        raise
     except UsageError as exc:  # a rank or chip the topology lacks: say which group named it
-        raise ParameterError(exc, "group", repr(text)) from None
+        if exc.template.startswith("{group}"):
+            raise
+        raise UsageError(f"{{group}} {text!r}: {exc.template}") from None
 
 
 def _listed(topology: Topology, text: str) -> list[int]:
@@ -38,7 +38,7 @@ def _listed(topology: Topology, text: str) -> list[int]:
         lo, sep, hi = part.partition("-")
         if sep and _is_number(lo) and _is_number(hi):
             if int(hi) < int(lo):
-                raise ParameterError(f"the range {part!r} runs backwards", "group", repr(text))
+                raise UsageError(f"{{group}} range {part!r} runs backwards")
             for rank in range(int(lo), int(hi) + 1):
                 ranks.append(topology.rank_of[topology.resolve_chip(rank)])
         else:  # a rank, or a chip that hosts several ranks: all of them
@@ -50,7 +50,7 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
     graph, spec = topology.nodes, topology.spec
     chips = topology.chips
     if key in ("rack", "server", "node", "tray") and not _is_number(value):
-        raise ParameterError(f"expected a number, e.g. {key}:0", "group", f"{key}:{value}")
+        raise UsageError(f"{{group}} {key}:{value}: expected a number, e.g. {key}:0")
     if key == "rack":
         if spec.kind != "switched":
             raise UsageError(
@@ -88,8 +88,8 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
         if "slot" not in graph[chips[0]]:
             raise UsageError(f"{topology.name} has no slots (a torus has them only when wired as trays)")
         return [r for r, c in enumerate(chips) if str(graph[c]["slot"]) == value]
-    raise ParameterError(
-        f"unknown kind {key!r}; use all, rack:K, server:K, plane:NAME, slot:NAME, 0-31 or 0,1,5", "group"
+    raise UsageError(
+        f"unknown {{group}} kind {key!r}; use all, rack:K, server:K, plane:NAME, slot:NAME, 0-31 or 0,1,5"
     )
 
 
@@ -153,15 +153,13 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
                 else ", ".join(valid)
             )
             names = f"; its {key.strip().lower()}s are {listed}" if valid else ""
-            raise ParameterError(f"names no {unit}s of {topology.name}{names}", "group", repr(spec))
+            raise UsageError(f"{{group}} {spec!r} names no {unit}s of {topology.name}{names}")
     unique = sorted(set(selected))
     if len(unique) != len(selected):
-        raise ParameterError(f"names a {unit} twice", "group", repr(spec))
+        raise UsageError(f"{{group}} {spec!r} names a {unit} twice")
     if len(unique) < 2:
-        few = f"{len(unique)} {unit}; a collective needs at least 2"
-        if spec is not None:
-            raise ParameterError(f"has {few}", "group", repr(spec))
-        raise UsageError(f"{topology.name} (all of it) has {few}")
+        what = f"{{group}} {spec!r}" if spec is not None else f"{topology.name} (all of it)"
+        raise UsageError(f"{what} has {len(unique)} {unit}; a collective needs at least 2")
     return [topology.chips[r] for r in unique]
 
 
@@ -180,10 +178,9 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
     if ";" in text:
         try:
             groups = [select_group(topology, part) for part in text.split(";") if part.strip()]
-        except ParameterError as exc:  # one group's message: ``group '0-1': ...``, whatever its flag
-            raise ParameterError(exc.render(), "groups", repr(spec)) from None
-        except UsageError as exc:
-            raise ParameterError(f"group {exc.template}", "groups", repr(spec)) from None
+        except UsageError as exc:  # one group's message, which names it as {group}
+            inner = exc.template.removeprefix("{group} ")
+            raise ParameterError(f"group {inner}", "groups", repr(spec)) from None
     elif sep and value == "*":
         if key not in ("rack", "server", "node", "tray", "plane", "slot"):
             raise ParameterError(

@@ -216,6 +216,35 @@ def _check_choice(choice: FabricChoice) -> None:
         raise ParameterError("expected spray or hash", "efa_routing", repr(choice.policy))
 
 
+def _check_ports(choice: FabricChoice, per_rack: int, rack_ports: float) -> None:
+    """Refuse ports that do not split evenly over a rack's ToRs, or a chip that cannot reach every
+    plane (each ToR is one)."""
+    tors = choice.tors_per_rack
+    if abs(rack_ports - round(rack_ports)) > 1e-9 or round(rack_ports) % tors:
+        raise UsageError(
+            f"a rack of {per_rack} chips at {choice.nic_gbit_per_chip:g} Gbit/s has {rack_ports:g} ports of "
+            f"{choice.port_gbit:g} Gbit/s, which do not split evenly over {tors} ToRs: change {{port_gbit}} "
+            "or {tors_per_rack}",
+            names=("port_gbit", "tors_per_rack"),
+        )
+    per_chip = choice.nic_gbit_per_chip / choice.port_gbit
+    whole = abs(per_chip - round(per_chip)) < 1e-9 and round(per_chip) >= 1
+    if whole and round(per_chip) % tors:
+        raise ParameterError(
+            f"a chip's {round(per_chip)} port(s) of {choice.port_gbit:g}G cannot reach "
+            f"{tors} planes evenly (each ToR is a plane, and every chip needs a port on each)",
+            "tors_per_rack",
+            f"{tors}",
+        )
+    if not whole and tors > 1:
+        raise ParameterError(
+            f"a chip's {choice.nic_gbit_per_chip:g} Gbit/s is {per_chip:g} ports, shared between chips, so "
+            f"it cannot reach {tors} planes: use smaller ports or one ToR",
+            "port_gbit",
+            f"{choice.port_gbit:g}",
+        )
+
+
 def plan_fabric(
     choice: FabricChoice, chips_per_domain: int, domains: int, layers: int | None = None
 ) -> FabricPlan:
@@ -251,29 +280,7 @@ def plan_fabric(
     racks = math.ceil(chips / per_rack)
     rack_ports = per_rack * choice.nic_gbit_per_chip / choice.port_gbit
     tors = choice.tors_per_rack
-    if abs(rack_ports - round(rack_ports)) > 1e-9 or round(rack_ports) % tors:
-        raise UsageError(
-            f"a rack of {per_rack} chips at {choice.nic_gbit_per_chip:g} Gbit/s has {rack_ports:g} ports of "
-            f"{choice.port_gbit:g} Gbit/s, which do not split evenly over {tors} ToRs: change {{port_gbit}} "
-            "or {tors_per_rack}",
-            names=("port_gbit", "tors_per_rack"),
-        )
-    per_chip = choice.nic_gbit_per_chip / choice.port_gbit
-    whole = abs(per_chip - round(per_chip)) < 1e-9 and round(per_chip) >= 1
-    if whole and round(per_chip) % tors:
-        raise ParameterError(
-            f"a chip's {round(per_chip)} port(s) of {choice.port_gbit:g}G cannot reach "
-            f"{tors} planes evenly (each ToR is a plane, and every chip needs a port on each)",
-            "tors_per_rack",
-            f"{tors}",
-        )
-    if not whole and tors > 1:
-        raise ParameterError(
-            f"a chip's {choice.nic_gbit_per_chip:g} Gbit/s is {per_chip:g} ports, shared between chips, so "
-            f"it cannot reach {tors} planes: use smaller ports or one ToR",
-            "port_gbit",
-            f"{choice.port_gbit:g}",
-        )
+    _check_ports(choice, per_rack, rack_ports)
     down = round(rack_ports) // tors
     up = math.ceil(down / choice.oversubscription) if racks > 1 else 0
     k_tor = radix(choice.tor_tbit, choice.port_gbit, "tor_tbit")
