@@ -41,6 +41,21 @@ def step_alpha(topology: Topology, alpha_us: float | None) -> tuple[float, float
     return alpha_us * 1e3, alpha_us
 
 
+def assumptions(topology: Topology, alpha_us: float | None) -> set[str]:
+    """Which of a run's figures rest on an assumption of the system's file (its section's ``source``
+    says so) rather than on the caller (an ``alpha_us`` given, an edit, a calibration): ``alpha``
+    (the per-step latency, :func:`step_alpha`), ``efficiency`` (the links' share of their raw rate)."""
+    from trnsim.topology.metrics import model_parameters
+
+    by_key = {p["key"]: p["basis"] for p in model_parameters(topology)}
+    out = set()
+    if alpha_us is None and by_key["latency.step_ns"] == "assumption":
+        out.add("alpha")
+    if any(basis == "assumption" for key, basis in by_key.items() if key.startswith("efficiency.")):
+        out.add("efficiency")
+    return out
+
+
 def cost_options(
     topology: Topology, alpha_us: float | None, max_chunks: int | None, min_chunk_bytes: int | None
 ) -> tuple[float, float, tuple[int, int]]:
