@@ -27,11 +27,26 @@ app.add_typer(topo.app, name="topo")
 
 
 def _register_collective() -> None:
-    from trnsim.cli import collective, compare
-
+    """Add the commands past ``topo``, once: each command's module imports what it needs when it runs."""
     if not any(group.name == "collective" for group in app.registered_groups):
+        from trnsim.cli import cluster, collective
+        from trnsim.cli.calibrate import calibrate
+        from trnsim.cli.compare import compare
+        from trnsim.cli.faults import faults
+        from trnsim.cli.layout import layout
+        from trnsim.cli.plot import plot
+        from trnsim.cli.report import report
+        from trnsim.cli.sweep import sweep
+        from trnsim.cli.typed import OrderedCommand
+
         app.add_typer(collective.app, name="collective")
-        compare.register(app)
+        # the variants keep the order typed across --sku and --topology (A is the base of the ratios)
+        for name, command in (("compare", compare), ("report", report), ("sweep", sweep), ("plot", plot)):
+            app.command(name, cls=OrderedCommand)(command)
+        app.command("calibrate")(calibrate)
+        app.command("layout")(layout)
+        app.command("faults")(faults)
+        app.add_typer(cluster.app, name="cluster")
         _reflow_help(app)
         _guard_files(app)
 

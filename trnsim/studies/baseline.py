@@ -87,6 +87,17 @@ def describe_key(key: tuple) -> str:
     )
 
 
+def comparison_rows(payload_rows: list[dict], identity: dict) -> list[dict]:
+    """A comparison's rows as a baseline keeps them: for each size, each variant's values (its
+    ``values`` by label, :func:`trnsim.outputs.compare.comparison`) under the run's ``identity``
+    (``op``, ``group``, ``algo``, ``dtype``, ``alpha_us``, ``max_chunks``, ``min_chunk_bytes``)."""
+    return [
+        {"variant": label, **identity, "requested_bytes": entry["bytes"], **values}
+        for entry in payload_rows
+        for label, values in entry["values"].items()
+    ]
+
+
 def save(path: Path, rows: list[dict], variants: list[dict], context: dict) -> None:
     """Write a baseline file.
 

@@ -5,25 +5,22 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 
+from trnsim.model.backend import Selection
 from trnsim.studies.variants import Variant, label_form, label_of
 
 
 @dataclass(frozen=True)
 class Task:
-    """One evaluation of a sweep."""
+    """One evaluation of a sweep: a variant, an op, an algorithm, the sizes, and who runs it how
+    (:class:`~trnsim.model.backend.Selection`, the same for every task of a sweep)."""
 
     variant: Variant
     common: tuple[str, ...]
     op: str
     algo: str
     sizes: tuple[int, ...]
-    group: str | None
-    ranks: int | None
-    dtype: str
-    alpha_us: float | None
-    max_chunks: int | None = None
-    min_chunk_bytes: int | None = None
-    groups: str | None = None  # many groups at once (a select_groups spec), instead of group/ranks
+    selection: Selection = Selection()
+    dtype: str = "float"
 
 
 @cache
@@ -36,17 +33,14 @@ def run_task(task: Task) -> list[dict]:
     one row ``{"skipped": error}`` (the :class:`~trnsim.errors.UsageError` saying why, which the
     caller shows in its own terms): a sweep skips such combinations and says so."""
     from trnsim.errors import NotApplicableError, UsageError
-    from trnsim.model.backend import Costing, backend_for
     from trnsim.topology.groups import group_label
 
     topology = _topology(task.variant)
-    costing = Costing(task.alpha_us, task.max_chunks, task.min_chunk_bytes)
+    chosen, costing = task.selection, task.selection.costing
     try:
-        backend = backend_for(
-            topology, group=task.group, ranks=task.ranks, groups=task.groups, costing=costing
-        )
+        backend = chosen.backend(topology)
     except UsageError as reason:
-        if task.groups is None:
+        if chosen.groups is None:
             raise
         return [{"skipped": reason.within(topology.name)}]  # a spec one system lacks (racks on a torus)
     try:
@@ -59,12 +53,12 @@ def run_task(task: Task) -> list[dict]:
         "sku": topology.name,
         "op": task.op,
         "algo": task.algo,
-        "group": group_label(task.group, task.ranks, task.groups),
+        "group": group_label(chosen.group, chosen.ranks, chosen.groups),
         "ranks": result.ranks,
         "dtype": task.dtype.strip().lower(),
-        "alpha_us": task.alpha_us,
-        "max_chunks": task.max_chunks,
-        "min_chunk_bytes": task.min_chunk_bytes,
+        "alpha_us": costing.alpha_us,
+        "max_chunks": costing.max_chunks,
+        "min_chunk_bytes": costing.min_chunk_bytes,
         "file": str(topology.path),
     }
     return [{**head, **row.as_dict()} for row in result.rows]
