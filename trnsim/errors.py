@@ -107,7 +107,9 @@ class TrnsimError(Exception):
         text = self.template
         if "{" in text:
             for parameter in dict.fromkeys((*getattr(self, "names", ()), *PARAMETERS)):
-                text = text.replace("{" + parameter + "}", name(parameter))
+                token = "{" + parameter + "}"
+                if token in text:
+                    text = text.replace(token, name(parameter))
         return text
 
     def __str__(self) -> str:

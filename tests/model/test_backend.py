@@ -96,3 +96,69 @@ def test_a_cluster_is_modelled_on_float_elements_only():
     _, backends = _backends()
     with pytest.raises(UsageError, match="float"):
         backends["cluster"].evaluate("allreduce", SIZES, dtype="bfloat16")
+
+
+def test_groups_at_once_through_the_backend_are_the_concurrent_model_itself():
+    from trnsim.model.concurrent import evaluate_concurrent
+
+    ring = ring_topology(8, step_ns=500.0)
+    halves = [list(ring.chips)[:4], list(ring.chips)[4:]]
+    costing = Costing(alpha_us=0.25, max_chunks=4)
+    through = ManyGroups(ring, halves, costing).evaluate("allreduce", SIZES, algo="ring")
+    direct = evaluate_concurrent(ring, "allreduce", SIZES, halves, algo="ring", alpha_us=0.25, max_chunks=4)
+    assert [r.as_dict() for r in through.rows] == [r.as_dict() for r in direct.rows]
+    assert through.alpha_us == direct.alpha_us == 0.25
+
+
+@pytest.mark.parametrize("op", ["allgather", "reducescatter", "alltoall", "allreduce"])
+def test_a_cluster_of_one_domain_is_the_engine_on_that_domain(op):
+    """Nothing crosses domains when there is one: with the phases in sequence, an all-gather,
+    reduce-scatter or all-to-all is the engine's on the domain, and an all-reduce the engine's
+    reduce-scatter then all-gather (the composition's phases); pipelining them can only help."""
+    from trnsim.model.backend import Fabric, Selection
+    from trnsim.model.rows import busbw_gbps
+    from trnsim.topology.load import load_topology
+
+    domain = load_topology("trn2-nl16")
+    sizes = [1 << 20, 1 << 26]
+    sequential = Selection(fabric=Fabric(domains=1, overlap=False)).backend(domain)
+    assert isinstance(sequential, Cluster) and sequential.plan.domains == 1
+    cluster = sequential.evaluate(op, sizes)
+    phases = ["reducescatter", "allgather"] if op == "allreduce" else [op]
+    engine = [evaluate(domain, phase, sizes, list(domain.chips)) for phase in phases]
+    for i, row in enumerate(cluster.rows):
+        expected = sum(result.rows[i].time_us for result in engine)
+        assert row.requested_bytes == sizes[i] == engine[0].rows[i].requested_bytes
+        assert row.time_us == pytest.approx(expected, rel=1e-12)
+        assert row.busbw_gbps == pytest.approx(busbw_gbps(op, domain.n_ranks, row.bytes, expected), rel=1e-12)
+        if len(phases) == 1:  # the very rows of the engine, in every column both have
+            alone = engine[0].rows[i]
+            assert (row.bytes, row.count, row.type) == (alone.bytes, alone.count, alone.type)
+            assert row.algbw_gbps == pytest.approx(alone.algbw_gbps, rel=1e-12)
+            assert row.busbw_gbps == pytest.approx(alone.busbw_gbps, rel=1e-12)
+    piped = Selection(fabric=Fabric(domains=1)).backend(domain).evaluate(op, sizes)
+    for fast, slow in zip(piped.rows, cluster.rows, strict=True):
+        assert fast.time_us <= slow.time_us * (1 + 1e-12)
+
+
+def test_a_selection_decides_one_group_several_or_a_cluster_and_refuses_mixing_them():
+    from trnsim.model.backend import Fabric, Selection
+
+    ring = ring_topology(8)
+    edits = (("nic_gbit_per_chip", 800.0),)
+    assert isinstance(Selection().backend(ring), OneGroup)
+    assert isinstance(Selection(groups="0-3;4-7").backend(ring), ManyGroups)
+    cluster = Selection(fabric=Fabric(domains=3, edits=edits)).backend(ring)
+    assert isinstance(cluster, Cluster) and cluster.plan.domains == 3
+    for mixed in (
+        Selection(group="0-3", fabric=Fabric(2, edits)),
+        Selection(groups="0-3;4-7", fabric=Fabric(2, edits)),
+        Selection(costing=Costing(alpha_us=1.0), fabric=Fabric(2, edits)),
+    ):
+        with pytest.raises(UsageError, match="cluster"):
+            mixed.backend(ring)
+    with pytest.raises(UsageError) as both:
+        Selection(group="0-3", groups="0-3;4-7").backend(ring)
+    assert both.value.render({"group": "--group", "groups": "--groups", "ranks": "--ranks"}.get) == (
+        "give --groups, or --group/--ranks for one group, not both"
+    )
