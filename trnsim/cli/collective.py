@@ -172,14 +172,9 @@ def _draw_heatmap(topo, result, path, group_text: str) -> None:
 
 def _traffic_text(traffic, skew: str | None, path) -> str:
     """How the traffic was given, for a table's header and the JSON (``uniform`` when it was not)."""
-    if traffic is None:
-        return "uniform"
-    from trnsim.collectives.traffic import imbalance
+    from trnsim.collectives.traffic import describe
 
-    given = f"--skew {skew}" if skew is not None else f"--traffic {path}"
-    factor = imbalance(traffic)
-    kind = "skewed" if factor > 1 + 1e-9 else "evenly received"
-    return f"{kind} ({given}: max/mean received {factor:.2f})"
+    return describe(traffic, f"--skew {skew}" if skew is not None else f"--traffic {path}")
 
 
 # each op's examples in its --help (tests/cli/test_help_examples.py runs every one)

@@ -129,6 +129,20 @@ def imbalance(traffic: np.ndarray) -> float:
     return float(received.max() / received.mean()) if received.mean() > 0 else 1.0
 
 
+def describe(traffic: np.ndarray | None, given: str) -> str:
+    """How a traffic matrix reads in a header: ``uniform`` (none given), else skewed or evenly
+    received with its imbalance (:func:`imbalance`), after ``given``, how the caller names it.
+
+    >>> describe(hot_destinations(8, 2.0, 1), "skew 2:1")
+    'skewed (skew 2:1: max/mean received 2.00)'
+    """
+    if traffic is None:
+        return "uniform"
+    factor = imbalance(traffic)
+    kind = "skewed" if factor > 1 + 1e-9 else "evenly received"
+    return f"{kind} ({given}: max/mean received {factor:.2f})"
+
+
 def traffic_matrix(skew: str | None, path: Path | None, p: int) -> np.ndarray | None:
     """The matrix of ``--skew FACTOR[:HOT]`` or ``--traffic FILE`` for groups of ``p`` ranks, or None."""
     if skew is not None and path is not None:
