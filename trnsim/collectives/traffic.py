@@ -144,7 +144,8 @@ def describe(traffic: np.ndarray | None, given: str) -> str:
 
 
 def traffic_matrix(skew: str | None, path: Path | None, p: int) -> np.ndarray | None:
-    """The matrix of ``--skew FACTOR[:HOT]`` or ``--traffic FILE`` for groups of ``p`` ranks, or None."""
+    """The matrix of a ``skew`` (``FACTOR[:HOT]``) or a traffic file at ``path`` for groups of ``p``
+    ranks, or None when neither is given."""
     if skew is not None and path is not None:
         raise UsageError("give {skew} or {traffic}, not both", names=("skew", "traffic"))
     if skew is not None:

@@ -3,7 +3,7 @@
 A group run alone has the whole fabric to itself. Where its flows are routed through chips that are
 not members (a relaying torus or a fabric of relaying chips), they use those chips' links, which the
 chips' own groups would use when every group runs at once: the result is then an upper bound of what
-the group gets in a full job (``--groups`` runs them together). This is read from the routed plan
+the group gets in a full job (running every group at once shows it). This is read from the routed plan
 itself, not guessed from the group's shape: the directed links that carry load, and which of their
 ends are physical chips hosting no member.
 """
@@ -61,6 +61,6 @@ def borrowed_links(topology: Topology, group: list[str], plans) -> Borrowed | No
 
 def borrowed_by(topology: Topology, evaluation, every: bool = False) -> Borrowed | None:
     """What an :class:`~trnsim.model.engine.GroupEvaluation` borrows: the plans of the algorithms
-    its rows chose (``every``: of every algorithm evaluated, as ``--algo all`` shows them)."""
+    its rows chose (``every``: of every algorithm evaluated, as algorithm ``all`` shows them)."""
     names = evaluation.plans if every else dict.fromkeys(row.algorithm for row in evaluation.rows)
     return borrowed_links(topology, evaluation.group, [evaluation.plans[name] for name in names])

@@ -1,4 +1,4 @@
-"""Select the chips a collective runs on: ``--group`` and ``--ranks``.
+"""Select the chips a collective runs on: a ``group`` spec or the first ``ranks``.
 
 Group specs: ``all``; ``rack:K``; ``server:K`` / ``node:K`` (a node of a switched fabric, numbered
 across racks, or a server of a torus); ``tray:K`` (a switched fabric's node, or a two-chip tray of a
@@ -6,7 +6,7 @@ torus wired as a hypercube, numbered across servers); ``plane:NAME`` (the chips 
 serves); ``slot:NAME`` (``0``/``1`` on such a torus); a rank range ``0-31``; a list ``0,2,5-7``
 (ranks or chip names).
 
-Many groups at once (``--groups``): ``KIND:*`` (every rack, server, node, tray, plane or slot), or
+Many groups at once (a ``groups`` spec): ``KIND:*`` (every rack, server, node, tray, plane or slot), or
 ``stride:N`` (ranks ``i, i+N, i+2N, ...`` for each ``i < N``), ``blocks:K`` (consecutive blocks of
 ``K`` ranks), or explicit groups separated by ``;`` (``0-3;4-7``).
 """
@@ -104,7 +104,7 @@ def group_label(spec: str | None, ranks: int | None, groups: str | None = None) 
 
 
 def select_group(topology: Topology, spec: str | None = None, ranks: int | None = None) -> list[str]:
-    """The chips (in rank order) that take part, from ``--group`` or ``--ranks``.
+    """The chips (in rank order) that take part, from a ``spec`` or the first ``ranks``.
 
     Parameters
     ----------
@@ -164,7 +164,7 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
 
 
 def select_groups(topology: Topology, spec: str) -> list[list[str]]:
-    """Several disjoint groups from a ``--groups`` spec (see the module docstring), in rank order.
+    """Several disjoint groups from a ``groups`` spec (see the module docstring), in rank order.
 
     Raises
     ------
