@@ -162,3 +162,13 @@ def test_a_selection_decides_one_group_several_or_a_cluster_and_refuses_mixing_t
     assert both.value.render({"group": "--group", "groups": "--groups", "ranks": "--ranks"}.get) == (
         "give --groups, or --group/--ranks for one group, not both"
     )
+
+
+def test_a_fabrics_hop_latency_is_given_in_microseconds():
+    from trnsim.model.backend import Fabric
+
+    ring = ring_topology(8)
+    plan = Fabric(4, (("nic_gbit_per_chip", 800.0), ("hop_us", 2.5))).plan(ring)
+    assert plan.choice.hop_ns == 2500.0
+    default = Fabric(4, (("nic_gbit_per_chip", 800.0), ("hop_us", None))).plan(ring)
+    assert default.choice.hop_ns == Fabric(4, (("nic_gbit_per_chip", 800.0),)).plan(ring).choice.hop_ns

@@ -129,7 +129,8 @@ class Cluster:
 class Fabric:
     """A cluster: ``domains`` copies of a system joined by the scale-out fabric its file describes
     (``scale_out``), with ``edits`` to that fabric by field name
-    (:func:`trnsim.topology.scaleout.fabric_choice`: ``nic_gbit_per_chip``, ``port_gbit``, ...)."""
+    (:func:`trnsim.topology.scaleout.fabric_choice`: ``nic_gbit_per_chip``, ``port_gbit``, ...;
+    ``hop_us``, the latency of a step across domains, in microseconds)."""
 
     domains: int
     edits: tuple[tuple[str, object], ...] = ()
@@ -144,7 +145,11 @@ class Fabric:
 
         per_domain = topology.planner.n_chips
         racks = topology.spec.switched.racks if topology.spec.switched else None
-        choice = fabric_choice(topology.spec, per_domain, racks, **dict(self.edits))
+        edits = dict(self.edits)
+        if edits.get("hop_us") is not None:
+            edits["hop_ns"] = edits["hop_us"] * 1e3
+        edits.pop("hop_us", None)
+        choice = fabric_choice(topology.spec, per_domain, racks, **edits)
         return plan_fabric(choice, per_domain, self.domains, self.layers)
 
 
