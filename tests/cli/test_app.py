@@ -150,10 +150,11 @@ def test_every_command_that_takes_a_sku_says_a_file_goes_to_topology(cli, tmp_pa
 def test_a_non_finite_result_names_the_inputs_given(cli, monkeypatch):
     """A NaN in a result has no one input to blame: the message lists the options the run was given
     (not how its output is written)."""
+    import trnsim.outputs.plain as plain
     import trnsim.outputs.render as render
 
     monkeypatch.setattr(
-        render, "_check_finite", lambda value: (_ for _ in ()).throw(UsageError(render.NON_FINITE))
+        plain, "check_finite", lambda value: (_ for _ in ()).throw(UsageError(render.NON_FINITE))
     )
     result = cli("collective", "allreduce", "--sku", "nl16", "--sizes", "1G", "--set", "latency.link_ns=7",
                  "--format", "csv")  # fmt: skip

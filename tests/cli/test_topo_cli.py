@@ -385,3 +385,39 @@ def test_a_path_from_a_chip_to_itself_is_one_line(cli):
     data = json.loads(cli("topo", "path", "nl16", "3", "3", "--format", "json").out)
     assert (data["links"], data["hops"], data["path"], data["steps"]) == (0, 0, ["x0.y3"], [])
     assert "2 links, 1 hop (" in cli("topo", "path", "trn1-nl16", "0", "1").out
+
+
+def test_topo_new_writes_a_file_every_command_takes_and_never_replaces_one_unasked(cli, tmp_path):
+    target = tmp_path / "mine.yaml"
+    assert cli("topo", "new", "torus", "-o", str(target)).code == 0
+    assert cli("topo", "validate", str(target)).code == 0
+    first = target.read_text()
+    refused = cli("topo", "new", "switched", "-o", str(target))
+    assert refused.code == 2 and "exists" in refused.err and target.read_text() == first
+    assert cli("topo", "new", "switched", "-o", str(target), "--force").code == 0
+    assert "kind: switched" in target.read_text()
+    assert cli("collective", "allreduce", "--topology", str(target), "--sizes", "1M").code == 0
+    assert cli("topo", "new", "mesh").code == 2
+
+
+def test_a_file_without_efficiency_says_it_runs_at_raw_rates(cli, tmp_path):
+    import yaml
+
+    target = tmp_path / "raw.yaml"
+    assert cli("topo", "new", "torus", "-o", str(target)).code == 0
+    document = yaml.safe_load(target.read_text())
+    del document["efficiency"]
+    target.write_text(yaml.safe_dump(document))
+    result = cli("collective", "allreduce", "--topology", str(target), "--sizes", "1M")
+    assert result.code == 0 and "no efficiency section" in result.err and "raw rate" in result.err
+    edited = cli(
+        "collective",
+        "allreduce",
+        "--topology",
+        str(target),
+        "--sizes",
+        "1M",
+        "--set",
+        "efficiency.default=0.9",
+    )
+    assert "no efficiency section" not in edited.err

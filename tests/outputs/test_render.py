@@ -271,9 +271,9 @@ def test_off_a_terminal_the_width_is_columns_or_80(monkeypatch, columns, width):
 
 
 def test_wide_keeps_every_column_and_line_whole(monkeypatch):
-    from trnsim.outputs import render
+    from trnsim.outputs import render, terminal
 
-    monkeypatch.setattr(render, "_wide", False)
+    monkeypatch.setattr(terminal, "_wide", False)
     render.set_wide(True)
     try:
         out = _render([_wide_table()])

@@ -102,7 +102,6 @@ def calibrate(
     from trnsim.studies.calibration.fit import fit
     from trnsim.studies.calibration.readers import read_measurement
     from trnsim.studies.calibration.regimes import parse_fit_sizes
-    from trnsim.studies.calibration.solve import determined
 
     if (sku is None) == (topology is None):
         raise UsageError("name the system the run measured: --sku NAME or --topology FILE")
@@ -132,6 +131,12 @@ def calibrate(
     if output is not None:
         write_text(output, write_calibration(result, output))
     document = calibration_document(result)
+    emit(document, _tables(measured, result, group, output, size_range), fmt)
+
+
+def _tables(measured, result, group, output, size_range) -> list[Table]:
+    """The run and the fit, the fitted parameters, and every measured row against the model."""
+
     summary = [
         (
             "measurement",
@@ -149,21 +154,7 @@ def calibrate(
     ]
     if output is not None:
         summary.append(("written", str(output)))
-    parameters = [
-        {
-            "name": p.name,
-            "key": p.key,
-            "before": p.before,
-            "value": p.value,
-            "stderr": "at its limit (the run wants it beyond)"
-            if p.at_limit
-            else f"{p.stderr:.3g}"
-            if determined(p)
-            else "not determined by this run",
-            "unit": p.unit or "-",
-        }
-        for p in result.parameters
-    ]
+    parameters = _parameter_rows(result)
     rows = [
         {
             "bytes": row.bytes,
@@ -213,4 +204,25 @@ def calibrate(
             [f"# {note}" for note in result.notes],
         ),
     ]
-    emit(document, tables, fmt)
+    return tables
+
+
+def _parameter_rows(result) -> list[dict]:
+    """Each fitted parameter: its --set key, the file's value, the fitted one and its standard error."""
+    from trnsim.studies.calibration.solve import determined
+
+    return [
+        {
+            "name": p.name,
+            "key": p.key,
+            "before": p.before,
+            "value": p.value,
+            "stderr": "at its limit (the run wants it beyond)"
+            if p.at_limit
+            else f"{p.stderr:.3g}"
+            if determined(p)
+            else "not determined by this run",
+            "unit": p.unit or "-",
+        }
+        for p in result.parameters
+    ]

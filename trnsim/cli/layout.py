@@ -130,11 +130,81 @@ def layout(
     """
     from trnsim.collectives.ops import dtype_size
     from trnsim.collectives.traffic import hot_destinations, parse_skew
-    from trnsim.studies.layout import DIMENSIONS, ModelShape, compare_layouts, evaluate_layout
+    from trnsim.studies.layout import DIMENSIONS, compare_layouts, evaluate_layout
     from trnsim.topology.groups import select_group
-    from trnsim.units import parse_count, parse_size
 
     degrees = {"tp": tp, "cp": cp, "ep": ep, "dp": dp, "pp": pp}
+    shape = _model_shape(degrees, hidden, tokens, topk, experts, params, layers, micro_batches)
+    traffic = None
+    if skew is not None:
+        if ep < 2:
+            raise UsageError("--skew skews the expert-parallel all-to-all: give --ep 2 or more")
+        traffic = hot_destinations(ep, *parse_skew(skew))
+    topo = load(sku, topology, edits(overrides, routing, calibration, fail))
+    note_calibration_target(calibration, [topo.name])
+    members = select_group(topo, group, ranks)
+    sizes = shape.sizes(degrees, dtype_size(dtype)) if shape is not None else {}
+    calls = shape.calls(degrees) if shape is not None else {}
+    explicit = _explicit_sizes(size, sizes)
+    active = [name for name in DIMENSIONS if degrees[name] > 1]
+    if not active:
+        raise UsageError(
+            f"{sku or topology}: {len(members)} ranks to lay out; give degrees above 1 (--tp, --cp, --ep, --dp or "
+            f"--pp) whose product is {len(members)}"
+        )
+    _check_derived(sizes, [name for name in active if name not in explicit])
+    for name in explicit:
+        if degrees[name] == 1 or name == "pp":
+            why = "has degree 1" if degrees[name] == 1 else "is point to point, not costed"
+            raise UsageError(f"--size {name}=...: {name} {why}, so it runs no collective to size")
+    chosen = _chosen_order(order, active)
+    if compare_mappings:
+        orders = [chosen] if chosen else None
+        results = compare_layouts(topo, members, degrees, sizes, orders, dtype, calls, traffic)
+    else:
+        order = chosen or tuple(active)
+        results = [evaluate_layout(topo, members, degrees, order, sizes, dtype, calls, traffic)]
+    title = (
+        f"{topo.name}: {len(members)} ranks as "
+        + " x ".join(f"{name}={degrees[name]}" for name in active)
+        + (f"; ep all-to-all skewed (--skew {skew})" if skew is not None else "")
+        + (
+            f"; sizes from the model shape, times per training step of {layers} layers"
+            if calls
+            else "; sizes from the model shape, one call each"
+            if shape is not None
+            else ""
+        )
+        + (f"; with {edits_text(topo.overrides)}" if topo.overrides else "")
+    )
+    rows = _rows(results)
+    payload = {
+        "sku": topo.name,
+        "ranks": len(members),
+        "degrees": degrees,
+        "sizes": sizes,
+        "calls": calls,
+        "layouts": [
+            {
+                "order": list(r.order),
+                "time_us": r.time_us,
+                "dimensions": [row for row in rows if row["order"] == r.label],
+                "groups": {d.name: [[topo.rank_of[c] for c in g] for g in d.groups] for d in r.dimensions},
+            }
+            for r in results
+        ],
+    }
+    footer = [
+        "# a layout's time is the sum of its dimensions' (no overlap); each dimension's groups run at once"
+    ]
+    emit(payload, [Table(title, _columns(calls), rows, footer)], fmt)
+
+
+def _model_shape(degrees, hidden, tokens, topk, experts, params, layers, micro_batches):
+    """The model shape the options describe (None without --hidden and --tokens), checked."""
+    from trnsim.studies.layout import ModelShape
+    from trnsim.units import parse_count
+
     shape = None
     if hidden is not None or tokens is not None:
         if hidden is None or tokens is None:
@@ -156,16 +226,14 @@ def layout(
         )
     if micro_batches != 1 and layers is None:
         raise UsageError("--micro-batches counts calls per training step: give --layers too")
-    traffic = None
-    if skew is not None:
-        if ep < 2:
-            raise UsageError("--skew skews the expert-parallel all-to-all: give --ep 2 or more")
-        traffic = hot_destinations(ep, *parse_skew(skew))
-    topo = load(sku, topology, edits(overrides, routing, calibration, fail))
-    note_calibration_target(calibration, [topo.name])
-    members = select_group(topo, group, ranks)
-    sizes = shape.sizes(degrees, dtype_size(dtype)) if shape is not None else {}
-    calls = shape.calls(degrees) if shape is not None else {}
+    return shape
+
+
+def _explicit_sizes(size: list[str] | None, sizes: dict[str, int]) -> list[str]:
+    """Read ``--size NAME=BYTES`` items into ``sizes``; the names given."""
+    from trnsim.studies.layout import DIMENSIONS
+    from trnsim.units import parse_size
+
     explicit = []
     for item in size or []:
         for part in item.split(","):
@@ -180,44 +248,24 @@ def layout(
             except UsageError as exc:
                 raise UsageError(f"--size {part!r}: {exc}") from None
             explicit.append(name)
-    active = [name for name in DIMENSIONS if degrees[name] > 1]
-    if not active:
+    return explicit
+
+
+def _chosen_order(order: str | None, active: list[str]) -> tuple[str, ...] | None:
+    """The ``--order`` given, each dimension of degree above 1 named once."""
+    if order is None:
+        return None
+    chosen = tuple(part.strip().lower() for part in order.split(",") if part.strip())
+    if sorted(chosen) != sorted(active):
         raise UsageError(
-            f"{sku or topology}: {len(members)} ranks to lay out; give degrees above 1 (--tp, --cp, --ep, --dp or "
-            f"--pp) whose product is {len(members)}"
+            f"--order {order!r}: name each dimension of degree above 1 once ({', '.join(active)})"
         )
-    _check_derived(sizes, [name for name in active if name not in explicit])
-    for name in explicit:
-        if degrees[name] == 1 or name == "pp":
-            why = "has degree 1" if degrees[name] == 1 else "is point to point, not costed"
-            raise UsageError(f"--size {name}=...: {name} {why}, so it runs no collective to size")
-    chosen = None
-    if order is not None:
-        chosen = tuple(part.strip().lower() for part in order.split(",") if part.strip())
-        if sorted(chosen) != sorted(active):
-            raise UsageError(
-                f"--order {order!r}: name each dimension of degree above 1 once ({', '.join(active)})"
-            )
-    if compare_mappings:
-        orders = [chosen] if chosen else None
-        results = compare_layouts(topo, members, degrees, sizes, orders, dtype, calls, traffic)
-    else:
-        order = chosen or tuple(active)
-        results = [evaluate_layout(topo, members, degrees, order, sizes, dtype, calls, traffic)]
+    return chosen
+
+
+def _rows(results) -> list[dict]:
+    """One row per layout and dimension, the layouts' times relative to the best."""
     best = results[0].time_us
-    title = (
-        f"{topo.name}: {len(members)} ranks as "
-        + " x ".join(f"{name}={degrees[name]}" for name in active)
-        + (f"; ep all-to-all skewed (--skew {skew})" if skew is not None else "")
-        + (
-            f"; sizes from the model shape, times per training step of {layers} layers"
-            if calls
-            else "; sizes from the model shape, one call each"
-            if shape is not None
-            else ""
-        )
-        + (f"; with {edits_text(topo.overrides)}" if topo.overrides else "")
-    )
     rows = []
     for result in results:
         for dim in result.dimensions:
@@ -241,22 +289,11 @@ def layout(
                     "bottleneck": row.bottleneck if row else "-",
                 }
             )
-    payload = {
-        "sku": topo.name,
-        "ranks": len(members),
-        "degrees": degrees,
-        "sizes": sizes,
-        "calls": calls,
-        "layouts": [
-            {
-                "order": list(r.order),
-                "time_us": r.time_us,
-                "dimensions": [row for row in rows if row["order"] == r.label],
-                "groups": {d.name: [[topo.rank_of[c] for c in g] for g in d.groups] for d in r.dimensions},
-            }
-            for r in results
-        ],
-    }
+    return rows
+
+
+def _columns(calls: dict) -> list[Column]:
+    """The table's columns; with calls per step, each dimension's total too."""
     columns = [
         # at 80 columns the table keeps the order, the times, busbw and the bottleneck
         Column("order", "order (innermost first)", align="left", short="order"),
@@ -281,7 +318,4 @@ def layout(
         Column("bottleneck", "bottleneck", tied, align="left"),
         Column("algorithm", "algorithm", align="left", drop_priority=7),
     ]
-    footer = [
-        "# a layout's time is the sum of its dimensions' (no overlap); each dimension's groups run at once"
-    ]
-    emit(payload, [Table(title, columns, rows, footer)], fmt)
+    return columns

@@ -114,9 +114,13 @@ def note_calibration_target(calibration: Path | None, systems: list[str]) -> Non
 
 def load(sku: str | None, topology: Path | None, overrides: list[str] | None):
     """Load a topology from ``--sku`` or ``--topology`` with ``--set`` edits applied."""
+    from trnsim.outputs.render import print_error
     from trnsim.topology import load_topology
 
-    return load_topology(sku, topology, overrides or [])
+    loaded = load_topology(sku, topology, overrides or [])
+    for note in loaded.notes:
+        print_error(note, label="note")
+    return loaded
 
 
 DEFAULT_MIN, DEFAULT_MAX = "8", "1G"

@@ -106,6 +106,8 @@ class Topology:
     cuts: dict[str, frozenset[str]] = field(default_factory=dict)
     overrides: tuple[str, ...] = ()
     faults: tuple[str, ...] = ()  # failed components (trnsim.topology.faults): no symmetry shortcut holds
+    # what the user should know about the file (a default it relies on that changes the numbers)
+    notes: tuple[str, ...] = ()
     # the same system before its failures: what a collective library plans its schedules on
     healthy: "Topology | None" = field(default=None, repr=False, compare=False)
     # derived values, computed on first use (a copy made with dataclasses.replace starts empty)

@@ -41,6 +41,7 @@ def load_topology(
     check_size(loaded.spec, loaded.where)
     built = build(loaded.spec)
     built.path, built.overrides = loaded.path, tuple(overrides)
+    built.notes = _notes(loaded)
     check_hardware(built)
     check_efficiency(built)
     check_connected(built)
@@ -61,6 +62,18 @@ def load_topology(
     degraded = expand_ranks(apply_faults(built, faults, keep_largest))
     degraded.healthy = healthy
     return degraded
+
+
+def _notes(loaded) -> tuple[str, ...]:
+    """A file without an ``efficiency`` section runs every link at its raw rate: an upper bound that
+    no protocol reaches, which a first file reaches by omission (the catalog's files all set one)."""
+    document = loaded.document if isinstance(loaded.document, dict) else {}
+    if "efficiency" in document:
+        return ()
+    return (
+        f"{loaded.where}: no efficiency section, so every link runs at its raw rate (an upper bound; "
+        "set efficiency.default to the payload share, e.g. 0.9 for PCIe-class links)",
+    )
 
 
 def _is_fault(text: str) -> bool:

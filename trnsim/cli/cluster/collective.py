@@ -1,0 +1,183 @@
+"""``trnsim cluster collective``: a collective across domains over EFA."""
+
+from typing import Annotated
+
+import typer
+
+from trnsim.cli.cluster.common import (
+    ASSUMPTIONS,
+    Chips,
+    ChipsPerRack,
+    Design,
+    Domains,
+    FabricTbit,
+    HopUs,
+    Layers,
+    NicGbit,
+    OldLayers,
+    OldPolicy,
+    Oversubscription,
+    Policy,
+    PortGbit,
+    TorsPerRack,
+    TorTbit,
+    domain_and_plan,
+)
+from trnsim.cli.compat import renamed
+from trnsim.cli.options import (
+    CalibrationOption,
+    FailOption,
+    FormatOption,
+    MaxBytes,
+    MinBytes,
+    RoutingOption,
+    SetOption,
+    Sizes,
+    SkuOption,
+    StepFactor,
+    TopologyOption,
+    algorithm,
+    edits,
+    note_calibration_target,
+    resolve_sizes,
+)
+from trnsim.outputs.render import Column, Format, Table, emit
+from trnsim.spec.overrides import edits_text
+
+
+def collective(
+    op: Annotated[str, typer.Argument(help="allreduce, allgather, reducescatter or alltoall.")],
+    sku: SkuOption = None,
+    topology: TopologyOption = None,
+    overrides: SetOption = None,
+    domains: Domains = None,
+    chips: Chips = None,
+    minbytes: MinBytes = None,
+    maxbytes: MaxBytes = None,
+    stepfactor: StepFactor = None,
+    sizes: Sizes = None,
+    inter_algo: Annotated[
+        str,
+        typer.Option(
+            "--inter-algo",
+            help="Across domains: auto (fastest per size), ring, rdh (halving-doubling), tree; for all-to-all "
+            "pairwise (D-1 steps) or direct (every send at once).",
+        ),
+    ] = "auto",
+    intra_algo: Annotated[
+        str, typer.Option("--intra-algo", help="Inside each domain (auto: the fastest).")
+    ] = "auto",
+    no_overlap: Annotated[
+        bool,
+        typer.Option("--no-overlap", help="Run the phases one after the other (no pipelining in chunks)."),
+    ] = False,
+    nic_gbit: NicGbit = None,
+    port_gbit: PortGbit = None,
+    tor_tbit: TorTbit = None,
+    fabric_tbit: FabricTbit = None,
+    tors: TorsPerRack = None,
+    per_rack: ChipsPerRack = None,
+    design: Design = None,
+    oversubscription: Oversubscription = None,
+    policy: Policy = None,
+    hop_us: HopUs = None,
+    layers: Layers = None,
+    routing: RoutingOption = None,
+    calibration: CalibrationOption = None,
+    fail: FailOption = None,
+    old_policy: OldPolicy = None,
+    old_layers: OldLayers = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """A collective over every chip of a cluster: inside each domain on its graph, across domains over EFA.
+
+    All-reduce = reduce-scatter in each domain, all-reduce across domains among same-position ranks,
+    all-gather in each domain, pipelined in chunks. Busbw follows nccl-tests over all the cluster's
+    ranks; the bound is the tighter of the EFA cut and each rank's own links.
+
+    Assumed (not published; --set scale_out.KEY=VALUE or the options change them): EFA at 90% of its
+    rate (scale_out.efficiency), 15 us per step between domains (Neuron's documented figure), each
+    ToR its own plane, non-blocking above the ToR.
+
+    Examples:
+
+        trnsim cluster collective allreduce --sku nl64 --domains 6250
+        trnsim cluster collective alltoall --sku nl64 --domains 16 --efa-routing hash
+        trnsim cluster collective allreduce --sku nl72x2 --domains 16 --fail cable:5
+    """
+    from trnsim.model.cluster import evaluate_cluster
+    from trnsim.routing.policy import routing_of
+
+    policy = renamed("--policy", "--efa-routing", old_policy, policy)
+    layers = renamed("--layers", "--switch-layers", old_layers, layers)
+    size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
+    intra_algo = algorithm(intra_algo, "--intra-algo")
+    domain, plan = domain_and_plan(
+        sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
+        design, oversubscription, policy, hop_us, layers, routing, calibration, fail,
+    )  # fmt: skip
+    note_calibration_target(calibration, [domain.name])
+    result = evaluate_cluster(domain, plan, op, size_list, inter_algo, intra_algo, overlap=not no_overlap)
+    shares = ", ".join(f"{name} {share:.2f}" for name, share in result.uplink_share.items())
+    header = (
+        f"{domain.name} x {plan.domains:,} domains = {result.ranks:,} ranks, {result.op}; EFA "
+        f"{plan.choice.nic_gbit_per_chip:g} Gbit/s per chip at {plan.choice.efficiency:.0%} "
+        f"({result.nic_gbps:.2f} GB/s per rank), {plan.choice.hop_ns / 1e3:g} us per step across domains; "
+        f"{plan.choice.design} design, {plan.choice.policy} ({'share of the NIC rate per flow: ' + shares}); "
+        f"{plan.n_layers} switch layers; {'pipelined' if not no_overlap else 'phases in sequence'}"
+    )
+    applied = tuple(edits(overrides, routing, calibration, fail))
+    if applied:
+        header += f"; every domain with {edits_text(applied)}"
+    rows = [row.as_dict() for row in result.rows]
+    document = {
+        "schema": "trnsim/1",
+        "sku": domain.name,
+        "op": result.op,
+        "domains": plan.domains,
+        "ranks": result.ranks,
+        "ranks_per_domain": result.ranks_per_domain,
+        "uplink_share": result.uplink_share,
+        "nic_gbps": result.nic_gbps,
+        "layers": plan.n_layers,
+        "overrides": list(applied),
+        "routing": routing_of(domain.spec).label,
+        "dropped_sizes": result.dropped,
+        "rows": rows,
+    }
+    notes = [
+        f"# bound: {result.rows[-1].bound_limited_by} at the largest size; ceiling: this composition's "
+        "busiest resource (scale-up links or NICs) without latency",
+        f"# {ASSUMPTIONS}",
+    ]
+    if result.dropped:
+        notes.append(
+            f"# sizes left out (below one nccl-tests unit on {result.ranks:,} ranks): {result.dropped}"
+        )
+    if any(row.bytes != row.requested_bytes for row in result.rows):
+        notes.append("# sizes rounded down as nccl-tests does on all the cluster's ranks")
+    tables = [
+        Table(
+            header,
+            [
+                Column("bytes", "size (B)"),
+                Column("time_us", "time (us)", "{:,.2f}"),
+                Column("algbw_gbps", "algbw (GB/s)", "{:,.2f}", drop_priority=7),
+                Column("busbw_gbps", "busbw (GB/s)", "{:,.2f}"),
+                Column("inter_algorithm", "across", align="left"),
+                # "ring + multidim" wraps between the phases' algorithms on a narrow terminal
+                Column(
+                    "intra_algorithms", "inside", lambda v: v.replace("+", " + "), "left", drop_priority=2
+                ),
+                Column("chunks", "chunks", drop_priority=4),
+                Column("intra_us", "inside/chunk (us)", "{:,.2f}", drop_priority=6),
+                Column("inter_us", "across/chunk (us)", "{:,.2f}", drop_priority=5),
+                Column("ceiling_busbw_gbps", "ceiling", "{:,.1f}", drop_priority=3),
+                Column("bound_busbw_gbps", "bound", "{:,.1f}"),
+                Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}"),
+            ],
+            rows,
+            notes,
+        )
+    ]
+    emit(document, tables, fmt)

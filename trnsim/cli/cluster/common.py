@@ -1,0 +1,136 @@
+"""What both ``trnsim cluster`` commands share: the sub-app, the scale-out options and the domain's plan."""
+
+from typing import Annotated
+
+import typer
+
+from trnsim.cli.compat import hidden
+from trnsim.cli.options import (
+    edits,
+)
+from trnsim.errors import UsageError
+
+app = typer.Typer(
+    help="Clusters of scale-up domains over EFA: the scale-out fabric and collectives across domains."
+    "\n\nExamples:\n\ntrnsim cluster fabric --sku nl64 --chips 400000\n"
+    "trnsim cluster collective allreduce --sku nl64 --domains 6250",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+Domains = Annotated[int | None, typer.Option("--domains", help="Scale-up domains in the cluster.")]
+Chips = Annotated[
+    int | None,
+    typer.Option("--chips", help="Chips in the cluster instead of --domains (rounded up to whole domains)."),
+]
+NicGbit = Annotated[
+    float | None, typer.Option("--nic-gbit", help="EFA Gbit/s per chip (default: the file's scale_out).")
+]
+PortGbit = Annotated[
+    float | None,
+    typer.Option("--port-gbit", help="Logical port speed, Gbit/s (default 100: AWS's default logical port)."),
+]
+TorTbit = Annotated[
+    float | None,
+    typer.Option("--tor-tbit", help="ToR switch capacity, Tbit/s (default: the file's, else 12.8)."),
+]
+FabricTbit = Annotated[
+    float | None,
+    typer.Option(
+        "--fabric-tbit", help="Leaf/spine switch capacity, Tbit/s (default: the file's, else as the ToR)."
+    ),
+]
+TorsPerRack = Annotated[
+    int | None,
+    typer.Option("--tors-per-rack", help="ToR switches per rack, each its own plane (default 2: dual ToR)."),
+]
+ChipsPerRack = Annotated[
+    int | None,
+    typer.Option(
+        "--chips-per-rack", help="Chips per rack (default: the file's; a switched file's rack size)."
+    ),
+]
+Design = Annotated[
+    str | None,
+    typer.Option("--design", help="tor (every chip of a rack on its ToRs) or rail (rail-optimised leaves)."),
+]
+Oversubscription = Annotated[
+    float | None,
+    typer.Option("--oversubscription", help="ToR ports down per port up (default 1: non-blocking)."),
+]
+Policy = Annotated[
+    str | None,
+    typer.Option(
+        "--efa-routing",
+        help="How flows use the scale-out paths: spray (SRD: every flow's packets over all paths; the default) or hash (ECMP: one path per "
+        "flow, so flows collide on ToR uplinks; expected throughput by Monte Carlo).",
+    ),
+]
+HopUs = Annotated[
+    float | None,
+    typer.Option(
+        "--hop-us", help="Latency of one step across EFA, us (default 15: Neuron's documented figure)."
+    ),
+]
+Layers = Annotated[
+    int | None,
+    typer.Option("--switch-layers", help="Switch layers, the ToR counted (default: the fewest)."),
+]
+OldPolicy = Annotated[str | None, hidden("--policy")]
+OldLayers = Annotated[int | None, hidden("--layers")]
+
+ASSUMPTIONS = (
+    "assumed: each ToR of a rack is its own plane, a chip's ports split evenly over them; non-blocking "
+    "above the ToR; EFA efficiency 0.9 and 15 us per cross-domain step unless the file says otherwise"
+)
+
+
+def domain_and_plan(
+    sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
+    design, oversubscription, policy, hop_us, layers, routing=None, calibration=None, fail=None,
+):  # fmt: skip
+    """Load the domain and count the fabric (the checks of every option happen here).
+
+    ``--routing``, ``--calibration`` and ``--fail`` edit the domain's graph as on ``collective``;
+    the fabric is counted for the healthy domain (its racks and NICs do not change when a part fails).
+    """
+    from trnsim.cli.options import load
+    from trnsim.topology.scaleout import fabric_choice, plan_fabric
+
+    if (sku is None) == (topology is None):
+        raise UsageError("name the domain: --sku NAME or --topology FILE")
+    if domains is not None and chips is not None:
+        raise UsageError(f"--domains {domains} and --chips {chips}: give one of them, not both")
+    if domains is None and chips is None:
+        named = f"--sku {sku}" if sku is not None else f"--topology {topology}"
+        raise UsageError(f"{named}: give the cluster's size: --domains N or --chips N")
+    domain = load(sku, topology, edits(overrides, routing, calibration, fail))
+    healthy = load(sku, topology, edits(overrides, routing, calibration)) if fail else domain
+    per_domain = healthy.n_chips
+    if chips is not None:
+        if not 1 <= chips <= 1 << 30:
+            raise UsageError(f"--chips: expected 1 to 1,073,741,824, got {chips}")
+        domains = -(-chips // per_domain)
+    if not 1 <= domains <= 1 << 24:
+        raise UsageError(f"--domains: expected 1 to 16,777,216, got {domains}")
+    choice = fabric_choice(
+        domain.spec,
+        per_domain,
+        domain.spec.switched.racks if domain.spec.switched else None,
+        nic_gbit_per_chip=nic_gbit,
+        port_gbit=port_gbit,
+        tor_tbit=tor_tbit,
+        fabric_tbit=fabric_tbit,
+        tors_per_rack=tors,
+        chips_per_rack=per_rack,
+        design=design.strip().lower() if design else None,
+        oversubscription=oversubscription,
+        policy=policy.strip().lower() if policy else None,
+        hop_ns=None if hop_us is None else hop_us * 1e3,
+    )
+    return domain, plan_fabric(choice, per_domain, domains, layers)
+
+
+def n(count: float, noun: str) -> str:
+    """``1 ToR``, ``2 planes``, ``0.5 ports`` (a count with its noun, plural unless exactly one)."""
+    return f"{count:g} {noun}{'' if count == 1 else 's'}"
