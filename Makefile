@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint bench fuzz clean
+.PHONY: run test lint bench fuzz docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,8 +42,16 @@ fuzz: $(VENV)/.installed-dev
 	TRNSIM_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) TRNSIM_FUZZ_RANDOM=1 TRNSIM_FUZZ_KEEP_GOING=1 \
 	TRNSIM_FUZZ_REPORT=$(FUZZ_REPORT) $(BIN)/python -m pytest tests/test_fuzz.py
 
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+# NO_MKDOCS_2_WARNING: Material's banner about MkDocs' future, printed on every build
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
+
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build site *.egg-info .pytest_cache .ruff_cache

@@ -262,18 +262,3 @@ def test_closed_or_full_stdout_is_one_line(tmp_path):
         f"{sys.executable} -m trnsim topo list --format csv >&-", shell=True, capture_output=True, text=True
     )
     assert closed.returncode == 2 and "standard output is closed" in closed.stderr
-
-
-def test_the_readme_lists_every_limit_with_its_default():
-    from conftest import CATALOG
-
-    from trnsim import limits
-    from trnsim.units import parse_size
-
-    text = (CATALOG[0].parent.parent / "README.md").read_text()
-    table = dict(re.findall(r"^\| `(TRNSIM_MAX_\w+)` \|.*\| ([0-9][0-9,]*(?: [KMG]iB)?) \|$", text, re.M))
-    declared = {v.env: v.default for v in vars(limits).values() if isinstance(v, limits.Limit)}
-    assert table.keys() == declared.keys()
-    for env, default in declared.items():
-        shown = table[env].replace(",", "")
-        assert (parse_size(shown.replace(" ", "")) if "iB" in shown else int(shown)) == default, env

@@ -91,24 +91,6 @@ def test_a_peer_without_scale_out_runs_with_a_nic_rate(cli):
     assert result.code == 0, result.err
 
 
-def test_the_readme_cluster_table_is_current(cli):
-    import re
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    table = readme[readme.index("| domains | chips | layers |") :].split("\n\n")[0]
-    rows = {
-        line.split("|")[1].strip(): [float(cell.replace(",", "")) for cell in line.split("|")[4:8]]
-        for line in table.splitlines()[2:]
-    }
-    for label, sku, domains in (("2 x Trn2 NL64", "nl64", 2), ("16 x NL72x2", "nl72x2", 16)):
-        result = cli("cluster", "collective", "allreduce", "--sku", sku, "--domains", str(domains),
-                     "--sizes", "1M,64M,1G,16G", "--format", "json")  # fmt: skip
-        got = [round(row["busbw_gbps"], 1) for row in json.loads(result.out)["rows"]]
-        assert got == rows[label], label
-    assert re.search(r"34,376 switches", readme)
-
-
 @pytest.mark.parametrize(
     ("args", "words"),
     [
