@@ -15,6 +15,8 @@ Layers, lowest first (a module may import its own layer and those below it):
 """
 
 import ast
+import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -177,3 +179,76 @@ def test_no_import_cycles():
         if name not in state:
             visit(name, [name])
     assert not cycles, cycles
+
+
+# string constants (not docstrings) that may still name a flag, each with why and until when
+FLAG_NAMING_PENDING = {
+    # cli/cluster/collective.py and cli/layout.py (the lead's) import it from here; the other
+    # commands use trnsim.cli.flags.edits_text, which they move to, and then this goes
+    "trnsim.spec.overrides.edits_text": "the command modules' old import",
+}
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+@functools.cache
+def _cli_flags() -> frozenset[str]:
+    """Every option name of every trnsim command (``--alpha-us``, ``--fail``, ``--help``, ...)."""
+    import typer.main
+
+    from trnsim.cli.app import _register_collective, app
+
+    _register_collective()
+    flags: set[str] = set()
+
+    def walk(command) -> None:
+        for param in command.params:
+            flags.update(opt for opt in (*param.opts, *param.secondary_opts) if opt.startswith("--"))
+        for sub in getattr(command, "commands", {}).values():
+            walk(sub)
+
+    walk(typer.main.get_command(app))
+    return frozenset(flags)
+
+
+def _strings_outside_docstrings(tree: ast.AST, prefix: str):
+    """Each string constant of the code (an f-string's literal parts too) with the function it is in."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and ast.get_docstring(node) is not None
+    }
+
+    def visit(node: ast.AST, where: str):
+        for child in ast.iter_child_nodes(node):
+            inner = where
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = f"{where}.{child.name}"
+            if (
+                isinstance(child, ast.Constant)
+                and isinstance(child.value, str)
+                and id(child) not in docstrings
+            ):
+                yield inner, child.lineno, child.value
+            yield from visit(child, inner)
+
+    yield from visit(tree, prefix)
+
+
+@pytest.mark.parametrize(
+    ("path", "module"),
+    [(p, m) for p, m in MODULES if m.split(".")[1] != "cli"],
+    ids=[m for p, m in MODULES if m.split(".")[1] != "cli"],
+)
+def test_the_library_names_no_command_line_flag(path, module):
+    """Below trnsim/cli/ a message names the library's parameter (``{alpha_us}``, shown by the CLI
+    as ``--alpha-us``: trnsim.cli.flags), never the flag: a library caller has no flags. Other
+    tools' flags (nccom-test's ``--nworkers``) are not trnsim's and may be named; a docstring may
+    explain the mapping."""
+    flags = _cli_flags()
+    found = []
+    for where, line, text in _strings_outside_docstrings(ast.parse(path.read_text()), module):
+        named = sorted({flag for flag in _FLAG.findall(text) if flag in flags})
+        if named and not any(where == p or where.startswith(p + ".") for p in FLAG_NAMING_PENDING):
+            found.append(f"line {line}: {text!r} names {', '.join(named)}")
+    assert not found, f"{module} names command-line flags: " + "; ".join(found)

@@ -132,15 +132,16 @@ def parse_percent(text: str, option: str = "threshold") -> float:
 def check_finite(
     name: str, value: float | None, minimum: float | None = None, maximum: float | None = None
 ) -> None:
-    """Refuse nan, inf and values outside ``[minimum, maximum]`` for a numeric option."""
+    """Refuse nan, inf and values outside ``[minimum, maximum]`` for parameter ``name`` (a message
+    that names it, :class:`~trnsim.errors.TrnsimError`)."""
     if value is None:
         return
     if not math.isfinite(value):
-        raise UsageError(f"{name} {value} is not a finite number")
+        raise UsageError(f"{{{name}}} {value} is not a finite number", names=name)
     if minimum is not None and value < minimum:
-        raise UsageError(f"{name} must be >= {minimum:g}, got {value!r}")
+        raise UsageError(f"{{{name}}} must be >= {minimum:g}, got {value!r}", names=name)
     if maximum is not None and value > maximum:
-        raise UsageError(f"{name} must be <= {maximum:g}, got {value!r}")
+        raise UsageError(f"{{{name}}} must be <= {maximum:g}, got {value!r}", names=name)
 
 
 def size_sweep(min_bytes: int, max_bytes: int, factor: float) -> list[int]:

@@ -64,7 +64,7 @@ def test_a_reduce_scatter_along_an_open_line_starts_at_its_ends(op):
 def test_turning_the_reduce_scatter_round_changes_no_cost():
     # every link has one bandwidth both ways: the schedule costed transposed (as it was before the
     # fix) costs the same, so no number of the catalog moved with the fix
-    from trnsim.model.engine import make_plan
+    from trnsim.model.plan import make_plan
     from trnsim.model.router import Router
 
     ctx = contexts("torus3x4")[0]

@@ -8,7 +8,8 @@ import pytest
 
 from trnsim.collectives.multidim import balance, plan, stream_loads
 from trnsim.collectives.schedule import Context
-from trnsim.model.engine import evaluate, make_plan
+from trnsim.model.engine import evaluate
+from trnsim.model.plan import make_plan
 from trnsim.model.router import Router
 from trnsim.topology import load_topology
 from trnsim.topology.graph import RANK_CLASS

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from trnsim.collectives.algorithms import Context
 from trnsim.collectives.ops import OPS
-from trnsim.model.engine import evaluate, make_plan
+from trnsim.model.engine import evaluate
+from trnsim.model.plan import make_plan
 from trnsim.model.router import Router
 from trnsim.topology.groups import select_group
 

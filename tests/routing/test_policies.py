@@ -7,6 +7,7 @@ all-reduce several times slower on the Trainium3 switched fabrics.
 """
 
 import itertools
+import re
 from collections import defaultdict
 
 import networkx as nx
@@ -17,7 +18,7 @@ from conftest import topology
 from model.test_optimum import random_topology
 
 from trnsim.collectives.schedule import Step
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.model.engine import evaluate
 from trnsim.model.router import Router
 from trnsim.routing.policy import (
@@ -544,13 +545,13 @@ def test_parse_routing_keeps_the_files_parts_not_given():
         "ecmp,norelay",
     ],
 )
-def test_parse_routing_bad_spellings_name_the_option(text):
-    with pytest.raises(UsageError, match="--routing"):
-        parse_routing(text)
-    with pytest.raises(UsageError, match="--routing"):
-        routing_overrides(text)
-    with pytest.raises(UsageError, match="--other"):
-        parse_routing(text, option="--other")
+def test_parse_routing_bad_spellings_name_the_parameter(text):
+    for refuse in (parse_routing, routing_overrides):
+        with pytest.raises(ParameterError, match=f"^routing {re.escape(repr(text))}: ") as refused:
+            refuse(text)
+        assert refused.value.parameters == ("routing",)
+    with pytest.raises(ParameterError, match="^other "):
+        parse_routing(text, parameter="other")
 
 
 @pytest.mark.parametrize(

@@ -218,8 +218,10 @@ def test_overrides_change_the_spec_and_refuse_unknown_keys():
     assert loaded.spec.switched.cross_rack.lanes == 8
     loaded = load_spec("nl64", overrides=["torus.axes.z.lanes=32"])
     assert loaded.spec.torus.axes[0].lanes == 32
-    # a misspelt last key is refused by the schema, and the message blames the --set, not the file
-    with pytest.raises(ConfigError, match=r"with --set latency.swich_ns=50: latency: unknown key `swich_ns`"):
+    # a misspelt last key is refused by the schema, and the message blames the edits, not the file
+    with pytest.raises(
+        ConfigError, match=r"with overrides latency.swich_ns=50: latency: unknown key `swich_ns`"
+    ):
         load_spec("nl72x2", overrides=["latency.swich_ns=50"])
     with pytest.raises(UsageError, match="no section 'latncy'"):
         load_spec("nl72x2", overrides=["latncy.switch_ns=50"])

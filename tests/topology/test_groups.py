@@ -1,7 +1,9 @@
+import re
+
 import pytest
 from conftest import topology
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.topology.groups import select_group
 
 
@@ -38,7 +40,7 @@ def test_group_specs():
         ("nl16", "rack:0", "has no racks"),
         ("nl72x2", "plane:Z", "no switch plane 'Z'"),
         ("nl72x2", "rack:7", "names no chips"),
-        ("nl72x2", "color:red", "unknown --group kind"),
+        ("nl72x2", "color:red", "unknown group kind 'color'"),
         ("nl16", "5-2", "runs backwards"),
         ("nl16", "server:x", "expected a number"),
         ("nl72x2", "slot:Z", "names no chips"),
@@ -94,8 +96,9 @@ def test_many_groups_cover_what_their_spec_says(sku, spec, count, size):
 def test_bad_many_group_specs_are_refused(spec):
     from trnsim.topology.groups import select_groups
 
-    with pytest.raises(UsageError, match="--groups"):
+    with pytest.raises(ParameterError, match=f"^groups {re.escape(repr(spec))}: ") as refused:
         select_groups(topology("trn2-nl16"), spec)
+    assert refused.value.parameters == ("groups",)
 
 
 def test_a_chip_name_in_a_group_is_all_its_ranks():
@@ -119,15 +122,15 @@ def test_a_chip_name_in_a_group_is_all_its_ranks():
             "nl16",
             ["fail=chip:0"],
             "0-15",
-            ["--group '0-15': rank 15", "failed parts (chip:0)", "ranks are 0..14"],
+            ["group '0-15': rank 15", "failed parts (chip:0)", "ranks are 0..14"],
         ),
-        ("nl16", [], "-3", ["--group '-3': -3 is negative", "ranks 0..15"]),
-        ("nl16", [], "0,x9.y9", ["--group '0,x9.y9': 'x9.y9' is not a chip"]),
-        ("nl72x2", [], "rack:2", ["--group 'rack:2' names no chips", "its racks are 0..1"]),
+        ("nl16", [], "-3", ["group '-3': -3 is negative", "ranks 0..15"]),
+        ("nl16", [], "0,x9.y9", ["group '0,x9.y9': 'x9.y9' is not a chip"]),
+        ("nl72x2", [], "rack:2", ["group 'rack:2' names no chips", "its racks are 0..1"]),
         ("nl72x2", [], "slot:Z", ["names no chips", "its slots are A, B, C, D"]),
     ],
 )
-def test_a_group_that_names_nothing_says_which_option_and_what_is_valid(sku, edits, spec, words):
+def test_a_group_that_names_nothing_says_which_parameter_and_what_is_valid(sku, edits, spec, words):
     from trnsim.topology import load_topology
 
     topo = load_topology(sku, overrides=edits)
@@ -135,3 +138,6 @@ def test_a_group_that_names_nothing_says_which_option_and_what_is_valid(sku, edi
         select_group(topo, spec)
     for word in words:
         assert word in str(caught.value)
+    # the library names its parameter; a caller shows it as it takes it (the command line: --group)
+    assert str(caught.value).startswith("group ")
+    assert caught.value.render({"group": "--group"}.get).startswith("--group ")

@@ -116,6 +116,7 @@ def test_catalog_files_give_working_fabrics():
 
 def test_a_file_without_scale_out_needs_the_nic_rate():
     spec = load_topology("nvl72").spec
-    with pytest.raises(ConfigError, match="scale_out"):
+    with pytest.raises(ConfigError, match="scale_out section or give nic_gbit_per_chip$") as refused:
         fabric_choice(spec, 72, 1)
+    assert refused.value.names == ("nic_gbit_per_chip",)
     assert fabric_choice(spec, 72, 1, nic_gbit_per_chip=400).nic_gbit_per_chip == 400

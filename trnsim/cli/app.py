@@ -9,7 +9,8 @@ import typer
 
 from trnsim import __version__
 from trnsim.cli import topo
-from trnsim.errors import EXIT_INTERRUPTED, EXIT_THRESHOLD, EXIT_USAGE, FileAsSkuError, TrnsimError
+from trnsim.cli.flags import error_text
+from trnsim.errors import EXIT_INTERRUPTED, EXIT_THRESHOLD, EXIT_USAGE, TrnsimError
 from trnsim.outputs.render import NON_FINITE, print_error, set_wide
 
 app = typer.Typer(
@@ -26,11 +27,26 @@ app.add_typer(topo.app, name="topo")
 
 
 def _register_collective() -> None:
-    from trnsim.cli import collective, compare
-
+    """Add the commands past ``topo``, once: each command's module imports what it needs when it runs."""
     if not any(group.name == "collective" for group in app.registered_groups):
+        from trnsim.cli import cluster, collective
+        from trnsim.cli.calibrate import calibrate
+        from trnsim.cli.compare import compare
+        from trnsim.cli.faults import faults
+        from trnsim.cli.layout import layout
+        from trnsim.cli.plot import plot
+        from trnsim.cli.report import report
+        from trnsim.cli.sweep import sweep
+        from trnsim.cli.typed import OrderedCommand
+
         app.add_typer(collective.app, name="collective")
-        compare.register(app)
+        # the variants keep the order typed across --sku and --topology (A is the base of the ratios)
+        for name, command in (("compare", compare), ("report", report), ("sweep", sweep), ("plot", plot)):
+            app.command(name, cls=OrderedCommand)(command)
+        app.command("calibrate")(calibrate)
+        app.command("layout")(layout)
+        app.command("faults")(faults)
+        app.add_typer(cluster.app, name="cluster")
         _reflow_help(app)
         _guard_files(app)
 
@@ -176,8 +192,7 @@ def main(argv: list[str] | None = None) -> None:
             _show_help_and_fail(args)
         code = app(args=argv, prog_name="trnsim", standalone_mode=False)
     except TrnsimError as exc:
-        # the library names no option; every command that takes a SKU takes files with --topology
-        message = f"{exc} with --topology" if isinstance(exc, FileAsSkuError) else str(exc)
+        message = error_text(exc)
         if message == NON_FINITE and (given := _inputs(args)):
             message += f" (given: {given})"
         _fail(message, exc.exit_code, debug, "regression" if exc.exit_code == EXIT_THRESHOLD else "error")

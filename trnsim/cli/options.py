@@ -65,10 +65,7 @@ def edits(
         try:
             result += calibration_edits(calibration)
         except TrnsimError as exc:
-            message = str(exc)
-            raise type(exc)(
-                message if message.startswith("--calibration") else f"--calibration: {message}"
-            ) from None
+            raise exc.within("--calibration") from None
     result += list(overrides or ())
     if routing is not None:
         from trnsim.routing.policy import routing_overrides

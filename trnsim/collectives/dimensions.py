@@ -61,7 +61,9 @@ def _class_lines(ctx: Context) -> dict[str, np.ndarray]:
             table[x], x = root, table[x]
         return root
 
-    classes = {data["cls"] for data in topology.links.values()}
+    # in the order the links first show them: a set's order changes with PYTHONHASHSEED, and with it
+    # the order of equal-sized dimensions, the schedule's flow order and the last digits of its times
+    classes = list(dict.fromkeys(data["cls"] for data in topology.links.values()))
     for (u, v), data in topology.links.items():
         # a class's lines pass through switches and join members directly, never through other chips
         if (u in members or topology.nodes[u]["kind"] == "switch") and (

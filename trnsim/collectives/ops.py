@@ -89,4 +89,6 @@ def dtype_size(name: str) -> int:
     try:
         return DTYPES[name.lower()]
     except KeyError:
-        raise UsageError(f"unknown --dtype {name!r}; choose one of {', '.join(DTYPES)}") from None
+        raise UsageError(
+            f"unknown {{dtype}} {name!r}; choose one of {', '.join(DTYPES)}", names="dtype"
+        ) from None

@@ -7,7 +7,7 @@ chosen links pins it this way; otherwise flows may take any shortest path).
 
 A :class:`Pipeline` is a chain of stages that the data passes through in chunks: while chunk ``j``
 is in stage ``i``, chunk ``j + 1`` is in stage ``i - 1``. It is costed round by round, with its fill
-and drain, at the chunk count that is fastest for each size (see :mod:`trnsim.model.engine`).
+and drain, at the chunk count that is fastest for each size (see :mod:`trnsim.model.cost`).
 """
 
 from dataclasses import dataclass, field

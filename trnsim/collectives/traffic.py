@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 
 
 def uniform(p: int) -> np.ndarray:
@@ -43,10 +43,11 @@ def hot_destinations(p: int, factor: float, hot: int = 1) -> np.ndarray:
         How many ranks are hot (ranks ``0..hot-1`` of the group).
     """
     if not 1 <= hot < p:
-        raise UsageError(f"--skew: the hot ranks must number 1 to {p - 1} on a group of {p}, got {hot}")
+        raise ParameterError(f"the hot ranks must number 1 to {p - 1} on a group of {p}, got {hot}", "skew")
     if not (np.isfinite(factor) and 1.0 <= factor <= p / hot):
-        raise UsageError(
-            f"--skew: the imbalance factor must be from 1 to {p / hot:g} ({hot} hot of {p} ranks), got {factor:g}"
+        raise ParameterError(
+            f"the imbalance factor must be from 1 to {p / hot:g} ({hot} hot of {p} ranks), got {factor:g}",
+            "skew",
         )
     share = np.full(p, (p - hot * factor) / (p - hot))  # the cold ranks share what is left
     share[:hot] = factor
@@ -60,13 +61,13 @@ def parse_skew(text: str) -> tuple[float, int]:
         factor = float(factor_text)
         hot = int(hot_text) if hot_text else 1
     except ValueError:
-        raise UsageError(
-            f"--skew {text!r}: expected FACTOR or FACTOR:HOT (e.g. 2 or 1.5:4), a number and a count"
+        raise ParameterError(
+            "expected FACTOR or FACTOR:HOT (e.g. 2 or 1.5:4), a number and a count", "skew", repr(text)
         ) from None
     if not np.isfinite(factor) or factor < 1:
-        raise UsageError(f"--skew {text!r}: the imbalance factor is max/mean, at least 1")
+        raise ParameterError("the imbalance factor is max/mean, at least 1", "skew", repr(text))
     if hot < 1:
-        raise UsageError(f"--skew {text!r}: at least one hot rank")
+        raise ParameterError("at least one hot rank", "skew", repr(text))
     return factor, hot
 
 
@@ -128,10 +129,25 @@ def imbalance(traffic: np.ndarray) -> float:
     return float(received.max() / received.mean()) if received.mean() > 0 else 1.0
 
 
+def describe(traffic: np.ndarray | None, given: str) -> str:
+    """How a traffic matrix reads in a header: ``uniform`` (none given), else skewed or evenly
+    received with its imbalance (:func:`imbalance`), after ``given``, how the caller names it.
+
+    >>> describe(hot_destinations(8, 2.0, 1), "skew 2:1")
+    'skewed (skew 2:1: max/mean received 2.00)'
+    """
+    if traffic is None:
+        return "uniform"
+    factor = imbalance(traffic)
+    kind = "skewed" if factor > 1 + 1e-9 else "evenly received"
+    return f"{kind} ({given}: max/mean received {factor:.2f})"
+
+
 def traffic_matrix(skew: str | None, path: Path | None, p: int) -> np.ndarray | None:
-    """The matrix of ``--skew FACTOR[:HOT]`` or ``--traffic FILE`` for groups of ``p`` ranks, or None."""
+    """The matrix of a ``skew`` (``FACTOR[:HOT]``) or a traffic file at ``path`` for groups of ``p``
+    ranks, or None when neither is given."""
     if skew is not None and path is not None:
-        raise UsageError("give --skew or --traffic, not both")
+        raise UsageError("give {skew} or {traffic}, not both", names=("skew", "traffic"))
     if skew is not None:
         return hot_destinations(p, *parse_skew(skew))
     if path is not None:
@@ -139,22 +155,15 @@ def traffic_matrix(skew: str | None, path: Path | None, p: int) -> np.ndarray | 
     return None
 
 
-def describe(traffic: np.ndarray | None, skew: str | None, path: Path | None) -> str:
-    """How the traffic was given, for a table's header."""
-    if traffic is None:
-        return "uniform"
-    given = f"--skew {skew}" if skew is not None else f"--traffic {path}"
-    factor = imbalance(traffic)
-    kind = "skewed" if factor > 1 + 1e-9 else "evenly received"
-    return f"{kind} ({given}: max/mean received {factor:.2f})"
-
-
 def check_traffic(op_name: str, traffic: np.ndarray | None, p: int) -> None:
     """Refuse a traffic matrix for an op other than all-to-all, or of the wrong shape."""
     if traffic is None:
         return
     if op_name != "alltoall":
-        raise UsageError(f"--skew and --traffic are for alltoall; {op_name} sends the same to every rank")
+        raise UsageError(
+            f"{{skew}} and {{traffic}} are for alltoall; {op_name} sends the same to every rank",
+            names=("skew", "traffic"),
+        )
     if traffic.shape != (p, p):
         raise UsageError(
             f"the traffic matrix is {traffic.shape[0]} x {traffic.shape[1]}; the group has {p} ranks"

@@ -3,7 +3,7 @@
 A group run alone has the whole fabric to itself. Where its flows are routed through chips that are
 not members (a relaying torus or a fabric of relaying chips), they use those chips' links, which the
 chips' own groups would use when every group runs at once: the result is then an upper bound of what
-the group gets in a full job (``--groups`` runs them together). This is read from the routed plan
+the group gets in a full job (running every group at once shows it). This is read from the routed plan
 itself, not guessed from the group's shape: the directed links that carry load, and which of their
 ends are physical chips hosting no member.
 """
@@ -26,16 +26,17 @@ class Borrowed:
         return {"chips": len(self.chips), "links": self.links, "chip_names": list(self.chips)}
 
     def describe(self) -> str:
-        """One clause for a header: what is borrowed, and what to run instead."""
+        """One clause for a header: what is borrowed, and what to run instead (every group at once,
+        which the caller names its own way)."""
         n = len(self.chips)
         return (
             f"relays through {n} chip{'s' if n != 1 else ''} outside the group ({self.links} of their "
-            "links), idle here but busy when their own groups run: run every group at once with --groups"
+            "links), idle here but busy when their own groups run: run every group at once"
         )
 
 
 def borrowed_links(topology: Topology, group: list[str], plans) -> Borrowed | None:
-    """What the routed ``plans`` (an :class:`~trnsim.model.engine.Plan` each, with their other
+    """What the routed ``plans`` (an :class:`~trnsim.model.plan.Plan` each, with their other
     hash seeds) of ``group`` borrow from chips outside it, or None when they borrow nothing."""
     from trnsim.topology.arrays import graph_arrays
 
@@ -59,7 +60,7 @@ def borrowed_links(topology: Topology, group: list[str], plans) -> Borrowed | No
 
 
 def borrowed_by(topology: Topology, evaluation, every: bool = False) -> Borrowed | None:
-    """What an :class:`~trnsim.model.engine.Evaluation` borrows: the plans of the algorithms
-    its rows chose (``every``: of every algorithm evaluated, as ``--algo all`` shows them)."""
+    """What an :class:`~trnsim.model.engine.GroupEvaluation` borrows: the plans of the algorithms
+    its rows chose (``every``: of every algorithm evaluated, as algorithm ``all`` shows them)."""
     names = evaluation.plans if every else dict.fromkeys(row.algorithm for row in evaluation.rows)
     return borrowed_links(topology, evaluation.group, [evaluation.plans[name] for name in names])

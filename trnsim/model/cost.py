@@ -18,7 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from trnsim.collectives.schedule import Step
+from trnsim.errors import ParameterError
 from trnsim.model.router import StepRoute
+from trnsim.topology.graph import Topology
 
 # Assumptions (not published figures): a pipeline splits the collective into at most this many chunks,
 # each at least this large; below that, per-message costs the model does not count would dominate.
@@ -27,6 +29,47 @@ MIN_CHUNK_BYTES = 64 * 1024
 # rounds x basis patterns x links costed for chunk counts below the pipeline's depth; above it, only
 # one chunk or at least depth chunks are considered (a speed limit, not a model assumption)
 SHORT_PIPELINE_WORK = 200_000_000
+
+
+def step_alpha(topology: Topology, alpha_us: float | None) -> tuple[float, float]:
+    """The per-step alpha in nanoseconds and in microseconds: ``alpha_us`` when given, else the
+    system's ``latency.step_ns``. Each is the number given, never converted back from the other, so
+    that a run shows the alpha it was asked for digit for digit."""
+    step_ns = topology.spec.latency.step_ns
+    if alpha_us is None:
+        return step_ns, step_ns / 1e3
+    return alpha_us * 1e3, alpha_us
+
+
+def assumptions(topology: Topology, alpha_us: float | None) -> set[str]:
+    """Which of a run's figures rest on an assumption of the system's file (its section's ``source``
+    says so) rather than on the caller (an ``alpha_us`` given, an edit, a calibration): ``alpha``
+    (the per-step latency, :func:`step_alpha`), ``efficiency`` (the links' share of their raw rate)."""
+    from trnsim.topology.metrics import model_parameters
+
+    by_key = {p["key"]: p["basis"] for p in model_parameters(topology)}
+    out = set()
+    if alpha_us is None and by_key["latency.step_ns"] == "assumption":
+        out.add("alpha")
+    if any(basis == "assumption" for key, basis in by_key.items() if key.startswith("efficiency.")):
+        out.add("efficiency")
+    return out
+
+
+def cost_options(
+    topology: Topology, alpha_us: float | None, max_chunks: int | None, min_chunk_bytes: int | None
+) -> tuple[float, float, tuple[int, int]]:
+    """The checked ``alpha_us``, ``max_chunks`` and ``min_chunk_bytes``: alpha in ns and in us
+    (:func:`step_alpha`), and the chunking."""
+    from trnsim.units import check_finite
+
+    check_finite("alpha_us", alpha_us, minimum=0, maximum=1e6)
+    if max_chunks is not None and not 1 <= max_chunks <= 1_000_000:
+        raise ParameterError(f"expected a whole number from 1 to 1,000,000, got {max_chunks}", "max_chunks")
+    if min_chunk_bytes is not None and not 1 <= min_chunk_bytes <= 1 << 50:
+        raise ParameterError(f"expected 1 B to 1 PiB, got {min_chunk_bytes}", "min_chunk_bytes")
+    alpha_ns, alpha_us = step_alpha(topology, alpha_us)
+    return alpha_ns, alpha_us, (max_chunks or MAX_CHUNKS, min_chunk_bytes or MIN_CHUNK_BYTES)
 
 
 @dataclass

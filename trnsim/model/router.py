@@ -132,7 +132,8 @@ class Router:
             relay = "" if routing.relay else " when only switches forward traffic (routing without relay)"
             raise UsageError(
                 f"{topology.where}: {group[a]} cannot reach {group[b]}{relay}; "
-                f"allow chips to relay (--routing {routing.policy},relay)"
+                f"allow chips to relay ({{routing}} {routing.policy},relay)",
+                names="routing",
             )
         return paths
 

@@ -83,7 +83,7 @@ def _check_expressible(topology: Topology) -> None:
     if spec.chip.ranks > 1:
         raise UsageError(
             f"{topology.name} cannot be expressed in ASTRA-sim: its chips host {spec.chip.ranks} ranks each "
-            "(export with --set chip.ranks=1 for one NPU per chip)"
+            "(export with {overrides} chip.ranks=1 for one NPU per chip)"
         )
     if topology.faults:
         raise UsageError(

@@ -77,7 +77,7 @@ def _table(headers: list[str], rows: list[list[str]], text_columns: int = 0) -> 
 
 
 def rows_table(rows) -> tuple[list[str], list[list[str]]]:
-    """A variant's rows (:class:`trnsim.model.engine.Row`) as the collective table shows them."""
+    """A variant's rows (any :class:`trnsim.model.rows.Row`) as the collective table shows them."""
     headers = ["size", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "algorithm", "bound busbw", "eff %",
                "bottleneck"]  # fmt: skip
     body = [
@@ -132,3 +132,74 @@ def render(report: Report) -> str:
         parts.append(_table(headers, body, text_columns=0))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def side_by_side(results, sizes: list[int], letters: list[str]) -> tuple[list[str], list[list[str]]]:
+    """The variants' busbw, bound and algorithm at every size some variant ran, and each one's ratio
+    to the first (A)."""
+    from trnsim.units import format_size
+
+    by_size = [{row.requested_bytes: row for row in r.evaluation.rows} for r in results]
+    headers = ["size"]
+    for n, letter in enumerate(letters):
+        headers += [f"{letter} busbw (GB/s)", f"{letter} bound", f"{letter} algorithm"] + (
+            [f"{letter}/A"] if n else []
+        )
+    table = []
+    for size in sizes:
+        if not any(size in rows for rows in by_size):
+            continue
+        line = [format_size(size)]
+        first = by_size[0].get(size)
+        for n, rows in enumerate(by_size):
+            row = rows.get(size)
+            if row is None:
+                line += ["-", "-", "-"] + (["-"] if n else [])
+                continue
+            line += [f"{row.busbw_gbps:.2f}", f"{row.bound_busbw_gbps:.2f}", row.algorithm]
+            if n:
+                line.append(
+                    f"{row.busbw_gbps / first.busbw_gbps:.3f}x" if first and first.busbw_gbps else "-"
+                )
+        table.append(line)
+    return headers, table
+
+
+def sections(results, letters: list[str], op: str) -> list[Section]:
+    """Per variant: what its run said, its drawing and heatmap (when its fabric can be drawn and its
+    evaluation names a busiest step: one group's), and its rows."""
+    from functools import partial
+
+    from trnsim.outputs import draw
+
+    out = []
+    for letter, result in zip(letters, results, strict=True):
+        evaluation, topo = result.evaluation, result.topology
+        notes = [f"{evaluation.ranks} ranks"]
+        if (bound := getattr(evaluation, "bound", None)) is not None:
+            notes = [
+                f"{evaluation.ranks} ranks; routing {evaluation.routing.label}; bandwidth bound limited by "
+                f"{bound.limited_by}" + ("" if bound.exact else " (a valid bound, perhaps not the optimum)")
+            ]
+        if topo.faults:
+            notes.append("failed: " + ", ".join(topo.faults))
+        if (note := evaluation.alignment_note()) is not None:
+            notes.append(note)
+        reason = draw.drawable(topo)
+        if reason is not None:
+            notes.append(f"not drawn: {reason}")
+        picture = draw.layout(topo) if reason is None else None
+        heat = evaluation.busiest_links() if hasattr(evaluation, "busiest_links") else None
+        out.append(
+            Section(
+                f"{letter} = {result.display}",
+                notes,
+                svg_of(partial(draw.save, picture)) if picture else "",
+                svg_of(partial(draw.heatmap, topo, heat, title=f"{letter}: {op}"))
+                if picture and heat
+                else "",
+                heat.describe() if heat else "",
+                evaluation.rows,
+            )
+        )
+    return out

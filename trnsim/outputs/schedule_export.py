@@ -9,7 +9,7 @@ and ``routes`` lists the shortest paths each pair takes there (traffic splits ev
 
 from trnsim.collectives import multidim
 from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
-from trnsim.model.engine import Plan
+from trnsim.model.plan import Plan
 from trnsim.topology.graph import Topology
 
 FORMAT = "trnsim-schedule/1"

@@ -13,7 +13,7 @@ only switches forward traffic.
 
 from dataclasses import dataclass
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError
 
 POLICIES = ("ecmp", "single", "hash")
 # seeds a hash-routed run averages over (an assumption: enough for a stable mean on catalog fabrics)
@@ -48,13 +48,13 @@ def routing_of(spec) -> RoutingPolicy:
     return RoutingPolicy(section.policy, section.relay, section.hash_seeds)
 
 
-def routing_overrides(text: str, option: str = "--routing") -> list[str]:
+def routing_overrides(text: str, parameter: str = "routing") -> list[str]:
     """``--routing`` as ``--set`` edits of the file's ``routing`` section (only the parts given).
 
     ``single`` -> ``routing.policy=single``; ``hash:16,no-relay`` adds ``routing.hash_seeds=16`` and
     ``routing.relay=false``; ``no-relay`` alone keeps the file's policy.
     """
-    parsed = parse_routing(text, option=option)
+    parsed = parse_routing(text, parameter=parameter)
     parts = [part.strip().lower() for part in str(text).split(",")]
     edits = []
     head, _, seeds = parts[0].partition(":")
@@ -68,7 +68,7 @@ def routing_overrides(text: str, option: str = "--routing") -> list[str]:
 
 
 def parse_routing(
-    text: str, default: "RoutingPolicy | None" = None, option: str = "--routing"
+    text: str, default: "RoutingPolicy | None" = None, parameter: str = "routing"
 ) -> RoutingPolicy:
     """Parse ``POLICY[:SEEDS][,relay|,no-relay]`` (e.g. ``single``, ``hash:16``, ``ecmp,no-relay``).
 
@@ -78,24 +78,24 @@ def parse_routing(
     parts = [part.strip().lower() for part in str(text).split(",")]
     expected = f"expected POLICY[:SEEDS][,relay|,no-relay] with POLICY one of {', '.join(POLICIES)}"
     if not parts[0] or len(parts) > 2:
-        raise UsageError(f"{option} {text!r}: {expected}")
+        raise ParameterError(expected, parameter, repr(text))
     policy, colon, seeds_text = parts[0].partition(":")
     if colon and not seeds_text:
-        raise UsageError(f"{option} {text!r}: give the number of seeds after the colon (hash:16)")
+        raise ParameterError("give the number of seeds after the colon (hash:16)", parameter, repr(text))
     relay = base.relay
     if policy in ("relay", "no-relay") and len(parts) == 1:
         return RoutingPolicy(base.policy, policy == "relay", base.seeds)
     if policy not in POLICIES:
-        raise UsageError(f"{option} {text!r}: {expected}")
+        raise ParameterError(expected, parameter, repr(text))
     seeds = base.seeds
     if seeds_text:
         if policy != "hash" or not seeds_text.isdigit() or not 1 <= int(seeds_text) <= MAX_HASH_SEEDS:
-            raise UsageError(
-                f"{option} {text!r}: seeds are a whole number 1..{MAX_HASH_SEEDS}, for hash only"
+            raise ParameterError(
+                f"seeds are a whole number 1..{MAX_HASH_SEEDS}, for hash only", parameter, repr(text)
             )
         seeds = int(seeds_text)
     if len(parts) == 2:
         if parts[1] not in ("relay", "no-relay"):
-            raise UsageError(f"{option} {text!r}: {expected}")
+            raise ParameterError(expected, parameter, repr(text))
         relay = parts[1] == "relay"
     return RoutingPolicy(policy, relay, seeds)

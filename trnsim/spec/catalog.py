@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 
 from trnsim.errors import ConfigError, FileAsSkuError, TrnsimError, UsageError
-from trnsim.spec.overrides import apply_overrides, blame, edits_text
+from trnsim.spec.overrides import apply_overrides, blame, named_edits
 from trnsim.spec.schema import Spec
 from trnsim.yamlio import load_text, load_yaml, read_text
 
@@ -70,7 +70,7 @@ class LoadedSpec:
     @property
     def where(self) -> str:
         """The file, and any ``--set`` edits applied to it, for messages."""
-        return str(self.path) + (f" with {edits_text(self.overrides)}" if self.overrides else "")
+        return str(self.path) + (f" with {named_edits(self.overrides)}" if self.overrides else "")
 
 
 def read_document(path: Path) -> dict:
@@ -300,7 +300,7 @@ def load_spec(sku: str | None = None, topology: Path | None = None, overrides: l
         ``KEY=VALUE`` edits applied to the document before validation.
     """
     if (sku is None) == (topology is None):
-        raise UsageError("give exactly one of --sku NAME or --topology FILE")
+        raise UsageError("give exactly one of {sku} NAME or {topology} FILE")
     path = find_sku(sku) if sku is not None else Path(topology)
     document = read_document(path)
     where = path
@@ -315,8 +315,8 @@ def load_spec(sku: str | None = None, topology: Path | None = None, overrides: l
                         if not isinstance(node, dict):
                             break
         document = apply_overrides(document, list(overrides))
-        # a value that fails validation came from --set, not from the file: say so
-        where = f"{path} with --set {', '.join(overrides)}"
+        # a value that fails validation came from the edits, not from the file: say so
+        where = f"{path} with {{overrides}} {', '.join(overrides)}"
     return LoadedSpec(
         spec=validate_document(document, where, overrides, path),
         path=path,

@@ -87,6 +87,17 @@ def describe_key(key: tuple) -> str:
     )
 
 
+def comparison_rows(payload_rows: list[dict], identity: dict) -> list[dict]:
+    """A comparison's rows as a baseline keeps them: for each size, each variant's values (its
+    ``values`` by label, :func:`trnsim.outputs.compare.comparison`) under the run's ``identity``
+    (``op``, ``group``, ``algo``, ``dtype``, ``alpha_us``, ``max_chunks``, ``min_chunk_bytes``)."""
+    return [
+        {"variant": label, **identity, "requested_bytes": entry["bytes"], **values}
+        for entry in payload_rows
+        for label, values in entry["values"].items()
+    ]
+
+
 def save(path: Path, rows: list[dict], variants: list[dict], context: dict) -> None:
     """Write a baseline file.
 
@@ -141,7 +152,10 @@ def load(path: Path) -> dict:
             found = f"kind {document.get('kind')!r}"
         else:
             found = f"schema {document.get('schema') if isinstance(document, dict) else type(document).__name__!r}"
-        raise ConfigError(f"{path}: not a {SCHEMA} baseline ({found}); save one with --save-baseline")
+        raise ConfigError(
+            f"{path}: not a {SCHEMA} baseline ({found}); save one with {{save_baseline}}",
+            names="save_baseline",
+        )
     try:
         msgspec.convert(document, _Baseline)
     except msgspec.ValidationError as exc:
@@ -150,7 +164,8 @@ def load(path: Path) -> dict:
         message = message.replace("Object missing required field", "missing required key")
         raise ConfigError(
             f"{path}: {keypath}: {message.replace('Expected', 'expected')} "
-            "(re-save the baseline with --save-baseline)"
+            "(re-save the baseline with {save_baseline})",
+            names="save_baseline",
         ) from None
     seen: dict[tuple, int] = {}
     for index, row in enumerate(document["rows"]):

@@ -39,7 +39,7 @@ from itertools import permutations
 
 import numpy as np
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.model.concurrent import ConcurrentRow
 from trnsim.topology.graph import Topology
 
@@ -81,13 +81,15 @@ class ModelShape:
     def check(self, degrees: dict[str, int]) -> None:
         """Refuse a shape the degrees cannot split."""
         if self.experts is not None and degrees.get("ep", 1) > 1 and self.experts % degrees["ep"]:
-            raise UsageError(
-                f"--experts {self.experts}: the expert-parallel degree {degrees['ep']} must divide it"
+            raise ParameterError(
+                f"the expert-parallel degree {degrees['ep']} must divide it", "experts", f"{self.experts}"
             )
         if self.experts is not None and self.topk > self.experts:
-            raise UsageError(f"--topk {self.topk}: a token picks at most the {self.experts} experts")
+            raise ParameterError(f"a token picks at most the {self.experts} experts", "topk", str(self.topk))
         if self.layers is not None and self.layers % degrees.get("pp", 1):
-            raise UsageError(f"--layers {self.layers}: the pipeline degree {degrees['pp']} must divide it")
+            raise ParameterError(
+                f"the pipeline degree {degrees['pp']} must divide it", "layers", f"{self.layers}"
+            )
 
 
 @dataclass
@@ -219,8 +221,9 @@ def _evaluate(topology, members, degrees, orders, sizes, dtype, calls, traffic) 
             if op is not None:
                 if name not in sizes:
                     raise UsageError(
-                        f"give the {name} message size (--size {name}=BYTES, or a model shape: --hidden and "
-                        "--tokens" + (", with --params for dp)" if name == "dp" else ")")
+                        f"give the {name} message size ({{size}} {name}=BYTES, or a model shape: {{hidden}} "
+                        "and {tokens}" + (", with {params} for dp)" if name == "dp" else ")"),
+                        names=("size", "hidden", "tokens", "params"),
                     )
                 key = (name, tuple(map(tuple, groups[name])))
                 if key not in runs:
@@ -264,4 +267,4 @@ def _naming(name: str, op: str, size: int, groups: list) -> Iterator[None]:
     try:
         yield
     except UsageError as exc:
-        raise UsageError(f"{name} ({op} of {size} B on {len(groups)} groups): {exc}") from None
+        raise exc.within(f"{name} ({op} of {size} B on {len(groups)} groups)") from None

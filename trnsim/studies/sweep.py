@@ -5,25 +5,22 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 
+from trnsim.model.backend import Selection
 from trnsim.studies.variants import Variant, label_form, label_of
 
 
 @dataclass(frozen=True)
 class Task:
-    """One evaluation of a sweep."""
+    """One evaluation of a sweep: a variant, an op, an algorithm, the sizes, and who runs it how
+    (:class:`~trnsim.model.backend.Selection`, the same for every task of a sweep)."""
 
     variant: Variant
     common: tuple[str, ...]
     op: str
     algo: str
     sizes: tuple[int, ...]
-    group: str | None
-    ranks: int | None
-    dtype: str
-    alpha_us: float | None
-    max_chunks: int | None = None
-    min_chunk_bytes: int | None = None
-    groups: str | None = None  # many groups at once (a select_groups spec), instead of group/ranks
+    selection: Selection = Selection()
+    dtype: str = "float"
 
 
 @cache
@@ -33,39 +30,35 @@ def _topology(variant: Variant):
 
 def run_task(task: Task) -> list[dict]:
     """Evaluate one task; rows are flat dicts ready for CSV or JSON. When the algorithm does not apply,
-    one row ``{"skipped": reason}``: a sweep skips such combinations and says so."""
+    one row ``{"skipped": error}`` (the :class:`~trnsim.errors.UsageError` saying why, which the
+    caller shows in its own terms): a sweep skips such combinations and says so."""
     from trnsim.errors import NotApplicableError, UsageError
-    from trnsim.model.concurrent import evaluate_concurrent
-    from trnsim.model.engine import evaluate
-    from trnsim.topology.groups import group_label, select_group, select_groups
+    from trnsim.topology.groups import group_label
 
     topology = _topology(task.variant)
-    options = dict(algo=task.algo, dtype=task.dtype, alpha_us=task.alpha_us, max_chunks=task.max_chunks)
-    options.update(min_chunk_bytes=task.min_chunk_bytes)
+    chosen, costing = task.selection, task.selection.costing
     try:
-        if task.groups is not None:
-            try:
-                groups = select_groups(topology, task.groups)
-            except UsageError as reason:  # a spec one system of the sweep lacks (racks on a torus)
-                return [{"skipped": f"{topology.name}: {reason}"}]
-            result = evaluate_concurrent(topology, task.op, list(task.sizes), groups, **options)
-        else:
-            chips = select_group(topology, task.group, task.ranks)
-            result = evaluate(topology, task.op, list(task.sizes), chips, **options)
+        backend = chosen.backend(topology)
+    except UsageError as reason:
+        if chosen.groups is None:
+            raise
+        return [{"skipped": reason.within(topology.name)}]  # a spec one system lacks (racks on a torus)
+    try:
+        result = backend.evaluate(task.op, list(task.sizes), task.algo, task.dtype)
     except NotApplicableError as reason:
-        return [{"skipped": str(reason)}]
+        return [{"skipped": reason}]
     head = {
         "variant": label_of(topology, tuple(map(label_form, task.variant.overrides[len(task.common) :]))),
         "overrides": ", ".join(task.variant.overrides),
         "sku": topology.name,
         "op": task.op,
         "algo": task.algo,
-        "group": group_label(task.group, task.ranks, task.groups),
+        "group": group_label(chosen.group, chosen.ranks, chosen.groups),
         "ranks": result.ranks,
         "dtype": task.dtype.strip().lower(),
-        "alpha_us": task.alpha_us,
-        "max_chunks": task.max_chunks,
-        "min_chunk_bytes": task.min_chunk_bytes,
+        "alpha_us": costing.alpha_us,
+        "max_chunks": costing.max_chunks,
+        "min_chunk_bytes": costing.min_chunk_bytes,
         "file": str(topology.path),
     }
     return [{**head, **row.as_dict()} for row in result.rows]

@@ -10,16 +10,18 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trnsim.collectives.traffic import traffic_matrix
 from trnsim.errors import TrnsimError, UsageError
-from trnsim.model.concurrent import ConcurrentEvaluation, evaluate_concurrent
-from trnsim.model.engine import Evaluation, evaluate
-from trnsim.spec.overrides import edits_text
+from trnsim.model.backend import Selection
+from trnsim.model.rows import Evaluation
+from trnsim.spec.overrides import named_edits
 from trnsim.topology.graph import Topology
-from trnsim.topology.groups import select_group, select_groups
 from trnsim.topology.load import load_topology
 
 CALIBRATION_KEY = "calibration"  # NAME:calibration=FILE
+
+
+def _as_is(parameter: str) -> str:
+    return parameter
 
 
 def _same_path(text: str) -> str:
@@ -69,7 +71,7 @@ class Variant:
         except TrnsimError as exc:
             if not self.text or ":" not in self.text:
                 raise
-            raise type(exc)(f"variant {self.text!r}: {exc}") from None
+            raise exc.within(f"variant {self.text!r}") from None
 
     def edits(self) -> list[str]:
         """The variant's edits: its calibration files' edits first, then the others in order."""
@@ -104,10 +106,10 @@ class VariantResult:
 
     label: str  # the SKU's name with the variant's own what-if edits: its identity in baselines
     topology: Topology
-    evaluation: Evaluation | ConcurrentEvaluation
+    evaluation: Evaluation  # of one group, several at once or a cluster (:mod:`trnsim.model.backend`)
     sha256: str
     variant: Variant = field(repr=False)
-    display: str = ""  # the name with every edit it ran with, including the common --set ones
+    display: str = ""  # the name with every edit it ran with, including the common ones
 
 
 def file_sha256(path: Path) -> str:
@@ -126,49 +128,34 @@ def run_variants(
     variants: list[Variant],
     op: str,
     sizes: list[int],
+    selection: Selection | None = None,
     *,
-    group: str | None = None,
-    ranks: int | None = None,
     algo: str = "auto",
     dtype: str = "float",
-    alpha_us: float | None = None,
     common: tuple[str, ...] = (),
-    max_chunks: int | None = None,
-    min_chunk_bytes: int | None = None,
-    groups: str | None = None,
-    skew: str | None = None,
-    traffic_file: Path | None = None,
+    name=_as_is,
 ) -> list[VariantResult]:
-    """Evaluate ``op`` on every variant; labels are made unique in order of appearance.
-
-    ``groups`` (a :func:`~trnsim.topology.groups.select_groups` spec) runs every group at once
-    (:mod:`trnsim.model.concurrent`); ``skew`` or ``traffic_file`` skews an all-to-all.
-    """
+    """Evaluate ``op`` on every variant, each through the backend ``selection`` gives for its system
+    (one group, several at once or a cluster: :class:`~trnsim.model.backend.Selection`); labels are
+    made unique in order of appearance. ``name`` shows a parameter in the display names as the
+    caller calls it (the common edits: ``overrides``, the command line's ``--set``)."""
+    selection = selection or Selection()  # every rank of each variant, at its file's costs
     results, seen = [], {}
     for variant in variants:
         topology = variant.load()
-        options = dict(algo=algo, dtype=dtype, alpha_us=alpha_us, max_chunks=max_chunks)
-        options.update(min_chunk_bytes=min_chunk_bytes)
         try:
-            if groups is not None:
-                chosen = select_groups(topology, groups)
-                traffic = traffic_matrix(skew, traffic_file, len(chosen[0]))
-                evaluation = evaluate_concurrent(topology, op, sizes, chosen, traffic=traffic, **options)
-            else:
-                chips = select_group(topology, group, ranks)
-                traffic = traffic_matrix(skew, traffic_file, len(chips))
-                evaluation = evaluate(topology, op, sizes, chips, traffic=traffic, **options)
+            evaluation = selection.backend(topology).evaluate(op, sizes, algo, dtype)
         except TrnsimError as exc:
             if len(variants) == 1:
                 raise
-            raise type(exc)(f"variant {variant.text or topology.name}: {exc}") from None
-        # common --set edits stand for a change to the files under test (what a baseline gate is
-        # for), so they are shown but are not part of the identity; a variant's own edits are
+            raise exc.within(f"variant {variant.text or topology.name}") from None
+        # common edits stand for a change to the files under test (what a baseline gate is for),
+        # so they are shown but are not part of the identity; a variant's own edits are
         label = label_of(topology, tuple(map(label_form, variant.overrides[len(common) :])))
         seen[label] = seen.get(label, 0) + 1
         if seen[label] > 1:
             label = f"{label} #{seen[label]}"
-        display = label + (f" with {edits_text(common)}" if common else "")
+        display = label + (f" with {named_edits(common, name)}" if common else "")
         results.append(
             VariantResult(label, topology, evaluation, file_sha256(topology.path), variant, display)
         )

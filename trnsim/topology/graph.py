@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from trnsim.errors import UsageError
-from trnsim.spec.overrides import edits_text
+from trnsim.spec.overrides import named_edits
 from trnsim.spec.schema import Spec
 
 # The link class of the on-chip link between a rank and its chip (where a chip hosts several ranks,
@@ -123,7 +123,7 @@ class Topology:
     def where(self) -> str:
         """Where the spec came from, for messages: the file, and any --set edits applied to it."""
         origin = str(self.path) if self.path else self.spec.name
-        return origin + (f" with {edits_text(self.overrides)}" if self.overrides else "")
+        return origin + (f" with {named_edits(self.overrides)}" if self.overrides else "")
 
     @property
     def name(self) -> str:

@@ -1,4 +1,4 @@
-"""Select the chips a collective runs on: ``--group`` and ``--ranks``.
+"""Select the chips a collective runs on: a ``group`` spec or the first ``ranks``.
 
 Group specs: ``all``; ``rack:K``; ``server:K`` / ``node:K`` (a node of a switched fabric, numbered
 across racks, or a server of a torus); ``tray:K`` (a switched fabric's node, or a two-chip tray of a
@@ -6,12 +6,12 @@ torus wired as a hypercube, numbered across servers); ``plane:NAME`` (the chips 
 serves); ``slot:NAME`` (``0``/``1`` on such a torus); a rank range ``0-31``; a list ``0,2,5-7``
 (ranks or chip names).
 
-Many groups at once (``--groups``): ``KIND:*`` (every rack, server, node, tray, plane or slot), or
+Many groups at once (a ``groups`` spec): ``KIND:*`` (every rack, server, node, tray, plane or slot), or
 ``stride:N`` (ranks ``i, i+N, i+2N, ...`` for each ``i < N``), ``blocks:K`` (consecutive blocks of
 ``K`` ranks), or explicit groups separated by ``;`` (``0-3;4-7``).
 """
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.topology.graph import Topology
 
 
@@ -23,11 +23,10 @@ def _is_number(text: str) -> bool:
 def _ranks_from_list(topology: Topology, text: str) -> list[int]:
     try:
         return _listed(topology, text)
-    except UsageError as exc:
-        message = str(exc)
-        raise UsageError(
-            message if message.startswith("--group") else f"--group {text!r}: {message}"
-        ) from None
+    except UsageError as exc:  # a rank or chip the topology lacks: say which group named it
+        if exc.template.startswith("{group}"):
+            raise
+        raise UsageError(f"{{group}} {text!r}: {exc.template}") from None
 
 
 def _listed(topology: Topology, text: str) -> list[int]:
@@ -39,7 +38,7 @@ def _listed(topology: Topology, text: str) -> list[int]:
         lo, sep, hi = part.partition("-")
         if sep and _is_number(lo) and _is_number(hi):
             if int(hi) < int(lo):
-                raise UsageError(f"--group range {part!r} runs backwards")
+                raise UsageError(f"{{group}} range {part!r} runs backwards")
             for rank in range(int(lo), int(hi) + 1):
                 ranks.append(topology.rank_of[topology.resolve_chip(rank)])
         else:  # a rank, or a chip that hosts several ranks: all of them
@@ -51,7 +50,7 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
     graph, spec = topology.nodes, topology.spec
     chips = topology.chips
     if key in ("rack", "server", "node", "tray") and not _is_number(value):
-        raise UsageError(f"--group {key}:{value}: expected a number, e.g. {key}:0")
+        raise UsageError(f"{{group}} {key}:{value}: expected a number, e.g. {key}:0")
     if key == "rack":
         if spec.kind != "switched":
             raise UsageError(
@@ -90,7 +89,7 @@ def _attribute_group(topology: Topology, key: str, value: str) -> list[int]:
             raise UsageError(f"{topology.name} has no slots (a torus has them only when wired as trays)")
         return [r for r, c in enumerate(chips) if str(graph[c]["slot"]) == value]
     raise UsageError(
-        f"unknown --group kind {key!r}; use all, rack:K, server:K, plane:NAME, slot:NAME, 0-31 or 0,1,5"
+        f"unknown {{group}} kind {key!r}; use all, rack:K, server:K, plane:NAME, slot:NAME, 0-31 or 0,1,5"
     )
 
 
@@ -105,7 +104,7 @@ def group_label(spec: str | None, ranks: int | None, groups: str | None = None) 
 
 
 def select_group(topology: Topology, spec: str | None = None, ranks: int | None = None) -> list[str]:
-    """The chips (in rank order) that take part, from ``--group`` or ``--ranks``.
+    """The chips (in rank order) that take part, from a ``spec`` or the first ``ranks``.
 
     Parameters
     ----------
@@ -122,7 +121,7 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
         For an unknown spec, chips the topology does not have, or fewer than two chips.
     """
     if spec is not None and ranks is not None:
-        raise UsageError("give --group or --ranks, not both")
+        raise UsageError("give {group} or {ranks}, not both", names=("group", "ranks"))
     per_chip = topology.spec.chip.ranks
     unit = "rank" if per_chip > 1 else "chip"
     if ranks is not None:
@@ -132,7 +131,9 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
                 if per_chip > 1
                 else f"{topology.n_ranks} chips"
             )
-            raise UsageError(f"--ranks {ranks}: {topology.name} has {held}; give 2..{topology.n_ranks}")
+            raise ParameterError(
+                f"{topology.name} has {held}; give 2..{topology.n_ranks}", "ranks", f"{ranks}"
+            )
         selected = list(range(ranks))
     elif spec is None or spec.strip().lower() == "all":
         selected = list(range(topology.n_ranks))
@@ -152,18 +153,18 @@ def select_group(topology: Topology, spec: str | None = None, ranks: int | None 
                 else ", ".join(valid)
             )
             names = f"; its {key.strip().lower()}s are {listed}" if valid else ""
-            raise UsageError(f"--group {spec!r} names no {unit}s of {topology.name}{names}")
+            raise UsageError(f"{{group}} {spec!r} names no {unit}s of {topology.name}{names}")
     unique = sorted(set(selected))
     if len(unique) != len(selected):
-        raise UsageError(f"--group {spec!r} names a {unit} twice")
+        raise UsageError(f"{{group}} {spec!r} names a {unit} twice")
     if len(unique) < 2:
-        what = f"--group {spec!r}" if spec is not None else f"{topology.name} (all of it)"
+        what = f"{{group}} {spec!r}" if spec is not None else f"{topology.name} (all of it)"
         raise UsageError(f"{what} has {len(unique)} {unit}; a collective needs at least 2")
     return [topology.chips[r] for r in unique]
 
 
 def select_groups(topology: Topology, spec: str) -> list[list[str]]:
-    """Several disjoint groups from a ``--groups`` spec (see the module docstring), in rank order.
+    """Several disjoint groups from a ``groups`` spec (see the module docstring), in rank order.
 
     Raises
     ------
@@ -177,12 +178,13 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
     if ";" in text:
         try:
             groups = [select_group(topology, part) for part in text.split(";") if part.strip()]
-        except UsageError as exc:  # one group's message, which names it as --group
-            raise UsageError(f"--groups {spec!r}: group {str(exc).removeprefix('--group ')}") from None
+        except UsageError as exc:  # one group's message, which names it as {group}
+            inner = exc.template.removeprefix("{group} ")
+            raise ParameterError(f"group {inner}", "groups", repr(spec)) from None
     elif sep and value == "*":
         if key not in ("rack", "server", "node", "tray", "plane", "slot"):
-            raise UsageError(
-                f"--groups {spec!r}: unknown kind {key!r}; use rack, server, node, tray, plane or slot"
+            raise ParameterError(
+                f"unknown kind {key!r}; use rack, server, node, tray, plane or slot", "groups", repr(spec)
             )
         groups = []
         for candidate in _values(topology, key):
@@ -193,41 +195,49 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
             if ranks:
                 groups.append([topology.chips[r] for r in ranks])
         if not groups:
-            raise UsageError(f"--groups {spec!r}: {topology.name} has no {key}s")
+            raise ParameterError(f"{topology.name} has no {key}s", "groups", repr(spec))
     elif sep and key in ("stride", "blocks"):
         if not _is_number(value) or not 1 <= int(value) <= n:
-            raise UsageError(f"--groups {spec!r}: expected {key}:N with N from 1 to {n}")
+            raise ParameterError(f"expected {key}:N with N from 1 to {n}", "groups", repr(spec))
         k = int(value)
         if n % k:
             what = f"{k} strided groups" if key == "stride" else f"blocks of {k}"
-            raise UsageError(
-                f"--groups {spec!r}: {n} {'ranks' if topology.spec.chip.ranks > 1 else 'chips'} do not split "
-                f"into {what} of one size; concurrent groups run in lockstep and must be of one size"
+            raise ParameterError(
+                f"{n} {'ranks' if topology.spec.chip.ranks > 1 else 'chips'} do not split "
+                f"into {what} of one size; concurrent groups run in lockstep and must be of one size",
+                "groups",
+                repr(spec),
             )
         if key == "stride":
             groups = [[topology.chips[r] for r in range(i, n, k)] for i in range(k)]
         else:
             groups = [[topology.chips[r] for r in range(lo, min(lo + k, n))] for lo in range(0, n, k)]
     else:
-        raise UsageError(
-            f"--groups {spec!r}: expected KIND:* (rack, server, node, tray, plane, slot), stride:N, "
-            "blocks:K or groups separated by ';' (0-3;4-7)"
+        raise ParameterError(
+            "expected KIND:* (rack, server, node, tray, plane, slot), stride:N, "
+            "blocks:K or groups separated by ';' (0-3;4-7)",
+            "groups",
+            repr(spec),
         )
     unit = "rank" if topology.spec.chip.ranks > 1 else "chip"
     if not groups:
-        raise UsageError(f"--groups {spec!r}: names no groups")
+        raise ParameterError("names no groups", "groups", repr(spec))
     seen: set[str] = set()
     for group in groups:
         if len(group) < 2:
-            raise UsageError(f"--groups {spec!r}: a group has {len(group)} {unit}; each needs at least 2")
+            raise ParameterError(
+                f"a group has {len(group)} {unit}; each needs at least 2", "groups", repr(spec)
+            )
         if seen & set(group):
-            raise UsageError(f"--groups {spec!r}: {sorted(seen & set(group))[0]} is in two groups")
+            raise ParameterError(f"{sorted(seen & set(group))[0]} is in two groups", "groups", repr(spec))
         seen |= set(group)
     if len({len(group) for group in groups}) != 1:
         sizes = sorted({len(group) for group in groups})
-        raise UsageError(
-            f"--groups {spec!r}: groups of {' and '.join(map(str, sizes))} {unit}s; concurrent groups run "
-            "in lockstep and must be of one size"
+        raise ParameterError(
+            f"groups of {' and '.join(map(str, sizes))} {unit}s; concurrent groups run "
+            "in lockstep and must be of one size",
+            "groups",
+            repr(spec),
         )
     return groups
 

@@ -58,7 +58,7 @@ def load_topology(
                     if given[first] == given[n]
                     else f"fails what {given[first]!r} does ({text}: a rank's failure is its chip's)"
                 )
-                raise UsageError(f"--fail {given[n]!r} {same}: give each failure once")
+                raise UsageError(f"{{fail}} {given[n]!r} {same}: give each failure once")
     degraded = expand_ranks(apply_faults(built, faults, keep_largest))
     degraded.healthy = healthy
     return degraded

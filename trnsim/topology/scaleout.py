@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from trnsim.errors import ConfigError, UsageError
+from trnsim.errors import ConfigError, ParameterError, UsageError
 
 MAX_LAYERS = 6  # beyond any building or campus: a plan that needs more is refused
 MAX_CHIPS = 1 << 30  # chips in a cluster (Project Rainier is 400,000)
 COLLISION_TRIALS = 4096  # Monte Carlo trials of ECMP hashing (fixed seed: reproducible)
 
 
-def radix(tbit: float, port_gbit: float, option: str = "") -> int:
+def radix(tbit: float, port_gbit: float, parameter: str = "") -> int:
     """Logical ports of a switch: ``floor(capacity / port speed)``.
 
     Raises
@@ -38,10 +38,12 @@ def radix(tbit: float, port_gbit: float, option: str = "") -> int:
     """
     k = math.floor(tbit * 1000 / port_gbit + 1e-9)
     if k < 2:
-        named = f"{option} {tbit:g}: " if option else ""
-        raise UsageError(
-            f"{named}a {tbit:g} Tbit/s switch has {k} port(s) of {port_gbit:g} Gbit/s: a fabric needs 2 or more"
+        message = (
+            f"a {tbit:g} Tbit/s switch has {k} port(s) of {port_gbit:g} Gbit/s: a fabric needs 2 or more"
         )
+        if parameter:
+            raise ParameterError(message, parameter, f"{tbit:g}")
+        raise UsageError(message)
     return k
 
 
@@ -167,7 +169,8 @@ def fabric_choice(spec, chips_per_domain: int, domain_racks: int | None, **edits
     if base is None and "nic_gbit_per_chip" not in given:
         raise ConfigError(
             f"{spec.name}: scale_out: the file describes no scale-out network; add a scale_out section "
-            "or give --nic-gbit"
+            "or give {nic_gbit_per_chip}",
+            names="nic_gbit_per_chip",
         )
     defaults = {
         "nic_gbit_per_chip": base.efa_gbit_per_chip if base else None,
@@ -192,25 +195,54 @@ def fabric_choice(spec, chips_per_domain: int, domain_racks: int | None, **edits
 
 def _check_choice(choice: FabricChoice) -> None:
     checks = [
-        ("--nic-gbit", choice.nic_gbit_per_chip, 1e-3, 1e6),
-        ("--port-gbit", choice.port_gbit, 1, 1e5),
-        ("--tor-tbit", choice.tor_tbit, 1e-3, 1e4),
-        ("--fabric-tbit", choice.fabric_tbit, 1e-3, 1e4),
-        ("--oversubscription", choice.oversubscription, 1, 64),
-        ("--hop-us", choice.hop_ns / 1e3, 0, 1e6),
-        ("scale_out.efficiency", choice.efficiency, 0.01, 1),
+        ("nic_gbit_per_chip", choice.nic_gbit_per_chip, 1e-3, 1e6),
+        ("port_gbit", choice.port_gbit, 1, 1e5),
+        ("tor_tbit", choice.tor_tbit, 1e-3, 1e4),
+        ("fabric_tbit", choice.fabric_tbit, 1e-3, 1e4),
+        ("oversubscription", choice.oversubscription, 1, 64),
+        ("hop_us", choice.hop_ns / 1e3, 0, 1e6),
+        ("scale_out.efficiency", choice.efficiency, 0.01, 1),  # a file key, named as the file does
     ]
     for name, value, low, high in checks:
         if not (math.isfinite(value) and low <= value <= high):
-            raise UsageError(f"{name}: expected {low:g} to {high:g}, got {value:g}")
+            raise ParameterError(f"expected {low:g} to {high:g}, got {value:g}", name)
     if not 1 <= choice.tors_per_rack <= 64:
-        raise UsageError(f"--tors-per-rack: expected 1 to 64, got {choice.tors_per_rack}")
+        raise ParameterError(f"expected 1 to 64, got {choice.tors_per_rack}", "tors_per_rack")
     if not 1 <= choice.chips_per_rack <= 1 << 20:
-        raise UsageError(f"--chips-per-rack: expected 1 to 1,048,576, got {choice.chips_per_rack}")
+        raise ParameterError(f"expected 1 to 1,048,576, got {choice.chips_per_rack}", "chips_per_rack")
     if choice.design not in ("tor", "rail"):
-        raise UsageError(f"--design {choice.design!r}: expected tor or rail")
+        raise ParameterError("expected tor or rail", "design", repr(choice.design))
     if choice.policy not in ("spray", "hash"):
-        raise UsageError(f"--efa-routing {choice.policy!r}: expected spray or hash")
+        raise ParameterError("expected spray or hash", "efa_routing", repr(choice.policy))
+
+
+def _check_ports(choice: FabricChoice, per_rack: int, rack_ports: float) -> None:
+    """Refuse ports that do not split evenly over a rack's ToRs, or a chip that cannot reach every
+    plane (each ToR is one)."""
+    tors = choice.tors_per_rack
+    if abs(rack_ports - round(rack_ports)) > 1e-9 or round(rack_ports) % tors:
+        raise UsageError(
+            f"a rack of {per_rack} chips at {choice.nic_gbit_per_chip:g} Gbit/s has {rack_ports:g} ports of "
+            f"{choice.port_gbit:g} Gbit/s, which do not split evenly over {tors} ToRs: change {{port_gbit}} "
+            "or {tors_per_rack}",
+            names=("port_gbit", "tors_per_rack"),
+        )
+    per_chip = choice.nic_gbit_per_chip / choice.port_gbit
+    whole = abs(per_chip - round(per_chip)) < 1e-9 and round(per_chip) >= 1
+    if whole and round(per_chip) % tors:
+        raise ParameterError(
+            f"a chip's {round(per_chip)} port(s) of {choice.port_gbit:g}G cannot reach "
+            f"{tors} planes evenly (each ToR is a plane, and every chip needs a port on each)",
+            "tors_per_rack",
+            f"{tors}",
+        )
+    if not whole and tors > 1:
+        raise ParameterError(
+            f"a chip's {choice.nic_gbit_per_chip:g} Gbit/s is {per_chip:g} ports, shared between chips, so "
+            f"it cannot reach {tors} planes: use smaller ports or one ToR",
+            "port_gbit",
+            f"{choice.port_gbit:g}",
+        )
 
 
 def plan_fabric(
@@ -230,64 +262,54 @@ def plan_fabric(
     """
     _check_choice(choice)
     if domains < 1:
-        raise UsageError(f"--domains: expected 1 or more, got {domains}")
+        raise ParameterError(f"expected 1 or more, got {domains}", "domains")
     chips = chips_per_domain * domains
     if chips > MAX_CHIPS:
-        raise UsageError(
-            f"--domains {domains:,}: {chips:,} chips, more than {MAX_CHIPS:,} (Project Rainier is 400,000)"
+        raise ParameterError(
+            f"{chips:,} chips, more than {MAX_CHIPS:,} (Project Rainier is 400,000)",
+            "domains",
+            f"{domains:,}",
         )
     per_rack = choice.chips_per_rack
     if per_rack % chips_per_domain and chips_per_domain % per_rack:
-        raise UsageError(
-            f"--chips-per-rack {per_rack}: a rack must hold whole domains of {chips_per_domain} chips "
-            "or a domain whole racks"
+        raise ParameterError(
+            f"a rack must hold whole domains of {chips_per_domain} chips or a domain whole racks",
+            "chips_per_rack",
+            f"{per_rack}",
         )
     racks = math.ceil(chips / per_rack)
     rack_ports = per_rack * choice.nic_gbit_per_chip / choice.port_gbit
     tors = choice.tors_per_rack
-    if abs(rack_ports - round(rack_ports)) > 1e-9 or round(rack_ports) % tors:
-        raise UsageError(
-            f"a rack of {per_rack} chips at {choice.nic_gbit_per_chip:g} Gbit/s has {rack_ports:g} ports of "
-            f"{choice.port_gbit:g} Gbit/s, which do not split evenly over {tors} ToRs: change --port-gbit "
-            "or --tors-per-rack"
-        )
-    per_chip = choice.nic_gbit_per_chip / choice.port_gbit
-    whole = abs(per_chip - round(per_chip)) < 1e-9 and round(per_chip) >= 1
-    if whole and round(per_chip) % tors:
-        raise UsageError(
-            f"--tors-per-rack {tors}: a chip's {round(per_chip)} port(s) of {choice.port_gbit:g}G cannot reach "
-            f"{tors} planes evenly (each ToR is a plane, and every chip needs a port on each)"
-        )
-    if not whole and tors > 1:
-        raise UsageError(
-            f"--port-gbit {choice.port_gbit:g}: a chip's {choice.nic_gbit_per_chip:g} Gbit/s is {per_chip:g} "
-            f"ports, shared between chips, so it cannot reach {tors} planes: use smaller ports or one ToR"
-        )
+    _check_ports(choice, per_rack, rack_ports)
     down = round(rack_ports) // tors
     up = math.ceil(down / choice.oversubscription) if racks > 1 else 0
-    k_tor = radix(choice.tor_tbit, choice.port_gbit, "--tor-tbit")
+    k_tor = radix(choice.tor_tbit, choice.port_gbit, "tor_tbit")
     if down + up > k_tor:
         raise UsageError(
             f"a ToR needs {down} ports down and {up} up of {choice.port_gbit:g} Gbit/s, but a "
-            f"{choice.tor_tbit:g} Tbit/s switch has {k_tor}: use a larger --tor-tbit, more --tors-per-rack "
-            "or --oversubscription"
+            f"{choice.tor_tbit:g} Tbit/s switch has {k_tor}: use a larger {{tor_tbit}}, more "
+            "{tors_per_rack} or {oversubscription}",
+            names=("tor_tbit", "tors_per_rack", "oversubscription"),
         )
-    k = radix(choice.fabric_tbit, choice.port_gbit, "--fabric-tbit")
+    k = radix(choice.fabric_tbit, choice.port_gbit, "fabric_tbit")
     needed = 1
     while leaves_reached(k, needed - 1) < racks:
         needed += 1
         if needed > MAX_LAYERS:
             raise UsageError(
                 f"{racks:,} racks need more than {MAX_LAYERS} switch layers of radix {k}: use larger "
-                "switches (--fabric-tbit) or smaller ports"
+                "switches ({fabric_tbit}) or smaller ports",
+                names="fabric_tbit",
             )
     if layers is not None:
         if not 1 <= layers <= MAX_LAYERS:
-            raise UsageError(f"--switch-layers: expected 1 to {MAX_LAYERS}, got {layers}")
+            raise ParameterError(f"expected 1 to {MAX_LAYERS}, got {layers}", "switch_layers")
         if layers < needed:
-            raise UsageError(
-                f"--switch-layers {layers}: {racks:,} racks need {needed} layers of radix {k} "
-                f"({layers} reach {leaves_reached(k, layers - 1) * per_rack:,} chips)"
+            raise ParameterError(
+                f"{racks:,} racks need {needed} layers of radix {k} "
+                f"({layers} reach {leaves_reached(k, layers - 1) * per_rack:,} chips)",
+                "switch_layers",
+                f"{layers}",
             )
         needed = layers
     plan = FabricPlan(choice, chips, domains, chips_per_domain, racks, tors, rack_ports / per_rack, down, up)

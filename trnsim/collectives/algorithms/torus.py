@@ -27,7 +27,7 @@ def torus_lines(ctx: Context):
     if topology.spec.chip.ranks > 1:
         raise NotApplicable("runs on tori of one rank per chip")
     if ctx.p != topology.n_ranks:
-        raise NotApplicable("runs over the whole torus: use --group all")
+        raise NotApplicable("runs over the whole torus only (a group of every chip)")
     axes = topology.spec.torus.axes
     sizes = [axis.size for axis in axes]
     if any(axis.twist for axis in axes):

@@ -21,12 +21,15 @@ count is chosen per size from 1 to :data:`MAX_CHUNKS` (``overlap=False``: 1).
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from trnsim.collectives.ops import get_op
-from trnsim.errors import NotApplicableError, UsageError
+from trnsim.errors import NotApplicableError, ParameterError, UsageError
 from trnsim.model.cluster.inter import INTER_ALGORITHMS, flows_leaving, inter_time_us
 from trnsim.model.cluster.limits import ceiling_us, efa_bound_us, injection_us
+from trnsim.model.cost import step_alpha
 from trnsim.model.engine import align_sizes, evaluate
+from trnsim.model.rows import Evaluation, Row, algbw_gbps, busbw_gbps
 from trnsim.topology.graph import Topology
 from trnsim.topology.metrics import chip_bandwidth_gbps
 from trnsim.topology.scaleout import FabricPlan, uplink_share
@@ -41,44 +44,54 @@ PHASES = {
 }
 
 
-@dataclass
-class ClusterRow:
-    """One size of a cluster collective (times in microseconds, bandwidths in GB/s)."""
+@dataclass(kw_only=True)
+class ClusterRow(Row):
+    """One size of a cluster collective (times in microseconds, bandwidths in GB/s).
 
-    bytes: int
-    requested_bytes: int  # the size asked for; ``bytes`` is what nccl-tests runs on all the ranks
-    count: int
-    time_us: float
-    algbw_gbps: float
-    busbw_gbps: float
+    ``bytes`` is what nccl-tests runs on all the ranks; ``bound_busbw_gbps`` the tighter of the EFA
+    cut and every rank's own links (any algorithm), ``efficiency`` busbw over it; ``algorithm`` names
+    both sides of the composition (:attr:`inter_algorithm`, :attr:`intra_algorithms`).
+    """
+
     inter_algorithm: str
     chunks: int
     intra_us: float  # the in-domain phases of one chunk, together
     inter_us: float  # the cross-domain phase of one chunk
     sequential_us: float  # the phases one after the other, unchunked
-    bound_busbw_gbps: float  # the tighter of the EFA cut and every rank's own links (any algorithm)
     bound_limited_by: str
     ceiling_busbw_gbps: float  # this composition's own limit: its busiest resource, no latency
-    efficiency: float  # busbw / bound
     intra_algorithms: str
 
-    def as_dict(self) -> dict:
-        return dict(self.__dict__)
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "bytes",
+        "requested_bytes",
+        "count",
+        "time_us",
+        "algbw_gbps",
+        "busbw_gbps",
+        "inter_algorithm",
+        "chunks",
+        "intra_us",
+        "inter_us",
+        "sequential_us",
+        "bound_busbw_gbps",
+        "bound_limited_by",
+        "ceiling_busbw_gbps",
+        "efficiency",
+        "intra_algorithms",
+    )
 
 
-@dataclass
-class ClusterEvaluation:
-    """A collective over a cluster of domains."""
+@dataclass(kw_only=True)
+class ClusterEvaluation(Evaluation):
+    """A collective over a cluster of domains (``sku`` is the domain's)."""
 
-    domain: str
-    op: str
     domains: int
     ranks_per_domain: int
     plan: FabricPlan
     rows: list[ClusterRow]
     uplink_share: dict[str, float] = field(default_factory=dict)  # per cross-domain algorithm
     nic_gbps: float = 0.0  # effective per rank
-    dropped: list[int] = field(default_factory=list)  # requested sizes that align to 0 bytes
 
     @property
     def ranks(self) -> int:
@@ -151,8 +164,8 @@ def evaluate_cluster(
     choices = INTER_ALGORITHMS[op.name]
     inter_algo = inter_algo.strip().lower()
     if inter_algo != "auto" and inter_algo not in choices:
-        raise UsageError(
-            f"--inter-algo {inter_algo!r}: {op.name} across domains runs {', '.join(choices)} or auto"
+        raise ParameterError(
+            f"{op.name} across domains runs {', '.join(choices)} or auto", "inter_algo", repr(inter_algo)
         )
     names = choices if inter_algo == "auto" else (inter_algo,)
     n, d = domain.n_ranks, plan.domains
@@ -170,7 +183,18 @@ def evaluate_cluster(
     for requested, size, count in aligned:
         best = _best_chunking(op.name, size, n, chunk_counts, intra_time, across)
         rows.append(_row(op, (requested, size, count), n, best, intra_time, across, rank_gbps))
-    return ClusterEvaluation(domain.name, op.name, d, n, plan, rows, shares, nic_gbps, dropped)
+    return ClusterEvaluation(
+        sku=domain.name,
+        op=op.name,
+        rows=rows,
+        dropped=dropped,
+        alpha_us=step_alpha(domain, None)[1],
+        domains=d,
+        ranks_per_domain=n,
+        plan=plan,
+        uplink_share=shares,
+        nic_gbps=nic_gbps,
+    )
 
 
 def _intra_phases(domain: Topology, op_name: str, intra_algo: str, aligned: list, chunk_counts: list):
@@ -188,7 +212,7 @@ def _intra_phases(domain: Topology, op_name: str, intra_algo: str, aligned: list
         try:
             result = evaluate(domain, phase, wanted, list(domain.chips), algo=intra_algo, exact_bounds=False)
         except NotApplicableError as exc:
-            raise UsageError(f"inside the domain: {exc}") from None
+            raise UsageError(exc.within("inside the domain")) from None
         by_size = {}
         for row in result.rows:
             by_size[row.requested_bytes] = (row.time_us, row.algorithm)
@@ -233,7 +257,7 @@ def _row(
     """One size: the chosen composition, the phases one after the other, the bound and the ceiling."""
     requested, size, count = size_row
     d, nic_gbps = across.domains, across.nic_gbps
-    factor = op.busbw_factor(n * d)
+    ranks = n * d
     total, chunks, name, up, out, used = best
     sequential = intra_time(size)[0] + min(
         across.time_us(a, size / n if op.name != "alltoall" else size) for a in across.names
@@ -246,17 +270,19 @@ def _row(
         ),
     ]
     bound, limited_by = max(bounds)
-    algbw = size / (total * 1e3) if total > 0 else 0.0
-    bound_busbw = factor * size / (bound * 1e3) if bound > 0 else float("inf")
+    bound_busbw = busbw_gbps(op, ranks, size, bound) if bound > 0 else float("inf")
     ceiling = ceiling_us(op.name, size, n, d, rank_gbps, nic_gbps * across.shares[name])
-    busbw = factor * algbw
+    busbw = busbw_gbps(op, ranks, size, total)
+    inside = "+".join(used) or "-"
     return ClusterRow(
         bytes=size,
         requested_bytes=requested,
         count=count,
+        type="float",
         time_us=total,
-        algbw_gbps=algbw,
+        algbw_gbps=algbw_gbps(size, total),
         busbw_gbps=busbw,
+        algorithm=f"{name} across" + (f", {inside} inside" if used else ""),
         inter_algorithm=name,
         chunks=chunks,
         intra_us=up,
@@ -264,7 +290,7 @@ def _row(
         sequential_us=sequential,
         bound_busbw_gbps=bound_busbw,
         bound_limited_by=limited_by,
-        ceiling_busbw_gbps=factor * size / (ceiling * 1e3) if ceiling > 0 else float("inf"),
+        ceiling_busbw_gbps=busbw_gbps(op, ranks, size, ceiling) if ceiling > 0 else float("inf"),
         efficiency=busbw / bound_busbw if math.isfinite(bound_busbw) and bound_busbw > 0 else 0.0,
-        intra_algorithms="+".join(used) or "-",
+        intra_algorithms=inside,
     )

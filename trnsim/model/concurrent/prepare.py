@@ -51,6 +51,7 @@ class Prepared:
     schedules: dict[str, list]  # per applicable algorithm, each group's schedule
     skipped: dict[str, str]
     realisations: int  # routings per group: hash seeds, else 1
+    dtype: str = "float"  # the element type, one spelling
 
     @property
     def routed(self) -> list[int]:
@@ -150,7 +151,10 @@ def prepare_concurrent(
     images = translates(topology, groups)  # per group: (its original's index, directed-edge map) or None
     schedules, skipped = _schedules(topology, op.name, groups, images, algo, traffic)
     realisations = routing_of(topology.spec).realisations
-    return Prepared(topology, op, groups, traffic, aligned, dropped, images, schedules, skipped, realisations)
+    dtype = dtype.strip().lower()  # names are case-insensitive; rows carry one spelling
+    return Prepared(
+        topology, op, groups, traffic, aligned, dropped, images, schedules, skipped, realisations, dtype
+    )
 
 
 def _check_groups(groups: list[list[str]]) -> None:

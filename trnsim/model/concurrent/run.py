@@ -16,8 +16,10 @@ from trnsim.model.bounds import Bound, lower_bound
 from trnsim.model.concurrent.prepare import Prepared, check_work, describe_groups, flat, prepare_concurrent
 from trnsim.model.concurrent.results import ConcurrentEvaluation, ConcurrentRow
 from trnsim.model.concurrent.shared import plan_of, plan_times, shared_plans
-from trnsim.model.engine import Plan, cost_options
+from trnsim.model.cost import cost_options
+from trnsim.model.plan import Plan
 from trnsim.model.router import Router
+from trnsim.model.rows import algbw_gbps, busbw_gbps
 from trnsim.topology.arrays import GraphArrays
 from trnsim.topology.graph import Topology
 
@@ -94,7 +96,7 @@ def run_concurrent(
     """Route and cost a prepared run (see :func:`evaluate_concurrent`)."""
     topology, op, groups, traffic = prepared.topology, prepared.op, prepared.groups, prepared.traffic
     images = prepared.images
-    alpha_ns, chunking = cost_options(topology, alpha_us, max_chunks, min_chunk_bytes)
+    alpha_ns, alpha_us, chunking = cost_options(topology, alpha_us, max_chunks, min_chunk_bytes)
     base = [Router(topology, group) if images[k] is None else None for k, group in enumerate(groups)]
     # one list of routers per hash seed (one list in all unless routing is hashed)
     seeded = [base] + [
@@ -127,7 +129,15 @@ def run_concurrent(
         for i in range(len(prepared.aligned))
     ]
     return ConcurrentEvaluation(
-        topology.name, op.name, groups, best, by_algorithm, skipped, link_loads, prepared.dropped
+        sku=topology.name,
+        op=op.name,
+        rows=best,
+        dropped=prepared.dropped,
+        alpha_us=alpha_us,
+        groups=groups,
+        by_algorithm=by_algorithm,
+        skipped=skipped,
+        link_loads=link_loads,
     )
 
 
@@ -175,24 +185,25 @@ def _row(prepared: Prepared, name: str, runs, alone_runs, size: tuple, bound_of)
     time_us = float(times.max(axis=1).mean())
     # the same statistic with no link shared: the run waits for its slowest group either way
     alone_us = float(np.array([plan_times(plans, nbytes) for plans in alone_runs]).max(axis=1).mean())
-    factor = op.busbw_factor(p)
-    busbw = nbytes / (time_us * 1e3) * factor
     bound_us = bound_of(slowest).time_us(nbytes) if bound_of is not None else 0.0
-    bound_busbw = nbytes / (bound_us * 1e3) * factor if bound_us > 0 else 0.0
+    busbw, bound_busbw = busbw_gbps(op, p, nbytes, time_us), busbw_gbps(op, p, nbytes, bound_us)
     return ConcurrentRow(
         bytes=nbytes,
         count=count,
-        algorithm=name,
+        type=prepared.dtype,
         time_us=time_us,
+        algbw_gbps=algbw_gbps(nbytes, time_us),
         busbw_gbps=busbw,
+        algorithm=name,
+        requested_bytes=requested,
+        bound_busbw_gbps=bound_busbw,
+        efficiency=busbw / bound_busbw if bound_busbw > 0 else 0.0,
+        bottleneck=runs[0][1][slowest].bottleneck,
         alone_time_us=alone_us,
         slowdown=time_us / alone_us,
         slowest=slowest,
         group_times_us=[float(t) for t in group_times],
-        bottleneck=runs[0][1][slowest].bottleneck,
-        requested_bytes=requested,
+        group_busbw_gbps=[busbw_gbps(op, p, nbytes, float(t)) for t in group_times],
         groups=len(prepared.groups),
-        bound_busbw_gbps=bound_busbw,
-        efficiency=busbw / bound_busbw if bound_busbw > 0 else 0.0,
         worst_time_us=float(times.max()),
     )

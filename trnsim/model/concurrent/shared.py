@@ -14,7 +14,7 @@ from trnsim.collectives.schedule import Pipeline
 from trnsim.model.concurrent.prepare import flat
 from trnsim.model.concurrent.translates import moved
 from trnsim.model.cost import PipelineCost, StepCost
-from trnsim.model.engine import Plan
+from trnsim.model.plan import Plan
 from trnsim.model.router import StepRoute, busiest_edge
 
 

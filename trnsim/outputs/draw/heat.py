@@ -27,7 +27,7 @@ def link_shares(topology: Topology, busy: np.ndarray) -> dict[tuple[str, str], f
 
 def heatmap(topology: Topology, heat, output: Path, title: str = "") -> None:
     """Draw ``topology`` with its links coloured by ``heat`` (a
-    :class:`trnsim.model.engine.LinkHeat`) to ``output``."""
+    :class:`trnsim.model.plan.LinkHeat`) to ``output``."""
     drawing = layout(topology)
     if title:
         drawing.title = title

@@ -29,7 +29,7 @@ def loads(paths: GroupPaths, demands: list[Demand], seed: int = 0) -> list[LinkL
     total = sum(counts)
     if total * max(paths.max_links, 1) > WALK_LIMIT:
         raise NotApplicable(
-            f"{total:,} flows are too many to route one by one under --routing {paths.policy.label} "
+            f"{total:,} flows are too many to route one by one under routing {paths.policy.label} "
             f"(limit {WALK_LIMIT:,} flow-links)"
         )
     n_edges = len(paths.arrays.src)

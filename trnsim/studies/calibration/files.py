@@ -15,7 +15,7 @@ A file (YAML, written by ``trnsim calibrate -o``) records what was fitted and to
 import math
 from pathlib import Path
 
-from trnsim.errors import ConfigError
+from trnsim.errors import ConfigError, TrnsimError
 
 FORMAT = "trnsim-calibration/1"
 
@@ -81,8 +81,8 @@ def write_calibration(fit, path: Path) -> str:
     import yaml
 
     header = (
-        "# written by `trnsim calibrate`: apply with --calibration FILE. The edits are what-ifs of the\n"
-        "# topology file, fitted to the measurement named below (fitted, not predicted).\n"
+        "# written by `trnsim calibrate`, to be given as a calibration file: the edits are what-ifs of\n"
+        "# the topology file, fitted to the measurement named below (fitted, not predicted).\n"
     )
     return header + yaml.safe_dump(calibration_document(fit), sort_keys=False, width=110)
 
@@ -116,7 +116,8 @@ def calibration_edits(path: Path) -> list[str]:
         try:
             key, _ = parse_assignment(edit)
         except Exception as exc:  # noqa: BLE001 - any refusal becomes one line naming the entry
-            raise ConfigError(f"{path}: edits[{number}]: {exc}") from None
+            message = exc.template if isinstance(exc, TrnsimError) else exc  # keeps what it names
+            raise ConfigError(f"{path}: edits[{number}]: {message}") from None
         if not _schema_has(key):
             raise ConfigError(f"{path}: edits[{number}]: {key!r} is no key of a topology file")
     # each edit remembers its entry, so that a value the schema refuses is reported as the file's

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.studies.calibration import regimes, solve
 from trnsim.studies.calibration.knobs import KNOBS, choose, initial_value, scales
 from trnsim.studies.calibration.measurement import Measurement
@@ -97,9 +97,11 @@ def fit(
         between sizes, so that the parameters describe one regime (e.g. NCCL's large sizes).
     """
     if loss not in ("linear", "soft_l1"):
-        raise UsageError(f"--loss {loss!r}: expected linear or soft_l1")
+        raise ParameterError("expected linear or soft_l1", "loss", repr(loss))
     if algorithm == "all":
-        raise UsageError("--algo all: a fit needs one model per row; give auto, an algorithm or measured")
+        raise ParameterError(
+            "a fit needs one model per row; give auto, an algorithm or measured", "algo", "all"
+        )
     from trnsim import limits
 
     limits.SIZES.check(len(measurement.rows), f"{measurement.path}: the run has")

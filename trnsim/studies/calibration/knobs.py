@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def choose(names: list[str]) -> list[Knob]:
     """
     unknown = [name for name in names if name not in KNOBS]
     if unknown or not names:
-        raise UsageError(f"--fit {','.join(names)}: expected one or more of {', '.join(KNOBS)}")
+        raise ParameterError(f"expected one or more of {', '.join(KNOBS)}", "fit", f"{','.join(names)}")
     return [KNOBS[name] for name in dict.fromkeys(names)]
 
 

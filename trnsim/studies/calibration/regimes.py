@@ -4,7 +4,7 @@ evaluated and reported, marked as not fitted."""
 
 import numpy as np
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 
 
 def range_text(fit_sizes: tuple[int | None, int | None]) -> str:
@@ -27,17 +27,17 @@ def parse_fit_sizes(text: str | None) -> tuple[int | None, int | None]:
     if text is None or not text.strip():
         return None, None
     if text.count(":") != 1:
-        raise UsageError(
-            f"--fit-sizes {text!r}: expected MIN:MAX, e.g. 64M: or 1M:1G (either side may be empty)"
+        raise ParameterError(
+            "expected MIN:MAX, e.g. 64M: or 1M:1G (either side may be empty)", "fit_sizes", repr(text)
         )
     low_text, high_text = (part.strip() for part in text.split(":"))
     try:
         low = parse_size(low_text) if low_text else None
         high = parse_size(high_text) if high_text else None
     except UsageError as exc:
-        raise UsageError(f"--fit-sizes {text!r}: {exc}") from None
+        raise ParameterError(exc, "fit_sizes", repr(text)) from None
     if low is not None and high is not None and low > high:
-        raise UsageError(f"--fit-sizes {text!r}: the smallest size is above the largest")
+        raise ParameterError("the smallest size is above the largest", "fit_sizes", repr(text))
     return low, high
 
 
@@ -52,9 +52,10 @@ def in_range(sizes: list[int], fit_sizes: tuple[int | None, int | None], path: s
     low, high = fit_sizes
     inside = np.asarray([(low is None or s >= low) and (high is None or s <= high) for s in sizes])
     if not inside.any():
-        raise UsageError(
-            f"--fit-sizes {range_text(fit_sizes)!r}: no row of {path} lies in the range "
-            f"(its sizes are {sizes[0]} to {sizes[-1]} bytes)"
+        raise ParameterError(
+            f"no row of {path} lies in the range (its sizes are {sizes[0]} to {sizes[-1]} bytes)",
+            "fit_sizes",
+            repr(range_text(fit_sizes)),
         )
     return inside
 
@@ -66,8 +67,8 @@ def notes(
     out = [] if loss == "linear" else [f"robust fit ({loss}): rows far off the curve weigh less"]
     if not inside.all():
         out.append(
-            f"fitted to the {int(inside.sum())} of {len(inside)} rows in --fit-sizes "
-            f"{range_text(fit_sizes)}; the other rows are shown, not fitted"
+            f"fitted to the {int(inside.sum())} of {len(inside)} rows sized {range_text(fit_sizes)}; the "
+            "other rows are shown, not fitted"
         )
     if inside.sum() <= parameters:
         out.append(

@@ -76,8 +76,9 @@ class ModelRuns:
             missing = [row.line for row in measurement.rows if row.algorithm is None]
             if missing:
                 raise UsageError(
-                    f"{measurement.path}:{missing[0]}: --algo measured needs the algorithm of every row "
-                    "(nccom-test --show-algorithm)"
+                    f"{measurement.path}:{missing[0]}: {{algo}} measured needs the algorithm of every row "
+                    "(nccom-test --show-algorithm)",
+                    names="algo",
                 )
 
     def rows(self, knobs: list[Knob], values) -> list:

@@ -8,7 +8,7 @@
 * ``rack``: the failed chip's rack (the whole system on a torus).
 """
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.topology.faults import Component
 from trnsim.topology.graph import Topology
 
@@ -24,10 +24,11 @@ def check_policy(topology: Topology, policy: str | None) -> str:
     """``policy``, or the system's default; refused when unknown or, for ``cuboid``, not a torus."""
     policy = policy or default_policy(topology)
     if policy not in POLICIES:
-        raise UsageError(f"--blast-radius {policy!r}: expected one of {', '.join(POLICIES)}")
+        raise ParameterError(f"expected one of {', '.join(POLICIES)}", "blast_radius", repr(policy))
     if policy == "cuboid" and topology.spec.kind != "torus":
         raise UsageError(
-            f"--blast-radius cuboid is for tori (a job needs the whole torus); {topology.name} is switched"
+            f"{{blast_radius}} cuboid is for tori (a job needs the whole torus); {topology.name} is switched",
+            names="blast_radius",
         )
     return policy
 

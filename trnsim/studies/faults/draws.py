@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError
 from trnsim.studies.faults.blast import POLICIES, default_policy, lost_with
 from trnsim.studies.faults.sweep import Outcome, run_survivors
 from trnsim.studies.faults.work import check_random
@@ -49,12 +49,14 @@ def random_failures(
 
     policy = policy or default_policy(topology)
     if policy not in POLICIES:
-        raise UsageError(f"--blast-radius {policy!r}: expected one of {', '.join(POLICIES)}")
+        raise ParameterError(f"expected one of {', '.join(POLICIES)}", "blast_radius", repr(policy))
     parts = [
         part for part in components(topology) if part.rate is not None and (not kinds or part.kind in kinds)
     ]
     if not 1 <= count <= len(parts):
-        raise UsageError(f"--random {count}: {topology.name} has {len(parts)} parts that fail by themselves")
+        raise ParameterError(
+            f"{topology.name} has {len(parts)} parts that fail by themselves", "random", f"{count}"
+        )
     check_random(topology, ops, count, samples)
     weights = np.array([1.0 / rates[part.rate] for part in parts])
     rng = np.random.default_rng(seed)

@@ -15,7 +15,7 @@ collective; busbw loss is ``1 - busbw after / busbw before`` at each size.
 
 from dataclasses import dataclass, field
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError
 from trnsim.studies.faults.blast import check_policy, lost_with
 from trnsim.studies.faults.classes import equivalence_classes
 from trnsim.studies.faults.work import check_sweep, refinement_work
@@ -152,7 +152,7 @@ def _parts(topology: Topology, kinds: list[str] | None) -> list[Component]:
         known = sorted({part.kind for part in parts})
         unknown = [kind for kind in kinds if kind not in known]
         if unknown:
-            raise UsageError(f"--kind {unknown[0]!r}: {topology.name} has {', '.join(known)}")
+            raise ParameterError(f"{topology.name} has {', '.join(known)}", "kind", repr(unknown[0]))
         parts = [part for part in parts if part.kind in kinds]
     return parts
 

@@ -48,7 +48,7 @@ def apply_faults(topology: Topology, texts: list[str], keep_largest: bool = Fals
         for earlier in faults[:n]:
             if not fault.lanes and (fault.nodes, fault.links) == (earlier.nodes, earlier.links):
                 same = "is given twice" if fault.text == earlier.text else f"fails what {earlier.text!r} does"
-                raise UsageError(f"--fail {fault.text!r} {same}: give each failure once")
+                raise UsageError(f"{{fail}} {fault.text!r} {same}: give each failure once")
     dead_nodes = frozenset().union(*(f.nodes for f in faults))
     dead_links = frozenset().union(*(f.links for f in faults))
     failed_lanes: dict[tuple[str, str], int] = {}

@@ -24,7 +24,7 @@ does not say, an assumption); tray numbers outside the file's trays are refused.
 
 from dataclasses import dataclass
 
-from trnsim.errors import UsageError
+from trnsim.errors import ParameterError, UsageError
 from trnsim.topology.graph import Topology
 
 FAIL_KEY = "fail"  # --fail SPEC travels with the --set edits as fail=SPEC
@@ -45,7 +45,7 @@ def _chip(topology: Topology, ref: str, fault: str) -> str:
     try:
         return topology.resolve_chip(ref)
     except UsageError as exc:
-        raise UsageError(f"--fail {fault!r}: {exc}") from None
+        raise ParameterError(exc, "fail", repr(fault)) from None
 
 
 def _device(topology: Topology, ref: str, fault: str) -> str:
@@ -59,7 +59,7 @@ def _link_key(topology: Topology, u: str, v: str, fault: str) -> tuple[str, str]
     for key in ((u, v), (v, u)):
         if key in topology.links:
             return key
-    raise UsageError(f"--fail {fault!r}: no link joins {u} and {v}")
+    raise ParameterError(f"no link joins {u} and {v}", "fail", repr(fault))
 
 
 def parse_fault(topology: Topology, text: str) -> Fault:
@@ -86,15 +86,17 @@ def parse_fault(topology: Topology, text: str) -> Fault:
     kind, _, what = fault.partition(":")
     kind, what = kind.strip().lower(), what.strip()
     if kind not in KINDS or not what:
-        raise UsageError(
-            f"--fail {text!r}: expected KIND:WHAT with KIND one of {', '.join(KINDS)} (e.g. chip:5, "
-            "link:r0.n0.A,r0.A.sw0, lanes:5:17, switch:r0.A.sw3, switch-tray:0, cable:5)"
+        raise ParameterError(
+            f"expected KIND:WHAT with KIND one of {', '.join(KINDS)} (e.g. chip:5, "
+            "link:r0.n0.A,r0.A.sw0, lanes:5:17, switch:r0.A.sw3, switch-tray:0, cable:5)",
+            "fail",
+            repr(text),
         )
     if kind == "chip":
         return Fault(fault, nodes=frozenset({_chip(topology, what, fault)}))
     if kind == "switch":
         if topology.nodes.get(what, {}).get("kind") != "switch":
-            raise UsageError(f"--fail {text!r}: {what!r} is not a switch of {topology.name}")
+            raise ParameterError(f"{what!r} is not a switch of {topology.name}", "fail", repr(text))
         return Fault(fault, nodes=frozenset({what}))
     if kind == "link":
         return _link(topology, what, text, fault)
@@ -115,13 +117,14 @@ def _link(topology: Topology, what: str, text: str, fault: str) -> Fault:
     of_class = [ends for ends, data in topology.links.items() if data["cls"] == cls]
     if not cls or not index.isascii() or not index.isdigit() or not of_class:
         classes = sorted({data["cls"] for data in topology.links.values()})
-        raise UsageError(
-            f"--fail {text!r}: expected link:A,B (two devices) or link:CLASS:K with CLASS one of "
-            f"{', '.join(classes)}"
+        raise ParameterError(
+            f"expected link:A,B (two devices) or link:CLASS:K with CLASS one of {', '.join(classes)}",
+            "fail",
+            repr(text),
         )
     if int(index) >= len(of_class):
-        raise UsageError(
-            f"--fail {text!r}: {topology.name} has {len(of_class)} {cls} links (0..{len(of_class) - 1})"
+        raise ParameterError(
+            f"{topology.name} has {len(of_class)} {cls} links (0..{len(of_class) - 1})", "fail", repr(text)
         )
     return Fault(fault, links=frozenset({of_class[int(index)]}))
 
@@ -139,7 +142,7 @@ def _cable(topology: Topology, what: str, text: str, fault: str) -> Fault:
         and nodes[ends[0] if ends[1] == chip else ends[1]].get("rack") not in (rack, None)
     ]
     if not across:
-        raise UsageError(f"--fail {text!r}: {chip} has no cross-rack cable")
+        raise ParameterError(f"{chip} has no cross-rack cable", "fail", repr(text))
     return Fault(fault, links=frozenset(across))
 
 
@@ -147,26 +150,30 @@ def _lanes(topology: Topology, what: str, text: str, fault: str) -> Fault:
     """``lanes:CHIP:N[:CLASS]``; without a class, the one class with spare lanes (or the only one)."""
     parts = what.split(":")
     if len(parts) not in (2, 3) or not parts[1].isascii() or not parts[1].isdigit() or int(parts[1]) < 1:
-        raise UsageError(f"--fail {text!r}: expected lanes:CHIP:N[:CLASS] with N a whole number >= 1")
+        raise ParameterError("expected lanes:CHIP:N[:CLASS] with N a whole number >= 1", "fail", repr(text))
     chip = _chip(topology, parts[0], fault)
     classes = chip_classes(topology, chip)
     if len(parts) == 3:
         cls = parts[2].strip()
         if cls not in classes:
-            raise UsageError(f"--fail {text!r}: {chip} has no {cls!r} links (it has {', '.join(classes)})")
+            raise ParameterError(
+                f"{chip} has no {cls!r} links (it has {', '.join(classes)})", "fail", repr(text)
+            )
         chosen = [cls]
     else:
         spare = [cls for cls, (wired, active) in classes.items() if active < wired - 1e-9]
         if len(spare) != 1 and len(classes) != 1:
-            raise UsageError(
-                f"--fail {text!r}: name the class, lanes:{parts[0]}:{parts[1]}:CLASS with CLASS one of "
-                f"{', '.join(classes)} ({'none has' if not spare else 'several have'} spare lanes)"
+            raise ParameterError(
+                f"name the class, lanes:{parts[0]}:{parts[1]}:CLASS with CLASS one of "
+                f"{', '.join(classes)} ({'none has' if not spare else 'several have'} spare lanes)",
+                "fail",
+                repr(text),
             )
         chosen = spare or list(classes)
     count = int(parts[1])
     (cls,) = chosen
     if count > classes[cls][0]:
-        raise UsageError(f"--fail {text!r}: {chip} wires {classes[cls][0]:g} lanes of {cls}")
+        raise ParameterError(f"{chip} wires {classes[cls][0]:g} lanes of {cls}", "fail", repr(text))
     return Fault(fault, lanes=((chip, cls, count),))
 
 
@@ -177,32 +184,38 @@ def _switch_group(topology: Topology, kind: str, what: str, text: str) -> Fault:
     name = name.strip()
     fabric = spec.switched.switch_fabric if spec.kind == "switched" else None
     if fabric is None:
-        raise UsageError(f"--fail {text!r}: {topology.name} has no switch planes")
+        raise ParameterError(f"{topology.name} has no switch planes", "fail", repr(text))
     racks = spec.switched.racks
     rack = None
     if rack_text:
         if not rack_text.isascii() or not rack_text.isdigit():
-            raise UsageError(f"--fail {text!r}: expected {kind}:{'NAME' if kind == 'plane' else 'K'}[:RACK]")
+            raise ParameterError(
+                f"expected {kind}:{'NAME' if kind == 'plane' else 'K'}[:RACK]", "fail", repr(text)
+            )
         rack = int(rack_text)
         if rack >= racks:
-            raise UsageError(f"--fail {text!r}: {topology.name} has racks 0..{racks - 1}")
+            raise ParameterError(f"{topology.name} has racks 0..{racks - 1}", "fail", repr(text))
     planes = [n for n, d in nodes.items() if d["kind"] == "switch" and d.get("role") == "plane"]
     if kind == "plane":
         names = [plane.name for plane in fabric.planes]
         if name not in names:
-            raise UsageError(f"--fail {text!r}: {topology.name} has planes {', '.join(names)}")
+            raise ParameterError(f"{topology.name} has planes {', '.join(names)}", "fail", repr(text))
         chosen = {n for n in planes if nodes[n]["plane"] == name and rack in (None, nodes[n]["rack"])}
         return Fault(text.strip(), nodes=frozenset(chosen))
     per_rack = fabric.trays_per_rack
     if not per_rack:
-        raise UsageError(
-            f"--fail {text!r}: {topology.name} has no switch trays (its switches sit on the "
-            f"{spec.switched.node_label}'s board): fail them one by one with switch:NAME"
+        raise ParameterError(
+            f"{topology.name} has no switch trays (its switches sit on the "
+            f"{spec.switched.node_label}'s board): fail them one by one with switch:NAME",
+            "fail",
+            repr(text),
         )
     if not name.isascii() or not name.isdigit() or int(name) >= per_rack:
         where = "each of its racks" if racks > 1 else "its rack"
-        raise UsageError(
-            f"--fail {text!r}: {topology.name} has {per_rack} switch trays in {where}: K is 0..{per_rack - 1}"
+        raise ParameterError(
+            f"{topology.name} has {per_rack} switch trays in {where}: K is 0..{per_rack - 1}",
+            "fail",
+            repr(text),
         )
     chosen = {n for n in planes if nodes[n]["switch_tray"] == int(name) and rack in (None, nodes[n]["rack"])}
     return Fault(text.strip(), nodes=frozenset(chosen))
@@ -228,7 +241,7 @@ def ranks_to_chips(texts: list[str], ranks: Topology) -> list[str]:
             try:
                 return ranks.nodes[ranks.resolve_chip(ref)]["chip"]
             except UsageError as exc:
-                raise UsageError(f"--fail {fault!r}: {exc}") from None
+                raise ParameterError(exc, "fail", repr(fault)) from None
         return ref
 
     out = []

@@ -9,10 +9,10 @@ TOLERANCE = 0.03
 
 
 def busbw_factor(op: str, ranks: int) -> float:
-    """busbw / algbw: all-reduce 2(r-1)/r, the other ops (r-1)/r."""
-    if op == "allreduce":
-        return 2 * (ranks - 1) / ranks
-    return (ranks - 1) / ranks
+    """busbw / algbw, as the model's rows take it (:meth:`trnsim.collectives.ops.Op.busbw_factor`)."""
+    from trnsim.collectives.ops import get_op
+
+    return get_op(op).busbw_factor(ranks)
 
 
 def close(expected: float, printed: float, printed_res: float, time_rel: float) -> bool:
