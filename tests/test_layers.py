@@ -182,11 +182,7 @@ def test_no_import_cycles():
 
 
 # string constants (not docstrings) that may still name a flag, each with why and until when
-FLAG_NAMING_PENDING = {
-    # cli/cluster/collective.py and cli/layout.py (the lead's) import it from here; the other
-    # commands use trnsim.cli.flags.edits_text, which they move to, and then this goes
-    "trnsim.spec.overrides.edits_text": "the command modules' old import",
-}
+FLAG_NAMING_PENDING: dict[str, str] = {}
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 
 

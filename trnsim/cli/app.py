@@ -182,7 +182,8 @@ def main(argv: list[str] | None = None) -> None:
         print_error("standard output is closed: nowhere to write the results")
         sys.exit(EXIT_USAGE)
     debug = "--debug" in argv
-    set_wide("--wide" in argv)  # like --debug, anywhere on the line
+    # like --debug, anywhere on the line; the notes under a table too narrow name the options
+    set_wide("--wide" in argv, "--wide", "--format json|csv|markdown")
     args = [arg for arg in argv if arg not in ("--debug", "--wide")]
     # --debug is accepted anywhere on the line, not only before the command; --wide is set above
     argv = ["--debug", *args] if debug else args

@@ -197,6 +197,7 @@ def _rates(mttf: list[str] | None, fit: list[str] | None) -> tuple[dict[str, flo
     and ``--failure-rate CLASS=FIT`` (1e9 / FIT hours) read over them; and what each rests on (an
     ``assumption`` or ``cited``, as the default's source says, or the option that gave it)."""
     from trnsim.studies.faults import RATES, default_rates
+    from trnsim.studies.faults.rates import mttf_hours_from_fit
     from trnsim.topology.metrics import is_assumption
     from trnsim.units import check_finite
 
@@ -222,7 +223,7 @@ def _rates(mttf: list[str] | None, fit: list[str] | None) -> tuple[dict[str, flo
         check_finite(
             f"{option} {name}", number, minimum=1e-6 if option == "--failure-rate" else 1.0, maximum=1e15
         )
-        rates[name] = number if option == "--mttf" else 1e9 / number
+        rates[name] = number if option == "--mttf" else mttf_hours_from_fit(number)
         basis[name] = option
     return rates, basis
 

@@ -4,6 +4,7 @@ from typing import Annotated
 
 import typer
 
+from trnsim.cli.flags import edits_text
 from trnsim.cli.options import (
     CalibrationOption,
     Dtype,
@@ -22,7 +23,6 @@ from trnsim.cli.options import (
 )
 from trnsim.errors import UsageError
 from trnsim.outputs.render import Column, Format, Table, emit, tied
-from trnsim.spec.overrides import edits_text
 
 Degree = Annotated[int, typer.Option(min=1, max=1 << 20)]
 # the options each model-shape size is derived from (trnsim.studies.layout.ModelShape.sizes)

@@ -12,12 +12,19 @@ from trnsim.outputs.table import Column, Table, visible
 DEFAULT_WIDTH = 80
 # set by ``trnsim --wide`` (anywhere on the line): every column, whatever the width
 _wide = False
+# how a caller shows every column and every line whole, for the notes under a table that does not fit
+# (the command line sets its options' names: set_wide)
+_see_wide, _see_unwrapped = "the wide output", "the JSON, CSV or Markdown format"
 
 
-def set_wide(wide: bool) -> None:
-    """Print every column of a table whatever the width (``--wide``)."""
-    global _wide
+def set_wide(wide: bool, see_wide: str | None = None, see_unwrapped: str | None = None) -> None:
+    """Print every column of a table whatever the width (``wide``); ``see_wide`` and
+    ``see_unwrapped`` say how the caller asks for every column and for unwrapped output, in the
+    note under a table that does not fit."""
+    global _wide, _see_wide, _see_unwrapped
     _wide = wide
+    _see_wide = see_wide or _see_wide
+    _see_unwrapped = see_unwrapped or _see_unwrapped
 
 
 def table_width(terminal_width: int | None) -> int | None:
@@ -181,16 +188,16 @@ def emit_rich(tables: list[Table], stream) -> None:
                 f"cannot fit {available} columns even with only the essential columns (this table is "
                 f"{fit.width} wide"
                 + (
-                    f"; not shown: {names}); see every column with --wide, "
+                    f"; not shown: {names}); see every column with {_see_wide}, "
                     if names
                     else "; its words and numbers are never cut); see it unwrapped with "
                 )
-                + "--format json|csv|markdown or a larger COLUMNS"
+                + f"{_see_unwrapped} or a larger COLUMNS"
             )
         elif fit.dropped:
             footer.append(
-                f"not shown to fit {available} columns: {names}; see every column with --wide, "
-                "--format json|csv|markdown or a larger COLUMNS"
+                f"not shown to fit {available} columns: {names}; see every column with {_see_wide}, "
+                f"{_see_unwrapped} or a larger COLUMNS"
             )
         views.append((table, texts, fit, footer))
 

@@ -276,10 +276,3 @@ def named_edits(edits, name=_braced) -> str:
         f"{name('fail')} {spec}" for spec in fails
     ]
     return " ".join(parts + [f"{name('calibration')} {path}" for path in files])
-
-
-def edits_text(edits) -> str:
-    """:func:`named_edits` with the command line's flags: kept only for the command modules that
-    still import it from here (cli/cluster/collective.py, cli/layout.py); the others use
-    ``trnsim.cli.flags.edits_text``. Remove once they do."""
-    return named_edits(edits, {"overrides": "--set", "fail": "--fail", "calibration": "--calibration"}.get)

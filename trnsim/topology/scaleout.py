@@ -84,6 +84,11 @@ class FabricChoice:
         """A chip's EFA bandwidth in GB/s (10^9 B/s) per direction, raw."""
         return self.nic_gbit_per_chip / 8
 
+    @property
+    def hop_us(self) -> float:
+        """The latency of one step across domains, in microseconds."""
+        return self.hop_ns / 1e3
+
 
 @dataclass
 class Layer:

@@ -21,9 +21,10 @@ from trnsim.cli.cluster.common import (
     PortGbit,
     TorsPerRack,
     TorTbit,
-    domain_and_plan,
+    domain_and_fabric,
 )
 from trnsim.cli.compat import renamed
+from trnsim.cli.flags import edits_text
 from trnsim.cli.options import (
     CalibrationOption,
     FailOption,
@@ -42,7 +43,6 @@ from trnsim.cli.options import (
     resolve_sizes,
 )
 from trnsim.outputs.render import Column, Format, Table, emit
-from trnsim.spec.overrides import edits_text
 
 
 def collective(
@@ -105,24 +105,29 @@ def collective(
         trnsim cluster collective alltoall --sku nl64 --domains 16 --efa-routing hash
         trnsim cluster collective allreduce --sku nl72x2 --domains 16 --fail cable:5
     """
-    from trnsim.model.cluster import evaluate_cluster
+    from dataclasses import replace
+
+    from trnsim.model.backend import Selection
     from trnsim.routing.policy import routing_of
 
     policy = renamed("--policy", "--efa-routing", old_policy, policy)
     layers = renamed("--layers", "--switch-layers", old_layers, layers)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     intra_algo = algorithm(intra_algo, "--intra-algo")
-    domain, plan = domain_and_plan(
+    domain, cluster = domain_and_fabric(
         sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
         design, oversubscription, policy, hop_us, layers, routing, calibration, fail,
     )  # fmt: skip
     note_calibration_target(calibration, [domain.name])
-    result = evaluate_cluster(domain, plan, op, size_list, inter_algo, intra_algo, overlap=not no_overlap)
+    cluster = replace(cluster, inter_algo=inter_algo, overlap=not no_overlap)
+    backend = Selection(fabric=cluster).backend(domain)
+    plan = backend.plan
+    result = backend.evaluate(op, size_list, intra_algo)
     shares = ", ".join(f"{name} {share:.2f}" for name, share in result.uplink_share.items())
     header = (
         f"{domain.name} x {plan.domains:,} domains = {result.ranks:,} ranks, {result.op}; EFA "
         f"{plan.choice.nic_gbit_per_chip:g} Gbit/s per chip at {plan.choice.efficiency:.0%} "
-        f"({result.nic_gbps:.2f} GB/s per rank), {plan.choice.hop_ns / 1e3:g} us per step across domains; "
+        f"({result.nic_gbps:.2f} GB/s per rank), {plan.choice.hop_us:g} us per step across domains; "
         f"{plan.choice.design} design, {plan.choice.policy} ({'share of the NIC rate per flow: ' + shares}); "
         f"{plan.n_layers} switch layers; {'pipelined' if not no_overlap else 'phases in sequence'}"
     )
@@ -145,17 +150,7 @@ def collective(
         "dropped_sizes": result.dropped,
         "rows": rows,
     }
-    notes = [
-        f"# bound: {result.rows[-1].bound_limited_by} at the largest size; ceiling: this composition's "
-        "busiest resource (scale-up links or NICs) without latency",
-        f"# {ASSUMPTIONS}",
-    ]
-    if result.dropped:
-        notes.append(
-            f"# sizes left out (below one nccl-tests unit on {result.ranks:,} ranks): {result.dropped}"
-        )
-    if any(row.bytes != row.requested_bytes for row in result.rows):
-        notes.append("# sizes rounded down as nccl-tests does on all the cluster's ranks")
+    notes = _notes(result)
     tables = [
         Table(
             header,
@@ -181,3 +176,19 @@ def collective(
         )
     ]
     emit(document, tables, fmt)
+
+
+def _notes(result) -> list[str]:
+    """What the table rests on: the bound's limit, the assumptions, sizes left out or rounded."""
+    notes = [
+        f"# bound: {result.rows[-1].bound_limited_by} at the largest size; ceiling: this composition's "
+        "busiest resource (scale-up links or NICs) without latency",
+        f"# {ASSUMPTIONS}",
+    ]
+    if result.dropped:
+        notes.append(
+            f"# sizes left out (below one nccl-tests unit on {result.ranks:,} ranks): {result.dropped}"
+        )
+    if any(row.bytes != row.requested_bytes for row in result.rows):
+        notes.append("# sizes rounded down as nccl-tests does on all the cluster's ranks")
+    return notes

@@ -85,17 +85,18 @@ ASSUMPTIONS = (
 )
 
 
-def domain_and_plan(
+def domain_and_fabric(
     sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
     design, oversubscription, policy, hop_us, layers, routing=None, calibration=None, fail=None,
 ):  # fmt: skip
-    """Load the domain and count the fabric (the checks of every option happen here).
+    """Load the domain and say which cluster of it the options ask for (a
+    :class:`trnsim.model.backend.Fabric`); every option is checked here.
 
     ``--routing``, ``--calibration`` and ``--fail`` edit the domain's graph as on ``collective``;
     the fabric is counted for the healthy domain (its racks and NICs do not change when a part fails).
     """
     from trnsim.cli.options import load
-    from trnsim.topology.scaleout import fabric_choice, plan_fabric
+    from trnsim.model.backend import Fabric
 
     if (sku is None) == (topology is None):
         raise UsageError("name the domain: --sku NAME or --topology FILE")
@@ -105,30 +106,25 @@ def domain_and_plan(
         named = f"--sku {sku}" if sku is not None else f"--topology {topology}"
         raise UsageError(f"{named}: give the cluster's size: --domains N or --chips N")
     domain = load(sku, topology, edits(overrides, routing, calibration, fail))
-    healthy = load(sku, topology, edits(overrides, routing, calibration)) if fail else domain
-    per_domain = healthy.n_chips
     if chips is not None:
         if not 1 <= chips <= 1 << 30:
             raise UsageError(f"--chips: expected 1 to 1,073,741,824, got {chips}")
-        domains = -(-chips // per_domain)
+        domains = -(-chips // domain.planner.n_chips)
     if not 1 <= domains <= 1 << 24:
         raise UsageError(f"--domains: expected 1 to 16,777,216, got {domains}")
-    choice = fabric_choice(
-        domain.spec,
-        per_domain,
-        domain.spec.switched.racks if domain.spec.switched else None,
-        nic_gbit_per_chip=nic_gbit,
-        port_gbit=port_gbit,
-        tor_tbit=tor_tbit,
-        fabric_tbit=fabric_tbit,
-        tors_per_rack=tors,
-        chips_per_rack=per_rack,
-        design=design.strip().lower() if design else None,
-        oversubscription=oversubscription,
-        policy=policy.strip().lower() if policy else None,
-        hop_ns=None if hop_us is None else hop_us * 1e3,
-    )
-    return domain, plan_fabric(choice, per_domain, domains, layers)
+    choices = {
+        "nic_gbit_per_chip": nic_gbit,
+        "port_gbit": port_gbit,
+        "tor_tbit": tor_tbit,
+        "fabric_tbit": fabric_tbit,
+        "tors_per_rack": tors,
+        "chips_per_rack": per_rack,
+        "design": design.strip().lower() if design else None,
+        "oversubscription": oversubscription,
+        "policy": policy.strip().lower() if policy else None,
+        "hop_us": hop_us,
+    }
+    return domain, Fabric(domains, tuple(choices.items()), layers)
 
 
 def n(count: float, noun: str) -> str:

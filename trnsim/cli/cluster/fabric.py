@@ -17,7 +17,7 @@ from trnsim.cli.cluster.common import (
     PortGbit,
     TorsPerRack,
     TorTbit,
-    domain_and_plan,
+    domain_and_fabric,
     n,
 )
 from trnsim.cli.compat import renamed
@@ -69,10 +69,11 @@ def fabric(
 
     policy = renamed("--policy", "--efa-routing", old_policy, policy)
     layers = renamed("--layers", "--switch-layers", old_layers, layers)
-    domain, plan = domain_and_plan(
+    domain, cluster = domain_and_fabric(
         sku, topology, overrides, domains, chips, nic_gbit, port_gbit, tor_tbit, fabric_tbit, tors, per_rack,
         design, oversubscription, policy, hop_us, layers,
     )  # fmt: skip
+    plan = cluster.plan(domain)
     choice = plan.choice
     shown = range(2, max(4, plan.n_layers) + 1)
     k_tor = radix(choice.tor_tbit, choice.port_gbit)

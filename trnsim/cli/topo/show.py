@@ -92,13 +92,13 @@ def _overview(topo, summary: dict) -> Table:
         ("routing", summary["routing"]),
         *_hop_items(summary, topo.ranks_per_chip > 1),
     ]
-    scale_out = topo.spec.scale_out
+    scale_out = summary["scale_out"]
     if scale_out is not None:
         items.append(
             (
                 "EFA scale-out per chip",
-                f"{scale_out.efa_gbit_per_chip:g} Gbit/s = "
-                f"{scale_out.efa_gbit_per_chip / 8:g} GB/s (not in the scale-up graph)",
+                f"{scale_out['efa_gbit_per_chip']:g} Gbit/s = "
+                f"{scale_out['efa_bw_gbps']:g} GB/s (not in the scale-up graph)",
             )
         )
     items.append(("file", str(topo.path)))

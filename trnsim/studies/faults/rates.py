@@ -35,6 +35,17 @@ RATES: dict[str, tuple[float, str]] = {
 MTTR_H = 24.0  # assumption: hours from a failure to the part back in service
 
 
+def mttf_hours_from_fit(fit: float) -> float:
+    """The mean time to failure, in hours, of a part failing ``fit`` times per 10^9 hours (FIT).
+
+    Examples
+    --------
+    >>> mttf_hours_from_fit(1000)
+    1000000.0
+    """
+    return 1e9 / fit
+
+
 def default_rates() -> dict[str, float]:
     """The mean time to failure (hours) of each rate class, from :data:`RATES`."""
     return {name: value for name, (value, _) in RATES.items()}
