@@ -16,6 +16,8 @@ MODULES = [
     "trnsim.model.concurrent.prepare",
     "trnsim.model.concurrent.run",
     "trnsim.model.cost",
+    "trnsim.model.engine",
+    "trnsim.model.router",
     "trnsim.model.cluster.limits",
     "trnsim.model.optimum.alltoall",
     "trnsim.model.optimum.cuts",
