@@ -180,6 +180,9 @@ def test_the_cheap_bound_is_the_best_natural_cut_by_brute_force(seed, op):
             if rng.random() < 0.3 and (names[j], names[i]) not in links:
                 links[(names[i], names[j])] = float(rng.integers(1, 9) * 25)
     cuts = {f"cut{k}": frozenset(rng.choice(names, int(rng.integers(1, n)), replace=False)) for k in range(3)}
+    # links across the first cut ten times thinner, so that named cuts bind, not only the chips' links
+    thin = cuts["cut0"]
+    links = {(u, v): bw / 10 if (u in thin) != (v in thin) else bw for (u, v), bw in links.items()}
     topo = graph_topology(n, 0, links, cuts=cuts)
     group = [names[i] for i in sorted(rng.choice(n, int(rng.integers(2, n + 1)), replace=False))]
     p = len(group)
