@@ -2,30 +2,19 @@
 
 import doctest
 import importlib
+from pathlib import Path
 
 import pytest
 
-MODULES = [
-    "trnsim.routing.mix",
-    "trnsim.routing.symmetry",
-    "trnsim.topology.synthetic",
-    "trnsim.model.bounds.families",
-    "trnsim.model.bounds.lower",
-    "trnsim.model.cluster.compose",
-    "trnsim.model.cluster.inter",
-    "trnsim.model.concurrent.prepare",
-    "trnsim.model.concurrent.run",
-    "trnsim.model.cost",
-    "trnsim.model.cluster.limits",
-    "trnsim.model.optimum.alltoall",
-    "trnsim.model.optimum.cuts",
-    "trnsim.model.optimum.graph",
-    "trnsim.model.optimum.lengths",
-    "trnsim.model.optimum.refine",
-    "trnsim.model.optimum.solve",
-    "trnsim.model.optimum.symmetry",
-    "trnsim.model.optimum.twins",
-]
+import trnsim
+
+# every module whose docstrings hold an example (a ``>>>`` line): an example that no test runs goes stale
+PACKAGE = Path(trnsim.__file__).parent
+MODULES = sorted(
+    ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    for path in PACKAGE.rglob("*.py")
+    if ">>> " in path.read_text(encoding="utf-8") and path.name != "__main__.py"
+)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -5,6 +5,8 @@ import io
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 def test_json_contract(cli):
@@ -217,3 +219,100 @@ def test_alpha_us_says_which_edit_it_overrides(cli):
     variant = cli("compare", "allreduce", "--sku", "nl16:set=latency.step_ns=5", "--sku", "nl64", "--sizes", "1G",
                   "--alpha-us", "10")  # fmt: skip
     assert "note: --alpha-us 10 overrides --set latency.step_ns=5" in variant.err
+
+
+# --- one run, every format: the same numbers -------------------------------------------------------
+
+# what each column the README documents for `trnsim collective` shows: the JSON row key, and how the
+# table and Markdown print it (CSV and JSON carry the number itself)
+SHOWN = {
+    "size (B)": ("bytes", str),
+    "count": ("count", str),
+    "type": ("type", str),
+    "time (us)": ("time_us", "{:.2f}".format),
+    "algbw (GB/s)": ("algbw_gbps", "{:.2f}".format),
+    "busbw (GB/s)": ("busbw_gbps", "{:.2f}".format),
+    "algorithm": ("algorithm", str),
+    "bound busbw": ("bound_busbw_gbps", "{:.2f}".format),
+    "eff %": ("efficiency", lambda v: f"{100 * v:.1f}"),
+    "max hops": ("max_hops", str),
+    "bottleneck": ("bottleneck", str),  # ties read x=y, spaced x = y in tables to wrap
+}
+
+
+def readme_header() -> list[str]:
+    """The header of the first ``trnsim collective`` table in the README (the documented columns)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    line = next(line for line in text.splitlines() if line.startswith("| size (B) | count |"))
+    return [cell.strip() for cell in line.strip("|").split("|")]
+
+
+def _grid(out: str, fmt: str) -> list[list[str]]:
+    """A printed table's header and rows as cells (table: Rich's box lines; Markdown: pipes)."""
+    if fmt == "markdown":
+        lines = [line for line in out.splitlines() if line.startswith("| ")]
+        return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines]
+    head = [[c.strip() for c in line.split("┃")[1:-1]] for line in out.splitlines() if line.startswith("┃")]
+    body = [[c.strip() for c in line.split("│")[1:-1]] for line in out.splitlines() if line.startswith("│")]
+    return [[" ".join(filter(None, parts)) for parts in zip(*head, strict=True)], *body]
+
+
+def _expected_cells(header: list[str], data: dict) -> list[list[str]]:
+    """The cells a table should print for the JSON document ``data``, column by column."""
+    rows = []
+    for i, row in enumerate(data["rows"]):
+        cells = []
+        for name in header:
+            if name.endswith(" busbw") and name != "bound busbw":  # --algo all: one column per algorithm
+                cells.append(f"{data['algorithms'][name[: -len(' busbw')]][i]['busbw_gbps']:.2f}")
+            elif name == "best":
+                cells.append(row["algorithm"])
+            else:
+                key, show = SHOWN[name]
+                cells.append(show(row[key]).replace("=", " = ") if key == "bottleneck" else show(row[key]))
+        rows.append(cells)
+    return rows
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    sku=st.sampled_from(["nl16", "nl72x2", "trn3-ultraserver-gen1"]),
+    op=st.sampled_from(["allreduce", "allgather", "reducescatter", "alltoall"]),
+    sizes=st.lists(st.sampled_from(["4K", "64K", "1M", "16M", "1G"]), min_size=1, max_size=3, unique=True),
+    algo=st.sampled_from(["auto", "all"]),
+)
+def test_every_format_carries_the_same_numbers(cli, sku, op, sizes, algo):
+    """One run printed as JSON, CSV, Markdown and a table, each parsed back: CSV holds JSON's numbers
+    exactly; the table and Markdown print them rounded as their columns say, under the headers the
+    README documents, and the same average busbw."""
+    args = ["collective", op, "--sku", sku, "--sizes", ",".join(sizes), "--algo", algo]
+    data = json.loads(cli(*args, "--format", "json").out)
+    got = {fmt: cli(*args, "--format", fmt, "--wide") for fmt in ("csv", "markdown", "table")}
+    assert all(result.code == 0 for result in got.values()), {f: r.err for f, r in got.items()}
+    table = list(csv.DictReader(io.StringIO(got["csv"].out)))
+    assert len(table) == len(data["rows"])
+    for line, row in zip(table, data["rows"], strict=True):
+        if algo == "all":
+            assert (int(line["bytes"]), line["best"]) == (row["bytes"], row["algorithm"])
+            assert float(line["bound_busbw_gbps"]) == row["bound_busbw_gbps"]
+            for name, rows in data["algorithms"].items():
+                assert float(line[name]) == next(r["busbw_gbps"] for r in rows if r["bytes"] == row["bytes"])
+        else:
+            for key, value in row.items():
+                if key in line:
+                    assert (line[key] if isinstance(value, str) else float(line[key])) == value, key
+    for fmt in ("markdown", "table"):
+        header, *cells = _grid(got[fmt].out, fmt)
+        if algo == "auto":
+            assert header == readme_header()
+        else:
+            names = list(data["algorithms"])
+            assert header == ["size (B)", *(f"{n} busbw" for n in names), "best", "bound busbw"]
+        assert cells == _expected_cells(header, data), fmt
+        assert f"Avg bus bandwidth    : {data['avg_busbw_gbps']:.3f} GB/s" in got[fmt].out

@@ -159,3 +159,45 @@ def test_a_failed_link_to_a_reducing_switch_keeps_in_network_bounds_on_the_rest(
     damaged = load_topology("hgx-b200", overrides=["fail=link:0,r0.nvlink.sw0"])
     found = candidates(damaged, damaged.chips, get_op("allreduce"))
     assert found[0].label.startswith("injection with in-network reduction")
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("op", ["allgather", "reducescatter"])
+def test_the_cheap_bound_is_the_best_natural_cut_by_brute_force(seed, op):
+    """Without the optimum, the all-gather (and reduce-scatter) bound is the larger of injection and
+    every named cut, each worked out here from the cut-set formula (ForestColl, Zhao et al. 2024):
+    the blocks of the members inside a set X must leave it, ``|X n C| S/p`` over the bandwidth leaving
+    X; a named cut is two such sets, its side and the rest. Random graphs, random named cuts, random
+    groups; ``evaluate`` with ``exact_bounds=False`` reports the same at a large size."""
+    from trnsim.model.engine import evaluate
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 8))
+    names = [f"c{i}" for i in range(n)]
+    links = {(names[i], names[int(rng.integers(0, i))]): float(rng.integers(1, 9) * 25) for i in range(1, n)}
+    for i in range(n):
+        for j in range(i + 1, n):
+            if rng.random() < 0.3 and (names[j], names[i]) not in links:
+                links[(names[i], names[j])] = float(rng.integers(1, 9) * 25)
+    cuts = {f"cut{k}": frozenset(rng.choice(names, int(rng.integers(1, n)), replace=False)) for k in range(3)}
+    # links across the first cut ten times thinner, so that named cuts bind, not only the chips' links
+    thin = cuts["cut0"]
+    links = {(u, v): bw / 10 if (u in thin) != (v in thin) else bw for (u, v), bw in links.items()}
+    topo = graph_topology(n, 0, links, cuts=cuts)
+    group = [names[i] for i in sorted(rng.choice(n, int(rng.integers(2, n + 1)), replace=False))]
+    p = len(group)
+
+    def leaving(side):
+        return sum(bw for (u, v), bw in links.items() if (u in side) != (v in side)) * 1e9
+
+    chip = min(leaving({c}) for c in group)
+    found = [(p - 1) / p / chip]
+    for side in cuts.values():
+        inside = sum(c in side for c in group)
+        if 0 < inside < p:  # a cut splitting no members binds nothing
+            found.append(max(inside, p - inside) / p / leaving(side))
+    bound = lower_bound(topo, group, get_op(op), 0.0, 1, with_optimum=False)
+    assert bound.seconds_per_byte == pytest.approx(max(found), rel=1e-12, abs=0)
+    size = 1 << 34
+    row = evaluate(topo, op, [size], group, algo="ring", exact_bounds=False).rows[0]
+    assert row.bound_busbw_gbps == pytest.approx((p - 1) / p / max(found) / 1e9, rel=1e-9, abs=0)

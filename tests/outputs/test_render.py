@@ -141,6 +141,9 @@ def test_json_is_strict_and_otherwise_unchanged():
     assert json.loads(out) == {"schema": "trnsim/1", "rows": [{"x": 3}, {"x": 0.5}]}
 
 
+# a results table shaped like `trnsim collective`'s: its headers and keys are the ones the README
+# documents (test_the_table_here_has_the_documented_columns holds them to it); the formats, short
+# headers and drop priorities are this test's inputs to the renderer
 COLLECTIVE_COLUMNS = [
     Column("bytes", "size (B)"),
     Column("count", "count", drop_priority=3),
@@ -201,15 +204,37 @@ def _body(out: str) -> list[list[str]]:
     ]
 
 
+def _readme() -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parents[2] / "README.md").read_text()
+
+
+def test_the_table_here_has_the_documented_columns():
+    """The README's `trnsim collective` table and its JSON row fields name these columns."""
+    text = _readme()
+    line = next(line for line in text.splitlines() if line.startswith("| size (B) | count |"))
+    assert [c.header for c in COLLECTIVE_COLUMNS] == [cell.strip() for cell in line.strip("|").split("|")]
+    fields = text[text.index("`collective`: `sku`") :]
+    fields = fields[fields.index("`rows` (each with") : fields.index("); its CSV")]
+    assert {c.key for c in COLLECTIVE_COLUMNS} <= set(re.findall(r"`(\w+)`", fields))
+
+
 def test_table_fits_an_80_column_terminal(terminal):
     out = _render([_collective()], stream=terminal(80))
     assert max(len(line) for line in out.splitlines()) <= 80
-    dropped = ["count", "type", "algbw (GB/s)", "max hops"]
+    note = " ".join(out.split("not shown to fit 80 columns: ")[1].split())
+    dropped = note.split(";")[0].split(", ")
+    # only columns that may go, the highest drop priority first: a column goes only with every
+    # column of a higher priority, and they are named in the table's order
+    priority = {c.header: c.drop_priority for c in COLLECTIVE_COLUMNS}
+    assert dropped and all(priority[name] is not None for name in dropped)
+    lowest = min(priority[name] for name in dropped)
+    assert set(dropped) == {h for h, q in priority.items() if q is not None and q >= lowest}
+    assert dropped == [c.header for c in COLLECTIVE_COLUMNS if c.header in dropped]
     shown = [c for c in COLLECTIVE_COLUMNS if c.header not in dropped]
     # every shown value is printed whole, in one cell of one line: no number cut, no word wrapped
     assert _body(out) == [[c.text(row[c.key]) for c in shown] for row in COLLECTIVE_ROWS]
-    note = " ".join(out.split("not shown to fit 80 columns: ")[1].split())
-    assert note.startswith(", ".join(dropped) + ";")
     assert "--wide" in note and "--format json|csv|markdown" in note and "COLUMNS" in note
     assert "# Avg bus bandwidth : 253.2 GB/s" in out
 

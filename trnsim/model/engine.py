@@ -196,6 +196,19 @@ def evaluate(
         A skewed all-to-all's ``p x p`` traffic matrix (:mod:`trnsim.collectives.traffic`).
     exact_bounds : bool
         Compute the exact optimum for the bound (False: injection and natural cuts only, cheaper).
+
+    Examples
+    --------
+    Four chips joined pairwise by 100 GB/s, 1 us per step: a ring all-gather of 1 MiB is three
+    steps of a quarter of it over one link each, against a bound of a chip's 300 GB/s.
+
+    >>> from trnsim.topology.synthetic import complete_topology
+    >>> square = complete_topology(4, bw_gbps=100.0)
+    >>> row = evaluate(square, "allgather", [1 << 20], square.chips, algo="ring").rows[0]
+    >>> round(row.time_us, 6), round(3 * (1 + (1 << 18) / 100e3), 6)  # 3 x (alpha + S/4 / B)
+    (10.86432, 10.86432)
+    >>> round(row.busbw_gbps, 2), round(row.bound_busbw_gbps, 2), row.bound_limited_by, row.max_hops
+    (72.39, 300.0, 'injection (c0)', 0)
     """
     op = get_op(op_name)
     check_traffic(op.name, traffic, len(group))

@@ -101,6 +101,18 @@ class Router:
         The policy (the topology file's by default).
     seed : int
         The hash function's seed (``hash`` routing).
+
+    Examples
+    --------
+    A ring of four chips, 100 GB/s each way per link: a flow to the opposite chip has two shortest
+    paths, and ECMP puts half its bytes on each, so its busiest link carries half the size.
+
+    >>> from trnsim.collectives.schedule import Step
+    >>> from trnsim.topology.synthetic import ring_topology
+    >>> ring = ring_topology(4, lanes=100)
+    >>> route = Router(ring, ring.chips).route(Step.of([(0, 2)], 1.0))
+    >>> route.max_links, round(route.seconds_per_byte * 100e9, 12), route.link_loads.tolist().count(0.5)
+    (2, 0.5, 4)
     """
 
     def __init__(

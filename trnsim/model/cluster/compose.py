@@ -31,7 +31,7 @@ from trnsim.model.cost import step_alpha
 from trnsim.model.engine import align_sizes, evaluate
 from trnsim.model.rows import Evaluation, Row, algbw_gbps, busbw_gbps
 from trnsim.topology.graph import Topology
-from trnsim.topology.metrics import chip_bandwidth_gbps
+from trnsim.topology.metrics import chip_bandwidth_gbps, reducing_switches
 from trnsim.topology.scaleout import FabricPlan, uplink_share
 
 MAX_CHUNKS = 64
@@ -177,12 +177,15 @@ def evaluate_cluster(
     if n * d < 2:
         raise UsageError(f"a cluster of {n * d} rank moves nothing: give more domains or a larger domain")
     aligned, dropped = align_sizes(op, sizes, n * d, "float")
-    intra_time = _intra_phases(domain, op.name, intra_algo, aligned, chunk_counts)
+    intra_time = _intra_phases(domain, op.name, intra_algo, aligned, chunk_counts, d)
     rank_gbps = min(chip_bandwidth_gbps(domain).values()) if n > 1 else 0.0
+    # switches that reduce in the network (NVLS): a rank's links need carry an all-reduce's S once
+    # each way, not 2(N-1)/N S (that argument has the ranks reduce)
+    in_network = op.name == "allreduce" and n > 1 and bool(reducing_switches(domain, list(domain.chips)))
     rows = []
     for requested, size, count in aligned:
         best = _best_chunking(op.name, size, n, chunk_counts, intra_time, across)
-        rows.append(_row(op, (requested, size, count), n, best, intra_time, across, rank_gbps))
+        rows.append(_row(op, (requested, size, count), n, best, intra_time, across, rank_gbps, in_network))
     return ClusterEvaluation(
         sku=domain.name,
         op=op.name,
@@ -197,11 +200,15 @@ def evaluate_cluster(
     )
 
 
-def _intra_phases(domain: Topology, op_name: str, intra_algo: str, aligned: list, chunk_counts: list):
+def _intra_phases(
+    domain: Topology, op_name: str, intra_algo: str, aligned: list, chunk_counts: list, domains: int
+):
     """The in-domain phases evaluated once at every chunk size any size needs; returns a function
     giving, for a buffer size, the phases' total time and the algorithms they ran."""
     n = domain.n_ranks
-    before, after = PHASES[op_name]
+    # one domain has no cross-domain phase between a reduce-scatter and an all-gather: the op runs
+    # whole, as the engine runs it (split, its halves were costed apart and sized for another op)
+    before, after = (op_name, None) if domains == 1 else PHASES[op_name]
     # the smallest buffer nccl-tests runs in each in-domain phase: a smaller chunk costs as much
     smallest = {phase: 4 if phase == "allreduce" else n * 16 for phase in {before, after} - {None}}
     wanted = sorted(
@@ -252,7 +259,7 @@ def _best_chunking(op_name: str, size: int, n: int, chunk_counts: list, intra_ti
 
 
 def _row(
-    op, size_row: tuple, n: int, best: tuple, intra_time, across: _Across, rank_gbps: float
+    op, size_row: tuple, n: int, best: tuple, intra_time, across: _Across, rank_gbps: float, in_network: bool
 ) -> ClusterRow:
     """One size: the chosen composition, the phases one after the other, the bound and the ceiling."""
     requested, size, count = size_row
@@ -265,13 +272,16 @@ def _row(
     bounds = [
         (efa_bound_us(op.name, size, n, d, nic_gbps), "EFA cut (every NIC of a domain)"),
         (
-            injection_us(op.name, size, n * d, rank_gbps + (nic_gbps if d > 1 else 0.0)),
+            injection_us(op.name, size, n * d, rank_gbps + (nic_gbps if d > 1 else 0.0), in_network),
             "a rank's links (scale-up + NIC)" if d > 1 else "a rank's scale-up links",
         ),
     ]
     bound, limited_by = max(bounds)
     bound_busbw = busbw_gbps(op, ranks, size, bound) if bound > 0 else float("inf")
-    ceiling = ceiling_us(op.name, size, n, d, rank_gbps, nic_gbps * across.shares[name])
+    # one domain runs the op whole (in-network reduction too); more run a reduce-scatter and an all-gather
+    ceiling = ceiling_us(
+        op.name, size, n, d, rank_gbps, nic_gbps * across.shares[name], in_network and d == 1
+    )
     busbw = busbw_gbps(op, ranks, size, total)
     inside = "+".join(used) or "-"
     return ClusterRow(

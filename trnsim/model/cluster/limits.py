@@ -34,9 +34,10 @@ def _across_bytes(op: str, size: int, n: int, d: int) -> float:
     return share * size / n
 
 
-def injection_us(op: str, size: int, ranks: int, rank_gbps: float) -> float:
+def injection_us(op: str, size: int, ranks: int, rank_gbps: float, in_network: bool = False) -> float:
     """Every rank sends and receives ``2(N-1)/N S`` (all-reduce) or ``(N-1)/N S`` through its own
-    links, scale-up and NIC together.
+    links, scale-up and NIC together; an all-reduce whose switches reduce in the network (``in_network``)
+    only ``S`` (its input out, the result in).
 
     Examples
     --------
@@ -44,13 +45,18 @@ def injection_us(op: str, size: int, ranks: int, rank_gbps: float) -> float:
     70.0
     """
     share = (ranks - 1) / ranks
-    moved = 2 * share * size if op == "allreduce" else share * size
+    moved = share * size
+    if op == "allreduce":
+        moved = size if in_network else 2 * moved
     return moved / (rank_gbps * 1e3)
 
 
-def ceiling_us(op: str, size: int, n: int, d: int, rank_gbps: float, nic_gbps: float) -> float:
+def ceiling_us(
+    op: str, size: int, n: int, d: int, rank_gbps: float, nic_gbps: float, in_network: bool = False
+) -> float:
     """The composition's own limit: its in-domain phases on a rank's scale-up links and its
-    cross-domain phase on the NICs, overlapped (the slower of the two; no latency).
+    cross-domain phase on the NICs, overlapped (the slower of the two; no latency). ``in_network``:
+    the in-domain all-reduce reduces in the switches, ``S`` each way through a rank's links.
 
     Examples
     --------
@@ -64,7 +70,7 @@ def ceiling_us(op: str, size: int, n: int, d: int, rank_gbps: float, nic_gbps: f
     if n > 1:
         share = (n - 1) / n
         phases = 2 if op == "allreduce" else 1
-        up = phases * share * size / (rank_gbps * 1e3)
+        up = (size if in_network else phases * share * size) / (rank_gbps * 1e3)
     if d <= 1:
         return up
     return max(up, _across_bytes(op, size, n, d) / (nic_gbps * 1e3))
