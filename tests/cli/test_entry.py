@@ -159,3 +159,21 @@ def test_a_reader_that_goes_away_is_not_an_error(argv):
     finally:
         os.close(write)
     assert (result.returncode, result.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("half_imported", ["multiprocessing", "trnsim.atomic"])
+def test_a_signal_landing_in_an_import_still_leaves_with_its_code(monkeypatch, capsys, half_imported):
+    """A Ctrl-C inside ``import multiprocessing`` (or trnsim.atomic) finds the module in sys.modules
+    without its functions yet: the handler must still leave, not raise into the run (where importlib
+    swallowed the error and the run went on to exit 0)."""
+    import types
+
+    from trnsim.cli import entry
+
+    monkeypatch.setitem(sys.modules, half_imported, types.ModuleType(half_imported))
+    monkeypatch.setattr(entry.signal, "signal", lambda *args: None)  # keep the test process's handlers
+    left = []
+    monkeypatch.setattr(entry.os, "_exit", lambda code: left.append(code))
+    entry._leave(130, "interrupted")
+    assert left == [130]
+    assert capsys.readouterr().err == "interrupted\n"

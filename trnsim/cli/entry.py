@@ -13,7 +13,6 @@ before anything heavy is imported.
 wraps it for a process of its own.
 """
 
-import contextlib
 import os
 import signal
 import sys
@@ -65,13 +64,19 @@ def _terminate(signum, frame) -> None:
 def _leave(code: int, what: str) -> None:
     """Stop now: no second interruption, no temporary file or worker left, one line, ``code``.
     ``os._exit`` also keeps CPython from turning a handled Ctrl-C into a SIGINT exit (-2)."""
-    _stop(code, what)
-    atomic = sys.modules.get("trnsim.atomic")
-    if atomic is not None:
-        atomic.discard_pending()
-    # the signal may have landed inside a write to the same stream: what is out is out
-    with contextlib.suppress(Exception):
+    # the signal may land in the middle of an import: a module in sys.modules may lack the function
+    # asked for, and an exception here would escape into the run (or be swallowed by importlib's
+    # lock callbacks, and the run go on). Whatever fails, the process leaves.
+    try:
+        _stop(code, what)
+        atomic = sys.modules.get("trnsim.atomic")
+        discard = getattr(atomic, "discard_pending", None)
+        if discard is not None:
+            discard()
+        # the signal may have landed inside a write to the same stream: what is out is out
         _flushed(code)
+    except BaseException:  # noqa: BLE001 - nothing may stop the exit below
+        pass
     os._exit(code)
 
 
@@ -92,10 +97,11 @@ def _stop(code: int, what: str) -> int:
 
 def _stop_children() -> None:
     """Stop the worker processes a run started (``sweep --jobs``), if the run did not."""
-    multiprocessing = sys.modules.get("multiprocessing")
-    if multiprocessing is None:
+    # a half-imported multiprocessing (the signal landed in its import) has started no worker yet
+    active_children = getattr(sys.modules.get("multiprocessing"), "active_children", None)
+    if active_children is None:
         return
-    children = multiprocessing.active_children()
+    children = active_children()
     for child in children:
         child.terminate()
     for child in children:
