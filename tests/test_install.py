@@ -107,4 +107,11 @@ def test_every_package_is_listed_in_pyproject():
         tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]
     )
     found = {".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "trnsim").rglob("__init__.py")}
-    assert listed == found | {"trnsim.topologies"}
+    # and the folders of data files that ship as packages (no __init__.py: nothing to import)
+    assert listed == found | {"trnsim.topologies", "trnsim.spec.templates"}
+
+
+def test_topo_new_writes_the_shipped_template(fresh, tmp_path):
+    for kind in ("torus", "switched"):
+        _run([fresh / BIN / "trnsim", "topo", "new", kind, "-o", f"{kind}.yaml"], cwd=tmp_path)
+        _run([fresh / BIN / "trnsim", "topo", "validate", f"{kind}.yaml"], cwd=tmp_path)

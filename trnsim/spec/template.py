@@ -31,6 +31,6 @@ def template_text(kind: str, name: str) -> str:
         raise UsageError(f"no template for {kind!r}; expected one of {', '.join(KINDS)}")
     if not name.strip() or not name.isprintable():
         raise UsageError(f"name {name!r}: expected one line of printable text")
-    text = resources.files("trnsim.spec").joinpath("templates", f"{kind}.yaml").read_text("utf-8")
+    text = resources.files("trnsim.spec.templates").joinpath(f"{kind}.yaml").read_text("utf-8")
     # a JSON string is a YAML scalar that holds any printable text as written
     return text.replace("name: NAME       ", f"name: {json.dumps(name.strip())}", 1)
