@@ -6,12 +6,13 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import get_args
 
 import msgspec
 
 from trnsim.errors import ConfigError, FileAsSkuError, TrnsimError, UsageError
 from trnsim.spec.overrides import apply_overrides, blame, named_edits
-from trnsim.spec.schema import Spec
+from trnsim.spec.schema import RuntimeName, Spec
 from trnsim.yamlio import load_text, load_yaml, read_text
 
 
@@ -86,6 +87,7 @@ def read_document(path: Path) -> dict:
 _CHOICES = {
     "kind": "torus, switched (or for node_local: direct, switches)",
     "medium": "pcb, backplane, copper, aec, optics",
+    "default": ", ".join(get_args(RuntimeName)),  # runtime.default, the one enum of that name
 }
 _MSGSPEC_AT = re.compile(r"^(.*?)(?: - at `\$(.*)`)?$", re.S)
 
@@ -143,6 +145,11 @@ def _check_references(spec: Spec, path: Path, edits: list[str] = (), file: Path 
         fail(spec.kind, f"missing required key `{spec.kind}` for kind {spec.kind!r}")
     if getattr(spec, other) is not None:
         fail(other, f"a {spec.kind} file takes no `{other}` section")
+    if spec.runtime.default != "ideal" and getattr(spec.runtime, spec.runtime.default) is None:
+        fail(
+            "runtime.default",
+            f"runtime {spec.runtime.default!r} needs a `runtime.{spec.runtime.default}` section",
+        )
     chip = spec.chip
     if chip.active_lanes is not None and chip.active_lanes > chip.lanes:
         fail("chip.active_lanes", f"expected at most chip.lanes ({chip.lanes}), got {chip.active_lanes}")

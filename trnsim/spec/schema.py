@@ -230,6 +230,32 @@ class ScaleOut(Section, kw_only=True):
     source: Text = ""
 
 
+# the runtimes a file may name as its default (trnsim.model.runtime models each)
+RuntimeName = Literal["ideal", "nccl"]
+
+
+class NcclFacts(Section, kw_only=True):
+    """What NCCL's tuner reads from the machine that the graph does not hold
+    (:mod:`trnsim.model.runtimes.nccl`)."""
+
+    # the GPUs' compute capability times ten (90 Hopper, 100 Blackwell): NCCL's tables key on it
+    compute_capability: Annotated[int, msgspec.Meta(ge=60, le=1000)]
+    # the switches do NVLink SHARP (multicast and in-switch reduction): NCCL enables NVLS
+    nvls: bool
+    # one NVLink's rate per direction: the chip's links in the graph count as bandwidth / this
+    nvlink_gbps: LaneGbps
+    source: Text = ""
+
+
+class RuntimeSpec(Section, kw_only=True):
+    """The file's ``runtime:`` section: which runtime its numbers model by default, and the facts
+    each runtime needs (:mod:`trnsim.model.runtime`)."""
+
+    default: RuntimeName = "ideal"
+    nccl: NcclFacts | None = None
+    source: Text = ""
+
+
 class Spec(Section, kw_only=True):
     """A whole topology file."""
 
@@ -246,3 +272,4 @@ class Spec(Section, kw_only=True):
     scale_out: ScaleOut | None = None
     routing: RoutingSpec = msgspec.field(default_factory=RoutingSpec)
     efficiency: LinkEfficiency = msgspec.field(default_factory=LinkEfficiency)
+    runtime: RuntimeSpec = msgspec.field(default_factory=RuntimeSpec)
