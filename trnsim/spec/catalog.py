@@ -127,6 +127,13 @@ def validate_document(
         keypath, message = _describe_validation(exc)
         raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}") from None
     _check_references(spec, path, edits, file)
+    runtime = spec.runtime
+    if runtime.default != "ideal" and getattr(runtime, runtime.default) is None:
+        keypath = "runtime.default"
+        raise ConfigError(
+            f"{_where(path, edits, file, keypath)}: {keypath}: runtime {runtime.default!r} needs a "
+            f"`runtime.{runtime.default}` section"
+        )
     return spec
 
 
@@ -145,11 +152,6 @@ def _check_references(spec: Spec, path: Path, edits: list[str] = (), file: Path 
         fail(spec.kind, f"missing required key `{spec.kind}` for kind {spec.kind!r}")
     if getattr(spec, other) is not None:
         fail(other, f"a {spec.kind} file takes no `{other}` section")
-    if spec.runtime.default != "ideal" and getattr(spec.runtime, spec.runtime.default) is None:
-        fail(
-            "runtime.default",
-            f"runtime {spec.runtime.default!r} needs a `runtime.{spec.runtime.default}` section",
-        )
     chip = spec.chip
     if chip.active_lanes is not None and chip.active_lanes > chip.lanes:
         fail("chip.active_lanes", f"expected at most chip.lanes ({chip.lanes}), got {chip.active_lanes}")
