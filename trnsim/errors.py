@@ -41,6 +41,7 @@ PARAMETERS = (
     "random",
     "ranks",
     "routing",
+    "runtime",
     "save_baseline",
     "size",
     "skew",

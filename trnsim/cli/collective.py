@@ -21,6 +21,7 @@ from trnsim.cli.options import (
     MinChunk,
     Ranks,
     RoutingOption,
+    RuntimeOption,
     SetOption,
     Sizes,
     Skew,
@@ -75,10 +76,12 @@ def run(
     traffic_file=None,
     fail: list[str] | None = None,
     heatmap=None,
+    runtime: str | None = None,
 ) -> None:
     """Evaluate and print one collective: one group, or several at once with ``groups``."""
     from trnsim.model.backend import Costing, ManyGroups, Selection
     from trnsim.model.cost import assumptions
+    from trnsim.model.runtime import apply_runtime, check_runtime, runtime_of
     from trnsim.outputs.collective import each_size, every_algorithm, one_group
     from trnsim.outputs.groups import many_groups
 
@@ -89,8 +92,12 @@ def run(
     note_calibration_target(calibration, [topo.name])
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     _check_outputs(topo, heatmap, groups, export_schedule, algo)
+    runtime = runtime_of(topo, runtime)
+    _check_runtime(runtime, groups, algo, skew, traffic_file)
     costing = Costing(alpha_us, max_chunks, chunk_bytes(min_chunk))
     backend = Selection(group, ranks, groups, skew, traffic_file, costing).backend(topo)
+    if not isinstance(backend, ManyGroups):
+        check_runtime(topo, backend.group, runtime)
     given = _given(topo, group, ranks, groups, backend.traffic, skew, traffic_file, export_schedule)
     assumed = assumptions(topo, alpha_us)
     if isinstance(backend, ManyGroups):
@@ -103,6 +110,7 @@ def run(
         _export_schedule(topo, result, export_schedule, given.group)
     if heatmap is not None:
         _draw_heatmap(topo, result, heatmap, given.group)
+    result = apply_runtime(topo, result, runtime)  # the schedule and heatmap above are the ideal's
     header, payload, footer = one_group(topo, result, algo, dtype, assumed, given)
     csv = fmt == Format.csv
     if algo == "all":
@@ -127,6 +135,28 @@ def _check_outputs(topo, heatmap, groups, export_schedule, algo: str) -> None:
 
         if (reason := drawable(topo)) is not None:
             raise UsageError(f"--heatmap: {reason}")
+
+
+def _check_runtime(runtime: str, groups, algo: str, skew, traffic_file) -> None:
+    """Refuse, before any work, what a runtime other than ideal does not model yet."""
+    from trnsim.errors import UsageError
+
+    if runtime == "ideal":
+        return
+    if groups is not None:
+        raise UsageError(
+            f"--runtime {runtime} models one group; --groups runs with --runtime ideal (the file's default "
+            "may be another runtime)"
+        )
+    if algo == "all":
+        raise UsageError(
+            f"--runtime {runtime} prints the runtime's pick per size; --algo all compares trnsim's schedules "
+            "and runs with --runtime ideal"
+        )
+    if skew is not None or traffic_file is not None:
+        raise UsageError(
+            f"--runtime {runtime} models uniform traffic; --skew and --traffic run with --runtime ideal"
+        )
 
 
 def _given(topo, group, ranks, groups, traffic, skew, traffic_file, export_schedule):
@@ -212,6 +242,7 @@ def _register(op: str) -> None:
         skew: Skew = None,
         traffic: TrafficFile = None,
         heatmap: Heatmap = None,
+        runtime: RuntimeOption = None,
     ) -> None:
         run(
             op,
@@ -239,6 +270,7 @@ def _register(op: str) -> None:
             traffic,
             fail,
             heatmap,
+            runtime,
         )
 
     examples = "".join(f"    trnsim collective {op} {line}\n" for line in EXAMPLES[op])

@@ -43,6 +43,7 @@ FLAGS = {
     "random": "--random",
     "ranks": "--ranks",
     "routing": "--routing",
+    "runtime": "--runtime",
     "save_baseline": "--save-baseline",
     "size": "--size",
     "skew": "--skew",

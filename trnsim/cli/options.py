@@ -258,6 +258,17 @@ Dtype = Annotated[
         "--dtype", help=f"Element type for the count column: {', '.join(DTYPES)} (case-insensitive)."
     ),
 ]
+RuntimeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--runtime",
+        help="What the numbers model: ideal (the fabric's limit under trnsim's best schedule) or nccl "
+        "(NCCL 2.30.7's own tuner: the algorithm/protocol it picks per size and the time it expects, for "
+        "GPUs on one NVSwitch domain, from the file's runtime.nccl facts; the ideal busbw is shown "
+        "beside). Default: the file's runtime.default, else ideal.",
+        show_default=False,
+    ),
+]
 AlphaUs = Annotated[
     float | None,
     typer.Option(

@@ -34,8 +34,11 @@ def one_group(
 
     n_chips = len(topology.chips_of(result.group))
     on_chips = f" on {n_chips} chip{'s' if n_chips != 1 else ''}" if topology.ranks_per_chip > 1 else ""
+    runtime = getattr(result, "runtime", "ideal")
+    # a runtime's numbers come first: say what they model, and that what follows is the ideal's
+    modelled = "" if runtime == "ideal" else f"runtime {runtime}: {result.runtime_model}; ideal: "
     header = (
-        f"{topology.name} {result.op}: {result.ranks} ranks{on_chips} (group {given.group}), alpha "
+        f"{topology.name} {result.op}: {result.ranks} ranks{on_chips} (group {given.group}), {modelled}alpha "
         f"{result.alpha_us:g} us/step{' (assumed)' if 'alpha' in assumed else ''}, "
         f"algorithm {algo}, routing {result.routing.label}; bandwidth bound limited by "
         f"{result.bound.limited_by}"
@@ -49,7 +52,8 @@ def one_group(
     )
     if given.skewed:
         header += f"; {given.traffic} traffic"
-    borrowed = borrowed_by(topology, result, every=algo == "all")
+    ideal = getattr(result, "ideal", result)  # the schedules a runtime's numbers were priced beside
+    borrowed = borrowed_by(topology, ideal, every=algo == "all")
     if borrowed is not None:
         header += f"; the group {borrowed.describe()}{given.borrowed}"
     if given.edits:
@@ -66,6 +70,8 @@ def one_group(
         "group_ranks": [topology.rank_of[c] for c in result.group],
         "traffic": given.traffic,
         "algorithm": algo,
+        "runtime": runtime,
+        "runtime_model": getattr(result, "runtime_model", None),
         "alpha_us": result.alpha_us,
         "assumed": sorted(assumed),  # the header's figures that are the file's assumptions
         "avg_busbw_gbps": result.avg_busbw_gbps,
@@ -79,7 +85,7 @@ def one_group(
     }
     footer = [f"# Avg bus bandwidth    : {result.avg_busbw_gbps:.3f} GB/s"]
     if given.schedule is not None:
-        footer.append(f"# schedule of {result.rows[-1].algorithm} written to {given.schedule}")
+        footer.append(f"# schedule of {ideal.rows[-1].algorithm} written to {given.schedule}")
     if (note := result.alignment_note()) is not None:
         footer.append(f"# {note}")
     return header, payload, footer
@@ -104,6 +110,8 @@ def each_size(result, header: str, footer: list[str], given: Given, explain: boo
         Column("max_hops", "max hops", short="hops", drop_priority=1),
         Column("bottleneck", "bottleneck", tied, align="left"),
     ]
+    if getattr(result, "runtime", "ideal") != "ideal":
+        columns = _runtime_columns(columns, result.runtime)
     rows = [row.as_dict() for row in result.rows]
     if explain:
         for entry in rows:
@@ -117,6 +125,32 @@ def each_size(result, header: str, footer: list[str], given: Given, explain: boo
         for entry in rows:
             entry["variant"] = given.variant
     return Table(header, columns, rows, footer)
+
+
+# on a narrow terminal a runtime's table leaves out the fabric's figures before the ideal busbw
+_RUNTIME_DROPS = {"bottleneck": 6, "efficiency": 5}
+
+
+def _runtime_columns(columns: list[Column], runtime: str) -> list[Column]:
+    """The columns of a runtime's rows: its choice where the algorithm was, then the ideal's busbw
+    and algorithm beside the runtime's (the runtime's model has one time: no worst time)."""
+    out = []
+    for column in columns:
+        if column.key == "worst_time_us":
+            continue
+        if column.key == "time_us":
+            column = Column("time_us", "time (us)", "{:.2f}")
+        elif column.key in _RUNTIME_DROPS:  # the ideal's busbw beside the runtime's comes first
+            column.drop_priority = _RUNTIME_DROPS[column.key]
+        if column.key == "algorithm":
+            out += [
+                Column("algorithm", f"{runtime} algo", align="left", short="algo"),
+                Column("ideal_busbw_gbps", "ideal busbw", "{:.2f}", short="ideal"),
+                Column("ideal_algorithm", "ideal algo", align="left", drop_priority=1),
+            ]
+            continue
+        out.append(column)
+    return out
 
 
 def every_algorithm(

@@ -1,0 +1,151 @@
+"""The runtime layer: what a collective library makes of the fabric, next to trnsim's ideal.
+
+Every number the engine computes is *ideal*: the fabric's limit under trnsim's best schedule. A
+runtime prices the same collective as the library that runs it would (issue 25):
+
+- ``ideal``: the engine's rows, unchanged (:func:`apply_runtime` returns the evaluation itself);
+- ``nccl``: NCCL's own tuner (:mod:`trnsim.model.runtimes.nccl`): at each size the (algorithm,
+  protocol) NCCL picks and the time its cost model expects, for GPUs on one NVSwitch domain read from
+  the graph and the file's ``runtime.nccl`` facts (:mod:`trnsim.model.runtimes.nccl_domain`).
+
+A runtime's evaluation keeps the ideal one (``ideal``), whose rows name the schedules (``plans``)
+that the links borrowed, a heatmap or an exported schedule come from. A runtime's rows (:class:`RuntimeRow`) carry its time and bandwidth in the usual fields, its choice
+as ``algorithm`` (``nvls/simple``), and the ideal's as ``ideal_time_us``, ``ideal_busbw_gbps`` and
+``ideal_algorithm``: what you would measure, and what the hardware leaves on the table. The fabric's
+own figures (the bound, hops, bottleneck, chunks, link use) stay the ideal schedule's; ``efficiency``
+is the bound's time over the runtime's.
+"""
+
+from dataclasses import dataclass, fields
+from typing import ClassVar, get_args
+
+from trnsim.errors import ParameterError
+from trnsim.model.engine import GroupEvaluation, GroupRow
+from trnsim.model.rows import algbw_gbps, busbw_gbps
+from trnsim.spec.schema import RuntimeName
+from trnsim.topology.graph import Topology
+
+RUNTIMES: tuple[str, ...] = get_args(RuntimeName)
+
+
+def runtime_of(topology: Topology, name: str | None = None) -> str:
+    """The runtime a run models: ``name`` (any case), else the file's ``runtime.default``.
+
+    Raises
+    ------
+    ParameterError
+        ``name`` is not one of :data:`RUNTIMES`.
+    """
+    if name is None:
+        return topology.spec.runtime.default
+    chosen = name.strip().lower()
+    if chosen not in RUNTIMES:
+        raise ParameterError(f"expected one of {', '.join(RUNTIMES)}", "runtime", repr(name))
+    return chosen
+
+
+@dataclass(kw_only=True)
+class RuntimeRow(GroupRow):
+    """One size as a runtime runs it: its time, bandwidth and choice, and the ideal's beside them."""
+
+    ideal_time_us: float
+    ideal_busbw_gbps: float
+    ideal_algorithm: str  # trnsim's schedule at this size (the fastest, under auto)
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        *GroupRow.COLUMNS,
+        "ideal_time_us",
+        "ideal_busbw_gbps",
+        "ideal_algorithm",
+    )
+
+
+@dataclass(kw_only=True)
+class RuntimeEvaluation(GroupEvaluation):
+    """A collective on one group as a runtime runs it (``rows``), with the ideal's rows kept."""
+
+    runtime: str
+    runtime_model: str  # one line: what the numbers model
+    ideal: GroupEvaluation  # the same run at the fabric's limit: its rows name the plans it ran
+
+    def busiest_links(self):
+        """The ideal schedule's busiest links (the runtime's model has no links of its own)."""
+        return self.ideal.busiest_links()
+
+
+def _runtime_row(ideal: GroupEvaluation, row: GroupRow, time_us: float, choice: str) -> RuntimeRow:
+    """``row`` with the runtime's time and choice in place of the ideal's, which it keeps beside."""
+    bound_us = row.efficiency * row.time_us
+    kept = {f.name: getattr(row, f.name) for f in fields(GroupRow)}
+    kept.update(
+        time_us=time_us,
+        algbw_gbps=algbw_gbps(row.bytes, time_us),
+        busbw_gbps=busbw_gbps(ideal.op, ideal.ranks, row.bytes, time_us),
+        algorithm=choice,
+        efficiency=bound_us / time_us if time_us > 0 else 0.0,
+        worst_time_us=time_us,  # the runtime's model has no routing: one time
+    )
+    return RuntimeRow(
+        **kept,
+        ideal_time_us=row.time_us,
+        ideal_busbw_gbps=row.busbw_gbps,
+        ideal_algorithm=row.algorithm,
+    )
+
+
+def _nccl(topology: Topology, ideal: GroupEvaluation) -> tuple[str, list[RuntimeRow]]:
+    """NCCL's pick and expected time at every size of ``ideal``, and the line saying so."""
+    from trnsim.model.runtimes import nccl
+    from trnsim.model.runtimes.nccl_domain import nccl_system_of
+
+    system = nccl_system_of(topology, ideal.group)
+    rows = []
+    for row in ideal.rows:
+        pick = nccl.predict(system, ideal.op, row.bytes).pick
+        rows.append(_runtime_row(ideal, row, pick.time_us, f"{pick.algorithm}/{pick.protocol}"))
+    return describe_nccl(system), rows
+
+
+def describe_nccl(system) -> str:
+    """One line: NCCL's version and what its search found on ``system`` (an NcclSystem)."""
+    from trnsim.model.runtimes import nccl_constants
+
+    ring, nvls = system.ring, system.nvls
+    searched = f"ring {ring.n_channels} x {ring.bw_intra_gbps:g} GB/s"
+    searched += f", NVLS {nvls.n_channels} x {nvls.bw_intra_gbps:g} GB/s" if nvls else ", no NVLS"
+    return (
+        f"NCCL {nccl_constants.NCCL_VERSION}'s tuner (its expected time and pick; compute capability "
+        f"{system.compute_capability}, {system.n_ranks} GPUs on one node, {searched})"
+    )
+
+
+def check_runtime(topology: Topology, group: list[str], name: str) -> None:
+    """Refuse, before any work, a runtime that cannot model ``group`` on ``topology``: the
+    :class:`~trnsim.errors.NotApplicableError` that :func:`apply_runtime` would raise."""
+    if runtime_of(topology, name) == "nccl":
+        from trnsim.model.runtimes.nccl_domain import nccl_system_of
+
+        nccl_system_of(topology, group)
+
+
+def apply_runtime(topology: Topology, ideal: GroupEvaluation, name: str) -> GroupEvaluation:
+    """``ideal`` (one group's evaluation on ``topology``) as runtime ``name`` runs it.
+
+    ``ideal`` returns ``ideal`` itself; another runtime a :class:`RuntimeEvaluation` whose rows are
+    :class:`RuntimeRow`, in the same sizes.
+
+    Raises
+    ------
+    ParameterError
+        An unknown runtime.
+    NotApplicableError
+        The runtime cannot model this group on this system (the file lacks its facts, or the group
+        is not what the runtime's model covers); the line says why.
+    """
+    name = runtime_of(topology, name)
+    if name == "ideal":
+        return ideal
+    model, rows = _nccl(topology, ideal)
+    kept = {f.name: getattr(ideal, f.name) for f in fields(GroupEvaluation) if f.init}
+    kept["rows"] = rows
+    return RuntimeEvaluation(**kept, runtime=name, runtime_model=model, ideal=ideal)
