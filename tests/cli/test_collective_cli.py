@@ -316,3 +316,65 @@ def test_every_format_carries_the_same_numbers(cli, sku, op, sizes, algo):
             assert header == ["size (B)", *(f"{n} busbw" for n in names), "best", "bound busbw"]
         assert cells == _expected_cells(header, data), fmt
         assert f"Avg bus bandwidth    : {data['avg_busbw_gbps']:.3f} GB/s" in got[fmt].out
+
+
+def _json(cli, *args):
+    result = cli("collective", *args, "--format", "json")
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def test_runtime_ideal_is_the_default_and_changes_nothing(cli):
+    args = ("allreduce", "--sku", "h100", "--sizes", "8,1M,1G")
+    default, ideal = _json(cli, *args), _json(cli, *args, "--runtime", "ideal")
+    assert default == ideal
+    assert default["runtime"] == "ideal" and default["runtime_model"] is None
+    assert "ideal_busbw_gbps" not in default["rows"][0]
+
+
+def test_runtime_nccl_rows_carry_nccls_pick_and_the_ideal(cli):
+    from trnsim.model.runtimes.nccl import predict, single_domain_system
+    from trnsim.spec.catalog import find_sku, read_document
+
+    args = ("allreduce", "--sku", "h100", "--sizes", "8,1M,1G")
+    ideal, nccl = _json(cli, *args), _json(cli, *args, "--runtime", "nccl")
+    assert nccl["runtime"] == "nccl" and "NCCL 2.30.7" in nccl["runtime_model"]
+    # NCCL's system from the file's own numbers: its chip's bandwidth over one NVLink's
+    document = read_document(find_sku("h100"))
+    chip, facts = document["chip"], document["runtime"]["nccl"]
+    links = chip["lanes"] * chip["lane_gbps"] / facts["nvlink_gbps"]
+    system = single_domain_system(facts["compute_capability"], 8, int(links), nvls=facts["nvls"])
+    for row, base in zip(nccl["rows"], ideal["rows"], strict=True):
+        pick = predict(system, "allreduce", row["bytes"]).pick
+        assert row["algorithm"] == f"{pick.algorithm}/{pick.protocol}"
+        assert row["busbw_gbps"] == pytest.approx(pick.busbw_gbps, rel=1e-9)
+        assert row["ideal_busbw_gbps"] == base["busbw_gbps"]
+        assert row["ideal_algorithm"] == base["algorithm"]
+    assert nccl["avg_busbw_gbps"] == pytest.approx(sum(r["busbw_gbps"] for r in nccl["rows"]) / 3)
+
+
+def test_runtime_nccl_table_names_the_runtime_and_its_choice(cli):
+    result = cli("collective", "allreduce", "--sku", "nvl72", "--runtime", "nccl", "--sizes", "1G", "--wide")
+    assert result.code == 0, result.err
+    assert "runtime nccl: NCCL 2.30.7's tuner" in result.out
+    header = next(line for line in result.out.splitlines() if "nccl algo" in line)
+    positions = [header.index(name) for name in ("busbw", "nccl algo", "ideal busbw", "ideal algo")]
+    assert positions == sorted(positions)
+    assert "nvls/simple" in result.out
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--sku", "h100", "--runtime", "mpi"), ["--runtime 'mpi'", "ideal, nccl"]),
+        (("--sku", "nl16", "--runtime", "nccl"), ["--runtime nccl on trn2-nl16", "runtime.nccl"]),
+        (("--sku", "h100", "--runtime", "nccl", "--groups", "blocks:4"), ["--runtime nccl", "--groups"]),
+        (("--sku", "h100", "--runtime", "nccl", "--algo", "all"), ["--runtime nccl", "--algo all"]),
+    ],
+)
+def test_runtime_refusals_are_one_line_exit_2(cli, args, words):
+    result = cli("collective", "allreduce", *args, "--sizes", "1M")
+    assert result.code == 2 and not result.out
+    assert len(result.err.strip().splitlines()) == 1
+    for word in words:
+        assert word in result.err

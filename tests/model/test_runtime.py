@@ -1,0 +1,200 @@
+"""The runtime layer: ideal is the engine itself; nccl is NCCL's tuner on the system the graph holds."""
+
+import math
+
+import pytest
+
+from tests.model.systems import load
+from trnsim.errors import ConfigError, NotApplicableError, ParameterError
+from trnsim.model.backend import OneGroup
+from trnsim.model.runtime import RUNTIMES, RuntimeRow, apply_runtime, check_runtime, runtime_of
+from trnsim.model.runtimes.nccl import predict, single_domain_system
+from trnsim.model.runtimes.nccl_domain import nvlinks_per_gpu
+from trnsim.topology import load_topology
+
+SIZES = [8, 4096, 1 << 20, 48 << 20, 1 << 30]
+
+
+def nvswitch_file(
+    gpus=8, switches=4, lanes_per_link=6, lane_gbps=12.5, nvlink_gbps=25.0, cc=90, nvls=True, reduction=True
+) -> dict:
+    """``gpus`` GPUs on one server, each with ``lanes_per_link`` lanes to each of ``switches`` switches,
+    and the facts NCCL needs."""
+    slots = [str(i) for i in range(gpus)]
+    lanes = switches * lanes_per_link
+    return {
+        "name": f"nvswitch{gpus}",
+        "kind": "switched",
+        "chip": {"name": "gpu", "lanes": lanes, "lane_gbps": lane_gbps},
+        "latency": {"step_ns": 800.0, "link_ns": 30.0, "relay_ns": 500.0, "switch_ns": 150.0},
+        "switch_models": {"sw": {"reduction": reduction}},
+        "switched": {
+            "racks": 1,
+            "nodes_per_rack": 1,
+            "node_label": "server",
+            "slots": slots,
+            "switch_fabric": {
+                "planes": [{"name": "nvlink", "slots": slots}],
+                "switches_per_plane": switches,
+                "switches_per_tray": 0,
+                "switch_model": "sw",
+                "lanes_per_link": lanes_per_link,
+                "backplane_lanes": lanes,
+                "active_lanes": lanes,
+                "cls": "nvlink",
+            },
+        },
+        "routing": {"policy": "ecmp", "relay": False},
+        "efficiency": {"default": 0.9},
+        "runtime": {
+            "default": "ideal",
+            "nccl": {"compute_capability": cc, "nvls": nvls, "nvlink_gbps": nvlink_gbps},
+        },
+    }
+
+
+def _ideal(topology, op="allreduce", sizes=SIZES, group=None):
+    return OneGroup(topology, list(group or topology.chips)).evaluate(op, sizes)
+
+
+def test_ideal_is_the_evaluation_itself(tmp_path):
+    topology = load(nvswitch_file(), tmp_path)
+    ideal = _ideal(topology)
+    before = [row.as_dict() for row in ideal.rows]
+    assert apply_runtime(topology, ideal, "ideal") is ideal
+    assert apply_runtime(topology, ideal, None) is ideal  # the file's default
+    assert [row.as_dict() for row in ideal.rows] == before
+
+
+def test_every_catalog_file_defaults_to_ideal():
+    from trnsim.spec.catalog import catalog_files
+
+    for path in catalog_files():
+        assert runtime_of(load_topology(topology=path)) == "ideal", path.name
+
+
+@pytest.mark.parametrize("op", ["allreduce", "allgather", "reducescatter", "alltoall"])
+@pytest.mark.parametrize(
+    ("cc", "switches", "lanes_per_link", "lane_gbps", "nvlink_gbps"),
+    [(90, 4, 6, 12.5, 25.0), (100, 2, 18, 25.0, 50.0), (90, 3, 4, 12.5, 25.0)],
+)
+def test_nccl_is_nccls_tuner_on_the_system_the_file_describes(
+    tmp_path, op, cc, switches, lanes_per_link, lane_gbps, nvlink_gbps
+):
+    document = nvswitch_file(8, switches, lanes_per_link, lane_gbps, nvlink_gbps, cc)
+    topology = load(document, tmp_path)
+    # the NVLinks per GPU from the file's own numbers: every lane to every switch, over one NVLink
+    links = switches * lanes_per_link * lane_gbps / nvlink_gbps
+    assert links == int(links)
+    system = single_domain_system(cc, 8, int(links), nvls=True)
+    ideal = _ideal(topology, op)
+    result = apply_runtime(topology, ideal, "nccl")
+    assert result.runtime == "nccl" and result.ideal is ideal
+    assert [row.bytes for row in result.rows] == [row.bytes for row in ideal.rows]
+    factor = (2 if op == "allreduce" else 1) * 7 / 8  # nccl-tests' busbw factor for 8 ranks
+    for row, base in zip(result.rows, ideal.rows, strict=True):
+        assert isinstance(row, RuntimeRow)
+        pick = predict(system, op, row.bytes).pick
+        assert row.algorithm == f"{pick.algorithm}/{pick.protocol}"
+        assert math.isclose(row.time_us, pick.time_us, rel_tol=1e-12)
+        assert math.isclose(row.busbw_gbps, pick.busbw_gbps, rel_tol=1e-9)
+        assert math.isclose(row.busbw_gbps, row.bytes / (row.time_us * 1e3) * factor, rel_tol=1e-9)
+        assert (row.ideal_time_us, row.ideal_busbw_gbps, row.ideal_algorithm) == (
+            base.time_us,
+            base.busbw_gbps,
+            base.algorithm,
+        )
+        # the fabric's bound is the ideal's; its share of the runtime's time follows
+        assert row.bound_busbw_gbps == base.bound_busbw_gbps
+        assert math.isclose(row.efficiency * row.time_us, base.efficiency * base.time_us, rel_tol=1e-9)
+
+
+def test_nccl_on_part_of_the_domain_counts_the_group(tmp_path):
+    topology = load(nvswitch_file(), tmp_path)
+    group = topology.chips[:4]
+    result = apply_runtime(topology, _ideal(topology, group=group), "nccl")
+    system = single_domain_system(90, 4, 12, nvls=True)
+    for row in result.rows:
+        assert math.isclose(row.time_us, predict(system, "allreduce", row.bytes).pick.time_us, rel_tol=1e-12)
+
+
+def test_nvls_needs_the_fact_and_switches_that_reduce(tmp_path):
+    for nvls, reduction in [(True, False), (False, True)]:
+        topology = load(nvswitch_file(nvls=nvls, reduction=reduction), tmp_path)
+        result = apply_runtime(topology, _ideal(topology), "nccl")
+        assert not any(row.algorithm.startswith("nvls") for row in result.rows)
+        assert "no NVLS" in result.runtime_model
+    topology = load(nvswitch_file(), tmp_path)
+    assert apply_runtime(topology, _ideal(topology), "nccl").rows[-1].algorithm == "nvls/simple"
+
+
+def _one_line_refusal(call, *words):
+    with pytest.raises(NotApplicableError) as caught:
+        call()
+    text = str(caught.value)
+    assert "\n" not in text and text.startswith("runtime nccl on ")
+    for word in words:
+        assert word in text
+    return text
+
+
+def test_a_file_without_the_facts_is_refused_in_one_line(tmp_path):
+    document = nvswitch_file()
+    del document["runtime"]
+    topology = load(document, tmp_path)
+    ideal = _ideal(topology, sizes=[1 << 20])
+    _one_line_refusal(lambda: apply_runtime(topology, ideal, "nccl"), "runtime.nccl", "compute_capability")
+    _one_line_refusal(lambda: check_runtime(topology, topology.chips, "nccl"), "runtime.nccl")
+    assert apply_runtime(topology, ideal, "ideal") is ideal
+
+
+def test_what_the_one_domain_model_does_not_cover_is_refused(tmp_path):
+    # NVLinks that are not whole: 4 x 6 x 12.5 = 300 GB/s over 40 GB/s links
+    topology = load(nvswitch_file(nvlink_gbps=40.0), tmp_path)
+    _one_line_refusal(lambda: check_runtime(topology, topology.chips, "nccl"), "whole number", "40 GB/s")
+    # GPUs joined directly, not through switches
+    facts = "runtime={nccl: {compute_capability: 90, nvls: false, nvlink_gbps: 25}}"
+    torus = load_topology("nl16", overrides=[facts])
+    _one_line_refusal(lambda: check_runtime(torus, torus.chips, "nccl"), "not to a switch")
+    # a failed lane leaves one GPU with less NVLink bandwidth than the others
+    topology = load(nvswitch_file(), tmp_path, ["fail=lanes:0:6"])
+    _one_line_refusal(lambda: check_runtime(topology, topology.chips, "nccl"), "differs")
+    # one GPU
+    topology = load(nvswitch_file(), tmp_path)
+    _one_line_refusal(lambda: check_runtime(topology, topology.chips[:1], "nccl"), "2 to 72")
+
+
+def test_runtime_names():
+    topology = load_topology("h100")
+    assert RUNTIMES == ("ideal", "nccl")
+    assert runtime_of(topology) == "ideal"
+    assert runtime_of(topology, " NCCL ") == "nccl"
+    with pytest.raises(ParameterError) as caught:
+        runtime_of(topology, "mpi")
+    assert caught.value.render(lambda name: f"--{name}") == "--runtime 'mpi': expected one of ideal, nccl"
+
+
+@pytest.mark.parametrize("sku", ["gb200-nvl72", "hgx-h100", "hgx-b200"])
+def test_the_nvidia_peers_have_18_nvlinks_per_gpu(sku):
+    # docs/sources.md#nvlink: H100/H200, B200 and GB200 have 18 NVLinks per GPU
+    topology = load_topology(sku)
+    facts = topology.spec.runtime.nccl
+    assert nvlinks_per_gpu(topology, topology.chips, facts.nvlink_gbps) == 18
+    assert facts.nvls and topology.spec.runtime.default == "ideal"
+
+
+def test_a_default_runtime_needs_its_facts(tmp_path):
+    document = nvswitch_file()
+    document["runtime"] = {"default": "nccl"}
+    with pytest.raises(ConfigError) as caught:
+        load(document, tmp_path)
+    assert "runtime.default" in str(caught.value) and "runtime.nccl" in str(caught.value)
+    document["runtime"] = {"default": "mpi"}
+    with pytest.raises(ConfigError) as caught:
+        load(document, tmp_path)
+    assert "expected one of ideal, nccl" in str(caught.value)
+    document = nvswitch_file()
+    document["runtime"]["default"] = "nccl"
+    topology = load(document, tmp_path)
+    assert runtime_of(topology) == "nccl"
+    assert isinstance(apply_runtime(topology, _ideal(topology, sizes=[1 << 20]), None).rows[0], RuntimeRow)
