@@ -140,3 +140,28 @@ def test_the_limits_table_lists_every_limit_with_its_default():
     for env, default in declared.items():
         shown = table[env].replace(",", "")
         assert (parse_size(shown.replace(" ", "")) if "iB" in shown else int(shown)) == default, env
+
+
+def test_the_runtime_section_states_nccls_nvl72_figures(cli):
+    text = _flat(DOCS / "guide" / "collective.md")
+    result = cli(
+        "collective",
+        "allreduce",
+        "--sku",
+        "nvl72",
+        "--runtime",
+        "nccl",
+        "--sizes",
+        "8,1G",
+        "--format",
+        "json",
+    )
+    assert result.code == 0, result.err
+    small, large = json.loads(result.out)["rows"]
+    claim = (
+        f"at 1 GiB it expects about {large['busbw_gbps']:,.0f} GB/s busbw where the ideal NVLS schedule "
+        f"reaches {large['ideal_busbw_gbps']:,.0f}"
+    )
+    assert claim in text
+    assert large["algorithm"] == small["algorithm"] == "nvls/simple"
+    assert f"NCCL's own latencies ({small['time_us']:.0f} us for NVLS)" in text
