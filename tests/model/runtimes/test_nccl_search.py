@@ -2,7 +2,7 @@
 and checked as properties: whatever it finds fits the GPU's links."""
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from trnsim.errors import UsageError
@@ -45,6 +45,7 @@ def test_the_domain_system_carries_the_searches():
     assert single_domain_system(80, 8, 12).nvls is None  # NVLS needs compute capability 90
 
 
+@example(90, 8, 1, 5.9996)  # two channels of 3.0 fit, by NCCL's rounding
 @settings(max_examples=200, deadline=None)
 @given(st.sampled_from([70, 80, 90, 100]), st.integers(2, 72), st.integers(1, 18), st.floats(5, 60))
 def test_what_the_search_finds_fits_the_links(cc, n, links, per_link):
@@ -55,14 +56,21 @@ def test_what_the_search_finds_fits_the_links(cc, n, links, per_link):
         return  # slower than the slowest speed NCCL tries
     ring, tree = system.ring, system.tree
     assert 1 <= ring.n_channels <= 32
+
+    def slack(channels: int) -> float:
+        # NCCL rounds a link's remaining bandwidth to 1e-3 GB/s after each channel takes its speed
+        # (search.cc line 79, SUB_ROUND), so each channel may take up to 0.0005 more than is left:
+        # 5.9996 GB/s fits two channels of 3.0, as NCCL finds
+        return 5e-4 * channels + 1e-9
+
     # a ring channel takes its speed once from every GPU's link (3.0 is the slowest speed tried)
-    assert ring.n_channels * ring.bw_intra_gbps <= total + 1e-6
+    assert ring.n_channels * ring.bw_intra_gbps <= total + slack(ring.n_channels)
     assert tree.n_channels == ring.n_channels
-    assert tree.n_channels * tree.bw_intra_gbps <= total + 1e-6
+    assert tree.n_channels * tree.bw_intra_gbps <= total + slack(tree.n_channels)
     if system.nvls is not None:
         nvls = system.nvls
         assert nvls.n_channels == min(32, n)
-        assert (nvls.n_channels + 1) * nvls.bw_intra_gbps <= total + 1e-6
+        assert (nvls.n_channels + 1) * nvls.bw_intra_gbps <= total + slack(nvls.n_channels + 1)
 
 
 def test_bad_domains_are_refused():
