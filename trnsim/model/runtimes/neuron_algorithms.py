@@ -74,7 +74,8 @@ def rdh_hops(system: NeuronSystem) -> list[int]:
 
 
 def _link_bytes(system: NeuronSystem, algorithm: str, size: float) -> float:
-    """Bytes one chip sends over NeuronLink in a phase, per unit of its links' bandwidth share."""
+    """Bytes one chip sends over NeuronLink in a phase (byte-hops for routed traffic), divided by the
+    share of the chip's links the algorithm keeps busy."""
     n, chips, r = system.ranks_per_node, system.chips_per_node, system.ranks_per_chip
     if chips == 1:
         return 0.0
