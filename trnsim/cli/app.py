@@ -38,6 +38,7 @@ def _register_collective() -> None:
         from trnsim.cli.report import report
         from trnsim.cli.sweep import sweep
         from trnsim.cli.typed import OrderedCommand
+        from trnsim.cli.validate import validate
 
         app.add_typer(collective.app, name="collective")
         # the variants keep the order typed across --sku and --topology (A is the base of the ratios)
@@ -47,6 +48,7 @@ def _register_collective() -> None:
         app.command("layout")(layout)
         app.command("faults")(faults)
         app.add_typer(cluster.app, name="cluster")
+        app.command("validate")(validate)
         _reflow_help(app)
         _guard_files(app)
 
