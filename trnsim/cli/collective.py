@@ -20,6 +20,7 @@ from trnsim.cli.options import (
     MinBytes,
     MinChunk,
     Ranks,
+    RangeOption,
     RoutingOption,
     RuntimeOption,
     SetOption,
@@ -77,6 +78,7 @@ def run(
     fail: list[str] | None = None,
     heatmap=None,
     runtime: str | None = None,
+    show_range: bool = False,
 ) -> None:
     """Evaluate and print one collective: one group, or several at once with ``groups``."""
     from trnsim.model.backend import Costing, ManyGroups, Selection
@@ -94,8 +96,10 @@ def run(
     _check_outputs(topo, heatmap, groups, export_schedule, algo)
     runtime = runtime_of(topo, runtime)
     _check_runtime(runtime, groups, algo, skew, traffic_file)
+    _check_range(show_range, groups, algo)
     costing = Costing(alpha_us, max_chunks, chunk_bytes(min_chunk))
-    backend = Selection(group, ranks, groups, skew, traffic_file, costing).backend(topo)
+    selection = Selection(group, ranks, groups, skew, traffic_file, costing)
+    backend = selection.backend(topo)
     if not isinstance(backend, ManyGroups):
         check_runtime(topo, backend.group, runtime)
     given = _given(topo, group, ranks, groups, backend.traffic, skew, traffic_file, export_schedule)
@@ -117,7 +121,21 @@ def run(
         payload["algorithms"], table = every_algorithm(result, header, footer, given, explain, csv)
     else:
         table = each_size(result, header, footer, given, explain, csv)
+    if show_range:
+        from trnsim.model.ranges import ranged_collective
+        from trnsim.outputs.collective import with_ranges
+
+        spans = ranged_collective(topo, selection, op, size_list, algo, dtype, runtime)
+        with_ranges(topo, payload, table, spans)
     emit(payload, [table], fmt)
+
+
+def _check_range(show_range: bool, groups, algo: str) -> None:
+    """Refuse, before any work, a ranged run of what ranges do not cover yet."""
+    from trnsim.errors import UsageError
+
+    if show_range and (groups is not None or algo == "all"):
+        raise UsageError("--range prices one group's chosen schedule: not with --groups or --algo all")
 
 
 def _check_outputs(topo, heatmap, groups, export_schedule, algo: str) -> None:
@@ -243,6 +261,7 @@ def _register(op: str) -> None:
         traffic: TrafficFile = None,
         heatmap: Heatmap = None,
         runtime: RuntimeOption = None,
+        show_range: RangeOption = False,
     ) -> None:
         run(
             op,
@@ -271,6 +290,7 @@ def _register(op: str) -> None:
             fail,
             heatmap,
             runtime,
+            show_range,
         )
 
     examples = "".join(f"    trnsim collective {op} {line}\n" for line in EXAMPLES[op])

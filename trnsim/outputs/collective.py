@@ -246,3 +246,28 @@ def algorithms_table(registry: dict, ops: list[str]) -> tuple[dict, Table]:
         rows,
     )
     return {"algorithms": rows}, table
+
+
+def with_ranges(topology, payload: dict, table: Table, spans) -> None:
+    """Add each row's low and high bus bandwidth (:mod:`trnsim.model.ranges`) to the JSON and the
+    table, after the bus bandwidth, and say in the footer what was ranged."""
+    ranged = {
+        key: span
+        for key, span in topology.spec.ranges.items()
+        if key not in {str(text).split("=", 1)[0].strip() for text in topology.overrides}
+    }
+    for entry, row, span in zip(payload["rows"], table.rows, spans or [None] * len(table.rows), strict=True):
+        low, high = span if span is not None else (entry["busbw_gbps"], entry["busbw_gbps"])
+        entry.update(busbw_low_gbps=low, busbw_high_gbps=high)
+        row.update(busbw_low_gbps=low, busbw_high_gbps=high)
+    at = next(i for i, c in enumerate(table.columns) if c.key == "busbw_gbps") + 1
+    table.columns[at:at] = [
+        Column("busbw_low_gbps", "busbw low", "{:.2f}", short="low"),
+        Column("busbw_high_gbps", "busbw high", "{:.2f}", short="high"),
+    ]
+    payload["ranges"] = {key: list(span) for key, span in ranged.items()}
+    if ranged:
+        text = ", ".join(f"{key} {low:g}-{high:g}" for key, (low, high) in sorted(ranged.items()))
+        table.footer.append(f"# low/high: the lowest and highest busbw over the corners of {text} (assumed ranges)")
+    else:
+        table.footer.append("# low/high: the file ranges none of the assumptions this run leaves to it")

@@ -2,6 +2,7 @@
 
 import difflib
 import os
+import math
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -127,6 +128,7 @@ def validate_document(
         keypath, message = _describe_validation(exc)
         raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}") from None
     _check_references(spec, path, edits, file)
+    _check_ranges(spec, path, edits, file)
     runtime = spec.runtime
     if runtime.default != "ideal" and getattr(runtime, runtime.default) is None:
         keypath = "runtime.default"
@@ -223,6 +225,39 @@ def _check_references(spec: Spec, path: Path, edits: list[str] = (), file: Path 
             fail("switched.node_local.switch_model", _unknown_model(local.switch_model, spec))
     if switched.cross_rack is not None and switched.racks % 2:
         fail("switched.racks", f"cross-rack links pair racks: expected an even number, got {switched.racks}")
+
+
+def _check_ranges(spec: Spec, path: Path, edits: list[str] = (), file: Path | None = None) -> None:
+    """Each range names a number the file holds (or defaults), with low <= high. The value need not
+    lie inside: an edit that sets it takes the parameter out of the ranged run."""
+    for key, (low, high) in spec.ranges.items():
+        keypath = f"ranges.{key}"
+        value = spec_value(spec, key)
+        problem = None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            problem = "expected the path of a number in the file (an efficiency, a latency, a cost)"
+        elif not (math.isfinite(low) and math.isfinite(high) and low <= high):
+            problem = f"expected [low, high] with low <= high, got [{low:g}, {high:g}]"
+        if problem:
+            raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {problem}")
+
+
+def spec_value(spec: Spec, key: str):
+    """The value at a dotted edit path of ``spec`` (its default when the file leaves it out), or None.
+
+    >>> from trnsim.spec.catalog import load_spec
+    >>> spec_value(load_spec("trn2-nl16").spec, "efficiency.default")
+    0.88
+    """
+    node = spec
+    for part in key.split("."):
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, msgspec.Struct) and part in node.__struct_fields__:
+            node = getattr(node, part)
+        else:
+            return None
+    return node
 
 
 def _unknown_model(name: str, spec: Spec) -> str:

@@ -273,3 +273,9 @@ class Spec(Section, kw_only=True):
     routing: RoutingSpec = msgspec.field(default_factory=RoutingSpec)
     efficiency: LinkEfficiency = msgspec.field(default_factory=LinkEfficiency)
     runtime: RuntimeSpec = msgspec.field(default_factory=RuntimeSpec)
+    # the range of each assumed parameter, by its edit path (``efficiency.default: [0.85, 0.91]``):
+    # ranged runs price the corners of these ranges as low and high estimates (trnsim.model.ranges)
+    ranges: dict[
+        Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_-]+)+$", max_length=120)],
+        tuple[float, float],
+    ] = {}
