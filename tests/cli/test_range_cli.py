@@ -4,7 +4,9 @@ import json
 
 
 def test_range_brackets_every_row_and_says_what_was_ranged(cli):
-    result = cli("collective", "allreduce", "--sku", "trn2-nl16", "--sizes", "64K,1G", "--range", "--format", "json")
+    result = cli(
+        "collective", "allreduce", "--sku", "trn2-nl16", "--sizes", "64K,1G", "--range", "--format", "json"
+    )
     assert result.code == 0, result.err
     data = json.loads(result.out)
     assert set(data["ranges"]) == {"efficiency.default", "latency.step_ns"}

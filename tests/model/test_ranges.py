@@ -63,7 +63,7 @@ def test_a_file_without_ranges_prices_no_corners_and_a_set_key_is_not_ranged():
 def test_a_range_must_name_a_number_in_the_file(tmp_path):
     import yaml
 
-    from trnsim.spec.catalog import read_document, find_sku
+    from trnsim.spec.catalog import find_sku, read_document
 
     document = read_document(find_sku("trn2-nl16"))
     for ranges, message in [

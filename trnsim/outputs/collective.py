@@ -268,6 +268,8 @@ def with_ranges(topology, payload: dict, table: Table, spans) -> None:
     payload["ranges"] = {key: list(span) for key, span in ranged.items()}
     if ranged:
         text = ", ".join(f"{key} {low:g}-{high:g}" for key, (low, high) in sorted(ranged.items()))
-        table.footer.append(f"# low/high: the lowest and highest busbw over the corners of {text} (assumed ranges)")
+        table.footer.append(
+            f"# low/high: the lowest and highest busbw over the corners of {text} (assumed ranges)"
+        )
     else:
         table.footer.append("# low/high: the file ranges none of the assumptions this run leaves to it")

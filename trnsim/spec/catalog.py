@@ -1,8 +1,8 @@
 """Find SKUs in the catalog (``topologies/``), read YAML safely and validate it into a :class:`Spec`."""
 
 import difflib
-import os
 import math
+import os
 import re
 from dataclasses import dataclass
 from functools import cache

@@ -11,7 +11,7 @@ the tool would have printed, with nccl-tests' and nccom-test's bus bandwidth fac
 ...     "measured": "busbw", "units": "GB/s", "statistic": "mean", "role": "predicted",
 ...     "points": [["1G", 467.58]]}, "x1.yaml")
 >>> round(run.measured_us()[0][1], 1)  # 1 GiB x 2(8-1)/8 / 467.58 GB/s
-4018.5
+4018.7
 """
 
 from pathlib import Path
