@@ -120,6 +120,9 @@ def _describe(info, link) -> tuple[str, list[str]]:
     if isinstance(info, mi.DictType):
         kind, rules = _describe(info.value_type, link)
         return f"mapping of name to {kind}", [f"each value {rule}" for rule in rules]
+    if isinstance(info, mi.TupleType):
+        kinds = [_describe(item, link)[0] for item in info.item_types]
+        return f"[{', '.join(kinds)}]", []
     if isinstance(info, mi.StructType):
         return link(info.cls), []
     raise TypeError(f"no description for {info!r}")  # a new kind of type: teach this function
