@@ -44,6 +44,7 @@ def validation_tables(predictions, rows, summaries, runtime_note: str) -> tuple[
                 "conditions": p.run.conditions,
                 "role": p.run.role,
                 "fitted_to": p.run.fitted_to,
+                "excluded_because": p.run.excluded_because,
                 "runtime": p.runtime,
                 "runtime_model": p.model,
                 "refused": p.refused,
@@ -93,7 +94,8 @@ def _runs_table(predictions, runtime_note: str) -> Table:
         footer=[
             runtime_note,
             "role: predicted = nothing in the catalog was set from the run (gated); fitted = a parameter "
-            "was set from it (shown, not gated).",
+            "was set from it; excluded = conditions the model does not claim, such as an older runtime "
+            "(both shown, not gated; the JSON says what was fitted and why a run is excluded).",
         ],
     )
 

@@ -61,6 +61,7 @@ def test_gib_units_and_algbw_and_time():
         ({"ranks": 6, "ranks_per_chip": 4}, "ranks_per_chip"),
         ({"ranks": 8, "nodes": 3}, "nodes"),
         ({"role": "fitted"}, "fitted_to"),
+        ({"role": "excluded"}, "excluded_because"),
         ({"points": []}, "points"),
         ({"points": [["1Gb", 3.0]]}, "points[0]"),
         ({"points": [[0, 3.0]]}, "points[0]"),

@@ -49,6 +49,8 @@ def test_the_gate_by_size_and_the_recorded_tolerance():
     assert tolerance_for(run, LARGE_BYTES - 1) == SMALL_TOLERANCE
     fitted = parse_run({**BASE, "role": "fitted", "fitted_to": "x"}, "t.yaml")
     assert tolerance_for(fitted, 1024) is None
+    excluded = parse_run({**BASE, "role": "excluded", "excluded_because": "old"}, "t.yaml")
+    assert tolerance_for(excluded, 1024) is None
 
 
 @pytest.mark.parametrize("role", ["predicted", "fitted"])

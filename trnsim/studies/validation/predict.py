@@ -54,10 +54,10 @@ def _one_node(run: PublishedRun, sizes: list[int]) -> Predicted:
 
     topology = load_topology(run.system, None, _edits(run))
     runtime = runtime_of(topology, None)
-    backend = Selection(ranks=run.chips).backend(topology)
+    backend = Selection(ranks=run.ranks).backend(topology)  # a file with several ranks a chip counts ranks
     check_runtime(topology, backend.group, runtime)
-    algo = run.forced.get("algorithm", "auto") if runtime == "ideal" else "auto"
-    ideal = backend.evaluate(run.op, sizes, algo, run.dtype)
+    # what a run forced is the runtime's to follow; the ideal is trnsim's best schedule whatever it was
+    ideal = backend.evaluate(run.op, sizes, "auto", run.dtype)
     result = apply_runtime(topology, ideal, runtime)  # TODO forced
     model = getattr(result, "runtime_model", "trnsim's ideal schedule at the fabric's limit")
     return Predicted(

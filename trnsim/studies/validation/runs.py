@@ -49,8 +49,9 @@ class PublishedRun(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     units: Literal["GB/s", "GiB/s", "us"]
     statistic: Literal["mean", "median", "p50", "peak", "best", "single"]
     points: list[tuple[str | int, Positive]]
-    role: Literal["predicted", "fitted"]
-    fitted_to: Text = ""
+    role: Literal["predicted", "fitted", "excluded"]
+    fitted_to: Text = ""  # fitted: which parameter of which file was set from the run
+    excluded_because: Text = ""  # excluded: why the run is shown but not gated (e.g. an older runtime)
     # a recorded tolerance (percent) for a size whose error the default rule does not hold, with why
     tolerance_pct: dict[str, Annotated[float, msgspec.Meta(gt=0, le=1000)]] = {}
     notes: Text = ""
@@ -123,6 +124,8 @@ def _problems(run: PublishedRun) -> list[tuple[str, str]]:
         problems.append(("nodes", "expected the chips to divide evenly among the nodes"))
     if run.role == "fitted" and not run.fitted_to.strip():
         problems.append(("fitted_to", "a fitted run names the parameter set from it"))
+    if run.role == "excluded" and not run.excluded_because.strip():
+        problems.append(("excluded_because", "an excluded run says why it is not gated"))
     if not run.points:
         problems.append(("points", "expected at least one [size, value]"))
     return problems

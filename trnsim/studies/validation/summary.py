@@ -9,7 +9,9 @@ count alike, and no row can cancel another.
 A predicted row passes when its error is within its tolerance: the run's recorded ``tolerance_pct``
 for that size, else :data:`LARGE_TOLERANCE` at or above :data:`LARGE_BYTES` and
 :data:`SMALL_TOLERANCE` below (issue 25's targets). Fitted rows are shown and summarised, never gated:
-a model matching what it was fitted to proves nothing.
+a model matching what it was fitted to proves nothing. Excluded rows (a run of conditions the model
+does not claim, such as a runtime release older than the one modelled; the run says why) are shown
+and summarised apart, never gated.
 
 >>> round(geomean_error([2.0, 0.5]), 3)  # twice too slow and twice too fast: a factor of 2
 1.0
@@ -33,7 +35,7 @@ class ValidationRow:
     system: str
     op: str
     ranks: int
-    role: str  # predicted | fitted
+    role: str  # predicted | fitted | excluded
     runtime: str  # the runtime that priced it ("" when the run was not priced)
     bytes: int
     measured_us: float
