@@ -80,3 +80,13 @@ def test_bad_input_is_one_line_and_exit_2(cli, tmp_path):
     across = write(tmp_path / "across", ranks=16, nodes=2)
     result = cli("validate", "--runs", str(across))
     assert result.code == 0 and "across 2 nodes" in result.out  # what the model cannot price is listed
+
+
+def test_summary_leaves_out_the_rows_table_but_not_the_json_rows(cli, tmp_path):
+    folder = write(tmp_path / "runs", tolerance_pct={"1M": 999, "1G": 999})
+    full = cli("validate", "--runs", str(folder), "--wide")
+    short = cli("validate", "--runs", str(folder), "--summary", "--wide")
+    assert "Predicted against measured" in full.out and "Predicted against measured" not in short.out
+    assert "Geometric-mean error" in short.out
+    data = json.loads(cli("validate", "--runs", str(folder), "--summary", "--format", "json").out)
+    assert len(data["rows"]) == 2

@@ -21,6 +21,12 @@ RunsOption = Annotated[
 SystemOption = Annotated[
     str | None, typer.Option("--system", help="Only the runs on this catalog system (its file name).")
 ]
+SummaryOption = Annotated[
+    bool,
+    typer.Option(
+        "--summary", help="Print the runs and the per-system summary, not every size (JSON keeps every row)."
+    ),
+]
 RoleOption = Annotated[
     str,
     typer.Option(
@@ -34,6 +40,7 @@ def validate(
     runs: RunsOption = None,
     system: SystemOption = None,
     role: RoleOption = "all",
+    summary: SummaryOption = False,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Predict every published measurement with the catalog's defaults and compare.
@@ -46,8 +53,8 @@ def validate(
 
     Examples:
 
-        trnsim validate
-        trnsim validate --system hgx-h100 --format json
+        trnsim validate --summary
+        trnsim validate --system hgx-h100 --role predicted
     """
     from trnsim.errors import ThresholdError, UsageError
     from trnsim.studies.validation import bundled_runs_dir, load_runs, predict, rows_of, summarise
@@ -66,6 +73,8 @@ def validate(
     from trnsim.outputs.validation import validation_tables
 
     payload, tables = validation_tables(predictions, rows, summarise(rows), _runtime_note(predictions))
+    if summary:
+        tables = [table for table in tables if not table.title.startswith("Predicted against measured")]
     emit(payload, tables, fmt)
     failed = [row for row in rows if not row.passed]
     if failed:
