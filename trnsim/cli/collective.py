@@ -20,6 +20,7 @@ from trnsim.cli.options import (
     MinBytes,
     MinChunk,
     Ranks,
+    RanksPerChip,
     RoutingOption,
     RuntimeOption,
     SetOption,
@@ -77,6 +78,7 @@ def run(
     fail: list[str] | None = None,
     heatmap=None,
     runtime: str | None = None,
+    ranks_per_chip: int | None = None,
 ) -> None:
     """Evaluate and print one collective: one group, or several at once with ``groups``."""
     from trnsim.model.backend import Costing, ManyGroups, Selection
@@ -86,7 +88,7 @@ def run(
     from trnsim.outputs.groups import many_groups
 
     algo = algorithm(algo)  # one spelling in the header and JSON
-    overrides = edits(overrides, routing, calibration, fail)
+    overrides = edits(overrides, routing, calibration, fail, ranks_per_chip)
     note_alpha_override(alpha_us, [overrides])
     topo = load(sku, topology, overrides)
     note_calibration_target(calibration, [topo.name])
@@ -209,7 +211,11 @@ def _traffic_text(traffic, skew: str | None, path) -> str:
 
 # each op's examples in its --help (tests/cli/test_help_examples.py runs every one)
 EXAMPLES = {
-    "allreduce": ["--sku nl72x2", "--sku nl16 --algo all --sizes 64K,1M,16M,1G"],
+    "allreduce": [
+        "--sku nl72x2",
+        "--sku nl16 --algo all --sizes 64K,1M,16M,1G",
+        "--sku trn2 --runtime neuron --ranks-per-chip 4 --ranks 16 --sizes 8K,2M,512M",
+    ],
     "allgather": ["--sku nl64 --group 0-15 --sizes 1M,1G", "--sku nl72x2 --groups 'server:*' --sizes 1M"],
     "reducescatter": ["--sku nl32x2 --sizes 1M,1G --explain"],
     "alltoall": ["--sku nl72x2 --sizes 1M,1G --fail cable:5", "--sku nl72x2 --skew 2:4 --sizes 256M"],
@@ -243,6 +249,7 @@ def _register(op: str) -> None:
         traffic: TrafficFile = None,
         heatmap: Heatmap = None,
         runtime: RuntimeOption = None,
+        ranks_per_chip: RanksPerChip = None,
     ) -> None:
         run(
             op,
@@ -271,6 +278,7 @@ def _register(op: str) -> None:
             fail,
             heatmap,
             runtime,
+            ranks_per_chip,
         )
 
     examples = "".join(f"    trnsim collective {op} {line}\n" for line in EXAMPLES[op])

@@ -54,9 +54,11 @@ def edits(
     routing: str | None = None,
     calibration: Path | None = None,
     fail: list[str] | None = None,
+    ranks_per_chip: int | None = None,
 ) -> list[str]:
-    """Every what-if edit of a run, in the order they apply: calibration, --set, --routing, --fail
-    (as ``fail=SPEC``, which the loader applies to the built system)."""
+    """Every what-if edit of a run, in the order they apply: calibration, --set, --ranks-per-chip (as
+    ``chip.ranks=N``: one meaning, refused when a --set gives chip.ranks another value), --routing,
+    --fail (as ``fail=SPEC``, which the loader applies to the built system)."""
     result = []
     if calibration is not None:
         from trnsim.errors import TrnsimError
@@ -67,12 +69,28 @@ def edits(
         except TrnsimError as exc:
             raise exc.within("--calibration") from None
     result += list(overrides or ())
+    if ranks_per_chip is not None:
+        result.append(_ranks_per_chip_edit(overrides, ranks_per_chip))
     if routing is not None:
         from trnsim.routing.policy import routing_overrides
 
         result += routing_overrides(routing)
     result += [f"fail={spec}" for spec in fail or ()]
     return result
+
+
+def _ranks_per_chip_edit(overrides: list[str] | None, ranks_per_chip: int) -> str:
+    """``chip.ranks=N`` for --ranks-per-chip N, refusing a --set chip.ranks that says otherwise."""
+    from trnsim.errors import UsageError
+
+    for edit in overrides or ():
+        key, _, value = edit.partition("=")
+        if key.strip() == "chip.ranks" and value.strip() != str(ranks_per_chip):
+            raise UsageError(
+                f"--ranks-per-chip {ranks_per_chip} and --set {edit.strip()} disagree: both set chip.ranks; "
+                "give one"
+            )
+    return f"chip.ranks={ranks_per_chip}"
 
 
 def note_alpha_override(alpha_us: float | None, edit_lists: list[list[str]]) -> None:
@@ -200,6 +218,18 @@ StepFactor = Annotated[
 ]
 Sizes = Annotated[str | None, typer.Option("--sizes", help="Comma-separated sizes instead of -b/-e/-f.")]
 Ranks = Annotated[int | None, typer.Option("--ranks", help="Use the first N ranks.")]
+RanksPerChip = Annotated[
+    int | None,
+    typer.Option(
+        "--ranks-per-chip",
+        min=1,
+        max=64,
+        help="Ranks (NeuronCores, as nccom-test counts them) per chip: the same as --set chip.ranks=N. "
+        "Trainium2 and Trainium3 at LNC=2 (the default) have 4, at LNC=1 8; trn1 has 2. A rank's on-chip "
+        "bandwidth is the file's chip.rank_gbps. With --ranks 16 and 4 per chip the group is 4 chips.",
+        show_default=False,
+    ),
+]
 Group = Annotated[
     str | None,
     typer.Option(
@@ -262,10 +292,12 @@ RuntimeOption = Annotated[
     str | None,
     typer.Option(
         "--runtime",
-        help="What the numbers model: ideal (the fabric's limit under trnsim's best schedule) or nccl "
-        "(NCCL 2.30.7's own tuner: the algorithm/protocol it picks per size and the time it expects, for "
-        "GPUs on one NVSwitch domain, from the file's runtime.nccl facts; the ideal busbw is shown "
-        "beside). Default: the file's runtime.default, else ideal.",
+        help="What the numbers model: ideal (the fabric's limit under trnsim's best schedule); nccl "
+        "(NCCL 2.30.7's tuner picks the algorithm/protocol per size, for GPUs on one NVSwitch domain; time = "
+        "the file's runtime.nccl.call_us per call + that pick's bandwidth term); neuron (the Neuron runtime's "
+        "documented algorithms by size: mesh, rdh, kangaring, ring; ranks per chip from --ranks-per-chip); "
+        "xla (TPU rings along the torus axes, the scaling book's model). Each needs the file's runtime.NAME "
+        "facts; the ideal busbw is shown beside. Default: the file's runtime.default, else ideal.",
         show_default=False,
     ),
 ]
