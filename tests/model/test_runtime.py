@@ -214,16 +214,16 @@ def test_nccl_with_a_call_cost_keeps_the_pick_and_prices_its_bandwidth(tmp_path,
     for row in result.rows:
         pick = predict(system, "allreduce", row.bytes).pick  # NCCL's own choice, unchanged
         assert row.algorithm == f"{pick.algorithm}/{pick.protocol}"
-        # its latency term (base + steps) gives way to the call cost; its bandwidth term stays
-        expected = call_us + (pick.time_us - pick.latency_us)
-        assert math.isclose(row.time_us, expected, rel_tol=1e-9)
-    # at 8 B the time is the call cost (plus nanoseconds); at 1 GiB NCCL's bandwidth
-    assert result.rows[0].time_us - call_us < 0.01
-    big = result.rows[-1]
-    assert math.isclose(
-        big.bytes / (1000 * (big.time_us - call_us)),
-        predict(system, "allreduce", big.bytes).pick.model_bw_gbps,
-    )
+        # its bandwidth term stays; LL's latency gives way to the call cost, the others' stays unless
+        # the call costs more
+        bandwidth_us = row.bytes / (1000 * pick.model_bw_gbps)
+        fixed = call_us if pick.protocol == "ll" else max(call_us, pick.latency_us)
+        assert math.isclose(row.time_us, fixed + bandwidth_us, rel_tol=1e-9)
+    # at 8 B NCCL picks LL and the time is the call cost (plus nanoseconds); at 1 GiB NVLS, its own time
+    assert result.rows[0].algorithm.endswith("/ll") and result.rows[0].time_us - call_us < 0.01
+    big = predict(system, "allreduce", result.rows[-1].bytes).pick
+    assert big.protocol == "simple"
+    assert math.isclose(result.rows[-1].time_us, max(call_us, big.latency_us) + big.time_us - big.latency_us)
 
 
 def test_the_catalogs_nccl_call_cost_is_below_nccls_own_latency():

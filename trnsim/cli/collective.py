@@ -2,6 +2,7 @@
 
 import typer
 
+from trnsim.cli.chip_options import RanksPerChip
 from trnsim.cli.flags import edits_text
 from trnsim.cli.options import (
     Algo,
@@ -20,7 +21,6 @@ from trnsim.cli.options import (
     MinBytes,
     MinChunk,
     Ranks,
-    RanksPerChip,
     RoutingOption,
     RuntimeOption,
     SetOption,
