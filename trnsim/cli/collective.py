@@ -211,11 +211,7 @@ def _traffic_text(traffic, skew: str | None, path) -> str:
 
 # each op's examples in its --help (tests/cli/test_help_examples.py runs every one)
 EXAMPLES = {
-    "allreduce": [
-        "--sku nl72x2",
-        "--sku nl16 --algo all --sizes 64K,1M,16M,1G",
-        "--sku trn2 --runtime neuron --ranks-per-chip 4 --ranks 16 --sizes 8K,2M,512M",
-    ],
+    "allreduce": ["--sku nl72x2", "--sku nl16 --algo all --sizes 64K,1M,16M,1G", "--sku v5e --runtime xla"],
     "allgather": ["--sku nl64 --group 0-15 --sizes 1M,1G", "--sku nl72x2 --groups 'server:*' --sizes 1M"],
     "reducescatter": ["--sku nl32x2 --sizes 1M,1G --explain"],
     "alltoall": ["--sku nl72x2 --sizes 1M,1G --fail cable:5", "--sku nl72x2 --skew 2:4 --sizes 256M"],
