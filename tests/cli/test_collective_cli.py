@@ -344,10 +344,14 @@ def test_runtime_nccl_rows_carry_nccls_pick_and_the_ideal(cli):
     chip, facts = document["chip"], document["runtime"]["nccl"]
     links = chip["lanes"] * chip["lane_gbps"] / facts["nvlink_gbps"]
     system = single_domain_system(facts["compute_capability"], 8, int(links), nvls=facts["nvls"])
+    call_us = facts["call_us"]  # the per-call cost replaces NCCL's LL latency, floors the others'
     for row, base in zip(nccl["rows"], ideal["rows"], strict=True):
         pick = predict(system, "allreduce", row["bytes"]).pick
         assert row["algorithm"] == f"{pick.algorithm}/{pick.protocol}"
-        assert row["busbw_gbps"] == pytest.approx(pick.busbw_gbps, rel=1e-9)
+        fixed = call_us if pick.protocol == "ll" else max(call_us, pick.latency_us)
+        time_us = fixed + row["bytes"] / (1000 * pick.model_bw_gbps)
+        assert row["time_us"] == pytest.approx(time_us, rel=1e-9)
+        assert row["busbw_gbps"] == pytest.approx(row["bytes"] / (1000 * time_us) * 2 * 7 / 8, rel=1e-9)
         assert row["ideal_busbw_gbps"] == base["busbw_gbps"]
         assert row["ideal_algorithm"] == base["algorithm"]
     assert nccl["avg_busbw_gbps"] == pytest.approx(sum(r["busbw_gbps"] for r in nccl["rows"]) / 3)
@@ -366,8 +370,19 @@ def test_runtime_nccl_table_names_the_runtime_and_its_choice(cli):
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (("--sku", "h100", "--runtime", "mpi"), ["--runtime 'mpi'", "ideal, nccl"]),
+        (("--sku", "h100", "--runtime", "mpi"), ["--runtime 'mpi'", "ideal, nccl, neuron, xla"]),
         (("--sku", "nl16", "--runtime", "nccl"), ["--runtime nccl on trn2-nl16", "runtime.nccl"]),
+        (("--sku", "h100", "--runtime", "neuron"), ["--runtime neuron on hgx-h100", "runtime.neuron"]),
+        (("--sku", "nl16", "--runtime", "xla"), ["--runtime xla on trn2-nl16", "runtime.xla"]),
+        (("--sku", "nl16", "--runtime", "neuron", "--ranks-per-chip", "8"), ["4 logical NeuronCores", "lnc"]),
+        (
+            ("--sku", "nl16", "--ranks-per-chip", "4", "--set", "chip.ranks=2"),
+            ["--ranks-per-chip 4", "disagree"],
+        ),
+        (
+            ("--sku", "v5e", "--runtime", "xla", "--group", "0,2"),
+            ["--runtime xla on tpu-v5e-16x16", "neighbours"],
+        ),
         (("--sku", "h100", "--runtime", "nccl", "--groups", "blocks:4"), ["--runtime nccl", "--groups"]),
         (("--sku", "h100", "--runtime", "nccl", "--algo", "all"), ["--runtime nccl", "--algo all"]),
     ],
@@ -378,3 +393,42 @@ def test_runtime_refusals_are_one_line_exit_2(cli, args, words):
     assert len(result.err.strip().splitlines()) == 1
     for word in words:
         assert word in result.err
+
+
+def test_ranks_per_chip_is_chip_ranks(cli):
+    # one meaning: --ranks-per-chip N and --set chip.ranks=N give the same run
+    args = ("allreduce", "--sku", "trn2", "--ranks", "16", "--sizes", "1M,64M")
+    flag, edit = _json(cli, *args, "--ranks-per-chip", "4"), _json(cli, *args, "--set", "chip.ranks=4")
+    assert flag["rows"] == edit["rows"]
+    assert flag["ranks"] == 16 and flag["rows"][0]["busbw_gbps"] > 0
+
+
+def test_runtime_neuron_names_the_documented_algorithm_by_size(cli):
+    # intranode-collective-comm.rst: Mesh < 1 MiB, RDH 1-56 MiB, KangaRing above, at 64 ranks; a
+    # 16-rank group applies them per rank (ranges / 4), as nccom-test's 16-rank example shows
+    sizes = {
+        128 << 10: "mesh",
+        (256 << 10) - 4: "mesh",
+        256 << 10: "rdh",
+        14 << 20: "rdh",
+        (14 << 20) + 4: "kangaring",
+    }
+    text = ",".join(str(size) for size in sizes)
+    args = ("allreduce", "--sku", "trn2", "--runtime", "neuron", "--ranks-per-chip", "4", "--ranks", "16")
+    neuron = _json(cli, *args, "--sizes", text)
+    ideal = _json(cli, *args, "--sizes", text, "--runtime", "ideal")
+    assert neuron["runtime"] == "neuron" and "4 chips x 4 ranks" in neuron["runtime_model"]
+    for row, base in zip(neuron["rows"], ideal["rows"], strict=True):
+        assert row["algorithm"] == sizes[row["bytes"]]
+        assert row["ideal_busbw_gbps"] == base["busbw_gbps"]
+        assert row["busbw_gbps"] == pytest.approx(row["bytes"] / (1000 * row["time_us"]) * 2 * 15 / 16)
+
+
+def test_runtime_xla_on_a_ring_is_the_scaling_books_formula(cli):
+    # the first 16 chips of v5e's 16x16 are one whole (wrapping) axis: an all-gather of S moves 15/16 of
+    # it over both directions of 45 GB/s links at 95%, after 2 us of call; 8 hops of 1 us overlap it
+    size = 10 << 20
+    out = _json(cli, "allgather", "--sku", "v5e", "--runtime", "xla", "--ranks", "16", "--sizes", str(size))
+    row = out["rows"][0]
+    assert row["algorithm"] == "ring"
+    assert row["time_us"] == pytest.approx(2.0 + size * 15 / 16 / (2 * 45e3 * 0.95))

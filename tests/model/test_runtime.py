@@ -166,12 +166,15 @@ def test_what_the_one_domain_model_does_not_cover_is_refused(tmp_path):
 
 def test_runtime_names():
     topology = load_topology("h100")
-    assert RUNTIMES == ("ideal", "nccl")
+    assert RUNTIMES == ("ideal", "nccl", "neuron", "xla")
     assert runtime_of(topology) == "ideal"
     assert runtime_of(topology, " NCCL ") == "nccl"
     with pytest.raises(ParameterError) as caught:
         runtime_of(topology, "mpi")
-    assert caught.value.render(lambda name: f"--{name}") == "--runtime 'mpi': expected one of ideal, nccl"
+    assert (
+        caught.value.render(lambda name: f"--{name}")
+        == "--runtime 'mpi': expected one of ideal, nccl, neuron, xla"
+    )
 
 
 @pytest.mark.parametrize("sku", ["gb200-nvl72", "hgx-h100", "hgx-b200"])
@@ -192,9 +195,43 @@ def test_a_default_runtime_needs_its_facts(tmp_path):
     document["runtime"] = {"default": "mpi"}
     with pytest.raises(ConfigError) as caught:
         load(document, tmp_path)
-    assert "expected one of ideal, nccl" in str(caught.value)
+    assert "expected one of ideal, nccl, neuron, xla" in str(caught.value)
     document = nvswitch_file()
     document["runtime"]["default"] = "nccl"
     topology = load(document, tmp_path)
     assert runtime_of(topology) == "nccl"
     assert isinstance(apply_runtime(topology, _ideal(topology, sizes=[1 << 20]), None).rows[0], RuntimeRow)
+
+
+@pytest.mark.parametrize("call_us", [0.0, 2.3, 7.5])
+def test_nccl_with_a_call_cost_keeps_the_pick_and_prices_its_bandwidth(tmp_path, call_us):
+    document = nvswitch_file()
+    document["runtime"]["nccl"]["call_us"] = call_us
+    topology = load(document, tmp_path)
+    system = single_domain_system(90, 8, 12, nvls=True)  # 4 switches x 6 lanes x 12.5 GB/s / 25
+    result = apply_runtime(topology, _ideal(topology), "nccl")
+    assert f"call {call_us:g} us" in result.runtime_model
+    for row in result.rows:
+        pick = predict(system, "allreduce", row.bytes).pick  # NCCL's own choice, unchanged
+        assert row.algorithm == f"{pick.algorithm}/{pick.protocol}"
+        # its bandwidth term stays; LL's latency gives way to the call cost, the others' stays unless
+        # the call costs more
+        bandwidth_us = row.bytes / (1000 * pick.model_bw_gbps)
+        fixed = call_us if pick.protocol == "ll" else max(call_us, pick.latency_us)
+        assert math.isclose(row.time_us, fixed + bandwidth_us, rel_tol=1e-9)
+    # at 8 B NCCL picks LL and the time is the call cost (plus nanoseconds); at 1 GiB NVLS, its own time
+    assert result.rows[0].algorithm.endswith("/ll") and result.rows[0].time_us - call_us < 0.01
+    big = predict(system, "allreduce", result.rows[-1].bytes).pick
+    assert big.protocol == "simple"
+    assert math.isclose(result.rows[-1].time_us, max(call_us, big.latency_us) + big.time_us - big.latency_us)
+
+
+def test_the_catalogs_nccl_call_cost_is_below_nccls_own_latency():
+    # NCCL's tuner expects ~15 us for 8 B on 8 H100; the measured floors (G11) are a few us
+    topology = load_topology("h100")
+    ideal = _ideal(topology, sizes=[8])
+    expected = apply_runtime(topology, ideal, "nccl").rows[0].time_us
+    assert expected == pytest.approx(topology.spec.runtime.nccl.call_us, abs=0.01)
+    from trnsim.model.runtimes.nccl_domain import nccl_system_of
+
+    assert predict(nccl_system_of(topology, topology.chips), "allreduce", 8).pick.time_us > 3 * expected

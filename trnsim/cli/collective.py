@@ -2,6 +2,7 @@
 
 import typer
 
+from trnsim.cli.chip_options import RanksPerChip
 from trnsim.cli.flags import edits_text
 from trnsim.cli.options import (
     Algo,
@@ -78,6 +79,7 @@ def run(
     fail: list[str] | None = None,
     heatmap=None,
     runtime: str | None = None,
+    ranks_per_chip: int | None = None,
     show_range: bool = False,
 ) -> None:
     """Evaluate and print one collective: one group, or several at once with ``groups``."""
@@ -88,7 +90,7 @@ def run(
     from trnsim.outputs.groups import many_groups
 
     algo = algorithm(algo)  # one spelling in the header and JSON
-    overrides = edits(overrides, routing, calibration, fail)
+    overrides = edits(overrides, routing, calibration, fail, ranks_per_chip)
     note_alpha_override(alpha_us, [overrides])
     topo = load(sku, topology, overrides)
     note_calibration_target(calibration, [topo.name])
@@ -227,7 +229,7 @@ def _traffic_text(traffic, skew: str | None, path) -> str:
 
 # each op's examples in its --help (tests/cli/test_help_examples.py runs every one)
 EXAMPLES = {
-    "allreduce": ["--sku nl72x2", "--sku nl16 --algo all --sizes 64K,1M,16M,1G"],
+    "allreduce": ["--sku nl72x2", "--sku nl16 --algo all --sizes 64K,1M,16M,1G", "--sku v5e --runtime xla"],
     "allgather": ["--sku nl64 --group 0-15 --sizes 1M,1G", "--sku nl72x2 --groups 'server:*' --sizes 1M"],
     "reducescatter": ["--sku nl32x2 --sizes 1M,1G --explain"],
     "alltoall": ["--sku nl72x2 --sizes 1M,1G --fail cable:5", "--sku nl72x2 --skew 2:4 --sizes 256M"],
@@ -261,6 +263,7 @@ def _register(op: str) -> None:
         traffic: TrafficFile = None,
         heatmap: Heatmap = None,
         runtime: RuntimeOption = None,
+        ranks_per_chip: RanksPerChip = None,
         show_range: RangeOption = False,
     ) -> None:
         run(
@@ -290,6 +293,7 @@ def _register(op: str) -> None:
             fail,
             heatmap,
             runtime,
+            ranks_per_chip,
             show_range,
         )
 

@@ -54,9 +54,11 @@ def edits(
     routing: str | None = None,
     calibration: Path | None = None,
     fail: list[str] | None = None,
+    ranks_per_chip: int | None = None,
 ) -> list[str]:
-    """Every what-if edit of a run, in the order they apply: calibration, --set, --routing, --fail
-    (as ``fail=SPEC``, which the loader applies to the built system)."""
+    """Every what-if edit of a run, in the order they apply: calibration, --set, --ranks-per-chip (as
+    ``chip.ranks=N``: one meaning, refused when a --set gives chip.ranks another value), --routing,
+    --fail (as ``fail=SPEC``, which the loader applies to the built system)."""
     result = []
     if calibration is not None:
         from trnsim.errors import TrnsimError
@@ -67,6 +69,10 @@ def edits(
         except TrnsimError as exc:
             raise exc.within("--calibration") from None
     result += list(overrides or ())
+    if ranks_per_chip is not None:
+        from trnsim.cli.chip_options import ranks_per_chip_edit
+
+        result.append(ranks_per_chip_edit(overrides, ranks_per_chip))
     if routing is not None:
         from trnsim.routing.policy import routing_overrides
 
@@ -262,10 +268,13 @@ RuntimeOption = Annotated[
     str | None,
     typer.Option(
         "--runtime",
-        help="What the numbers model: ideal (the fabric's limit under trnsim's best schedule) or nccl "
-        "(NCCL 2.30.7's own tuner: the algorithm/protocol it picks per size and the time it expects, for "
-        "GPUs on one NVSwitch domain, from the file's runtime.nccl facts; the ideal busbw is shown "
-        "beside). Default: the file's runtime.default, else ideal.",
+        help="What the numbers model: ideal (the fabric's limit under trnsim's best schedule); nccl "
+        "(NCCL 2.30.7's tuner picks the algorithm/protocol per size, for GPUs on one NVSwitch domain; time = "
+        "that pick's bandwidth term after runtime.nccl.call_us, or NCCL's own latency for Simple/NVLS when "
+        "larger); neuron (the Neuron runtime's "
+        "documented algorithms by size: mesh, rdh, kangaring, ring; ranks per chip from --ranks-per-chip); "
+        "xla (TPU rings along the torus axes, the scaling book's model). Each needs the file's runtime.NAME "
+        "facts; the ideal busbw is shown beside. Default: the file's runtime.default, else ideal.",
         show_default=False,
     ),
 ]

@@ -5,8 +5,30 @@ runtime prices the same collective as the library that runs it would (issue 25):
 
 - ``ideal``: the engine's rows, unchanged (:func:`apply_runtime` returns the evaluation itself);
 - ``nccl``: NCCL's own tuner (:mod:`trnsim.model.runtimes.nccl`): at each size the (algorithm,
-  protocol) NCCL picks and the time its cost model expects, for GPUs on one NVSwitch domain read from
-  the graph and the file's ``runtime.nccl`` facts (:mod:`trnsim.model.runtimes.nccl_domain`).
+  protocol) NCCL picks, for GPUs on one NVSwitch domain read from the graph and the file's
+  ``runtime.nccl`` facts (:mod:`trnsim.model.runtimes.nccl_domain`). The time is what one would
+  measure: the picked pair's bandwidth term (``size / NCCL's bandwidth``) after a fixed cost. For LL
+  picks that cost is ``runtime.nccl.call_us``: NCCL's own LL latency (its base and per-step latencies,
+  15 us for an 8-byte all-reduce on 8 H100) is several times the published small-size floors (G11,
+  G5). For Simple, LL128 and NVLS picks it is the larger of ``call_us`` and NCCL's own latency: the
+  published mid-size runs (G4 ring at 16 MiB leaves about 41 us beyond the bandwidth term, NCCL
+  expects 29; G9, NVLS forced, has a 30 us floor where NCCL expects about 25) do not show NCCL
+  overestimating those. That rule was chosen looking at G4 and G9, so their mid sizes are not an
+  independent check of it. Without ``call_us`` the time is NCCL's expected time as it is.
+- ``neuron``: the Neuron runtime's documented algorithms (:mod:`trnsim.model.runtimes.neuron`), picked
+  by their documented size ranges, for NeuronCores on one NeuronLink domain read from the graph and
+  ``runtime.neuron`` (:mod:`trnsim.model.runtimes.neuron_domain`);
+- ``xla``: TPU collectives ring by ring along the torus axes as the scaling book states them
+  (:mod:`trnsim.model.runtimes.xla`), for chips of one ICI torus and ``runtime.xla``
+  (:mod:`trnsim.model.runtimes.xla_domain`).
+
+Per-call costs and the measurements that set them (those rows count as *fitted* in a validation, not
+predicted): NCCL ``call_us`` 2.3 us on ``hgx-h100`` (G11, 8-byte all-reduce on 8 H200), 3 us on
+``hgx-b200`` (G11, 8 B200), 5.2 us on ``gb200-nvl72`` (G5, best of a 4-GPU GB200 all-reduce of at most
+1 KiB); Neuron ``call_us`` 3 us on every Trainium file (N5, 32-rank trn1 all-gather of 1 KiB in 6.16 us
+= 3 us + two Mesh hops of 1.5 us; N6 and N8 are predicted, not fitted, and N8's ~300 us floor is not
+used); XLA ``call_us`` 2 us, an assumption with no published TPU floor (range 1-5 us), and its
+``efficiency`` 0.95 is T1's figure (so T1 is fitted).
 
 A runtime's evaluation keeps the ideal one (``ideal``), whose rows name the schedules (``plans``)
 that the links borrowed, a heatmap or an exported schedule come from. A runtime's rows (:class:`RuntimeRow`) carry its time and bandwidth in the usual fields, its choice
@@ -94,27 +116,71 @@ def _runtime_row(ideal: GroupEvaluation, row: GroupRow, time_us: float, choice: 
 
 
 def _nccl(topology: Topology, ideal: GroupEvaluation) -> tuple[str, list[RuntimeRow]]:
-    """NCCL's pick and expected time at every size of ``ideal``, and the line saying so."""
+    """NCCL's pick at every size of ``ideal`` and its time (module docstring), and the line saying so."""
     from trnsim.model.runtimes import nccl
     from trnsim.model.runtimes.nccl_domain import nccl_system_of
 
     system = nccl_system_of(topology, ideal.group)
+    call_us = topology.spec.runtime.nccl.call_us
     rows = []
     for row in ideal.rows:
         pick = nccl.predict(system, ideal.op, row.bytes).pick
-        rows.append(_runtime_row(ideal, row, pick.time_us, f"{pick.algorithm}/{pick.protocol}"))
-    return describe_nccl(system), rows
+        time_us = pick.time_us if call_us is None else nccl_time_us(pick, call_us)
+        rows.append(_runtime_row(ideal, row, time_us, f"{pick.algorithm}/{pick.protocol}"))
+    return describe_nccl(system, call_us), rows
 
 
-def describe_nccl(system) -> str:
+def nccl_time_us(pick, call_us: float) -> float:
+    """What one would measure for NCCL's ``pick`` (an NcclChoice): its bandwidth term after a fixed cost,
+    ``call_us`` for LL, the larger of ``call_us`` and NCCL's own latency for Simple, LL128 and NVLS
+    (module docstring)."""
+    fixed = call_us if pick.protocol == "ll" else max(call_us, pick.latency_us)
+    return fixed + (pick.time_us - pick.latency_us)
+
+
+def _neuron(topology: Topology, ideal: GroupEvaluation) -> tuple[str, list[RuntimeRow]]:
+    """The Neuron runtime's pick and time at every size of ``ideal``, and the line saying so."""
+    from trnsim.model.runtimes import neuron
+    from trnsim.model.runtimes.neuron_domain import describe_neuron, neuron_system_of
+
+    system = neuron_system_of(topology, ideal.group)
+    rows = []
+    for row in ideal.rows:
+        pick = neuron.predict(system, ideal.op, row.bytes).pick
+        rows.append(_runtime_row(ideal, row, pick.time_us, pick.algorithm))
+    return describe_neuron(system, topology.spec.runtime.neuron), rows
+
+
+def _xla(topology: Topology, ideal: GroupEvaluation) -> tuple[str, list[RuntimeRow]]:
+    """XLA's time at every size of ``ideal`` (rings axis by axis), and the line saying so."""
+    from trnsim.model.runtimes import xla
+    from trnsim.model.runtimes.xla_domain import describe_xla, xla_system_of
+
+    system = xla_system_of(topology, ideal.group)
+    rows = []
+    for row in ideal.rows:
+        priced = xla.predict(system, ideal.op, row.bytes)
+        rows.append(_runtime_row(ideal, row, priced.time_us, priced.algorithm))
+    return describe_xla(system), rows
+
+
+_MODELS = {"nccl": _nccl, "neuron": _neuron, "xla": _xla}
+
+
+def describe_nccl(system, call_us: float | None = None) -> str:
     """One line: NCCL's version and what its search found on ``system`` (an NcclSystem)."""
     from trnsim.model.runtimes import nccl_constants
 
     ring, nvls = system.ring, system.nvls
     searched = f"ring {ring.n_channels} x {ring.bw_intra_gbps:g} GB/s"
     searched += f", NVLS {nvls.n_channels} x {nvls.bw_intra_gbps:g} GB/s" if nvls else ", no NVLS"
+    timed = (
+        "its expected time and pick"
+        if call_us is None
+        else f"its pick; time = its bandwidth term + call {call_us:g} us (LL) or its own latency"
+    )
     return (
-        f"NCCL {nccl_constants.NCCL_VERSION}'s tuner (its expected time and pick; compute capability "
+        f"NCCL {nccl_constants.NCCL_VERSION}'s tuner ({timed}; compute capability "
         f"{system.compute_capability}, {system.n_ranks} GPUs on one node, {searched})"
     )
 
@@ -122,10 +188,19 @@ def describe_nccl(system) -> str:
 def check_runtime(topology: Topology, group: list[str], name: str) -> None:
     """Refuse, before any work, a runtime that cannot model ``group`` on ``topology``: the
     :class:`~trnsim.errors.NotApplicableError` that :func:`apply_runtime` would raise."""
-    if runtime_of(topology, name) == "nccl":
+    name = runtime_of(topology, name)
+    if name == "nccl":
         from trnsim.model.runtimes.nccl_domain import nccl_system_of
 
         nccl_system_of(topology, group)
+    elif name == "neuron":
+        from trnsim.model.runtimes.neuron_domain import neuron_system_of
+
+        neuron_system_of(topology, group)
+    elif name == "xla":
+        from trnsim.model.runtimes.xla_domain import xla_system_of
+
+        xla_system_of(topology, group)
 
 
 def apply_runtime(topology: Topology, ideal: GroupEvaluation, name: str) -> GroupEvaluation:
@@ -145,7 +220,7 @@ def apply_runtime(topology: Topology, ideal: GroupEvaluation, name: str) -> Grou
     name = runtime_of(topology, name)
     if name == "ideal":
         return ideal
-    model, rows = _nccl(topology, ideal)
+    model, rows = _MODELS[name](topology, ideal)
     kept = {f.name: getattr(ideal, f.name) for f in fields(GroupEvaluation) if f.init}
     kept["rows"] = rows
     return RuntimeEvaluation(**kept, runtime=name, runtime_model=model, ideal=ideal)

@@ -231,7 +231,9 @@ class ScaleOut(Section, kw_only=True):
 
 
 # the runtimes a file may name as its default (trnsim.model.runtime models each)
-RuntimeName = Literal["ideal", "nccl"]
+RuntimeName = Literal["ideal", "nccl", "neuron", "xla"]
+# a per-call cost (launch, synchronisation, completion) in microseconds: at most one second
+CallUs = Annotated[float, msgspec.Meta(ge=0, le=1e6)]
 
 
 class NcclFacts(Section, kw_only=True):
@@ -244,6 +246,36 @@ class NcclFacts(Section, kw_only=True):
     nvls: bool
     # one NVLink's rate per direction: the chip's links in the graph count as bandwidth / this
     nvlink_gbps: LaneGbps
+    # the fixed cost of one call (launch, synchronisation, completion): it replaces NCCL's own LL
+    # latency and floors the others' (trnsim.model.runtime); unset: NCCL's tuner's expected time
+    call_us: CallUs | None = None
+    source: Text = ""
+
+
+class NeuronFacts(Section, kw_only=True):
+    """What the Neuron runtime's model reads that the graph does not hold
+    (:mod:`trnsim.model.runtimes.neuron`)."""
+
+    # the chip's HBM bandwidth (GB/s, reads and writes together): collectives touch HBM per byte
+    hbm_gbps: PositiveFloat
+    # physical NeuronCores per chip, and the default logical NeuronCore setting (a rank = lnc cores)
+    cores_per_chip: Annotated[int, msgspec.Meta(ge=1, le=64)]
+    lnc: Literal[1, 2] = 1
+    # the fixed cost of one call; unset: the model's assumption (neuron_constants.CALL_OVERHEAD_US)
+    call_us: CallUs | None = None
+    source: Text = ""
+
+
+class XlaFacts(Section, kw_only=True):
+    """What XLA's collectives on TPU ICI take that the graph does not hold
+    (:mod:`trnsim.model.runtimes.xla`)."""
+
+    # the share of an ICI link's one-way rate a large collective reaches
+    efficiency: Efficiency = 0.95
+    # the latency of one ICI hop, microseconds
+    hop_us: CallUs = 1.0
+    # the fixed cost of one call; unset: the model's assumption (xla.CALL_US)
+    call_us: CallUs | None = None
     source: Text = ""
 
 
@@ -253,6 +285,8 @@ class RuntimeSpec(Section, kw_only=True):
 
     default: RuntimeName = "ideal"
     nccl: NcclFacts | None = None
+    neuron: NeuronFacts | None = None
+    xla: XlaFacts | None = None
     source: Text = ""
 
 
