@@ -334,6 +334,7 @@ def test_runtime_ideal_is_the_default_and_changes_nothing(cli):
 
 def test_runtime_nccl_rows_carry_nccls_pick_and_the_ideal(cli):
     from trnsim.model.runtimes.nccl import predict, single_domain_system
+    from trnsim.model.runtimes.nccl_chunking import nvls_fill_us
     from trnsim.spec.catalog import find_sku, read_document
 
     args = ("allreduce", "--sku", "h100", "--sizes", "8,1M,1G")
@@ -344,12 +345,13 @@ def test_runtime_nccl_rows_carry_nccls_pick_and_the_ideal(cli):
     chip, facts = document["chip"], document["runtime"]["nccl"]
     links = chip["lanes"] * chip["lane_gbps"] / facts["nvlink_gbps"]
     system = single_domain_system(facts["compute_capability"], 8, int(links), nvls=facts["nvls"])
-    call_us = facts["call_us"]  # the per-call cost replaces NCCL's LL latency, floors the others'
+    assert "call_us" not in facts  # default NCCL: its own latency is the per-call cost
     for row, base in zip(nccl["rows"], ideal["rows"], strict=True):
         pick = predict(system, "allreduce", row["bytes"]).pick
         assert row["algorithm"] == f"{pick.algorithm}/{pick.protocol}"
-        fixed = call_us if pick.protocol == "ll" else max(call_us, pick.latency_us)
-        time_us = fixed + row["bytes"] / (1000 * pick.model_bw_gbps)
+        # NVLS adds its pipeline fill: 16 CTAs x 8 heads on Hopper, two chunk times of a share
+        fill = nvls_fill_us(row["bytes"], 16 * 8, pick.model_bw_gbps) if pick.algorithm == "nvls" else 0.0
+        time_us = pick.time_us + fill
         assert row["time_us"] == pytest.approx(time_us, rel=1e-9)
         assert row["busbw_gbps"] == pytest.approx(row["bytes"] / (1000 * time_us) * 2 * 7 / 8, rel=1e-9)
         assert row["ideal_busbw_gbps"] == base["busbw_gbps"]

@@ -270,8 +270,8 @@ RuntimeOption = Annotated[
         "--runtime",
         help="What the numbers model: ideal (the fabric's limit under trnsim's best schedule); nccl "
         "(NCCL 2.30.7's tuner picks the algorithm/protocol per size, for GPUs on one NVSwitch domain; time = "
-        "that pick's bandwidth term after runtime.nccl.call_us, or NCCL's own latency for Simple/NVLS when "
-        "larger); neuron (the Neuron runtime's "
+        "NCCL's expected time, plus NVLS's pipeline fill; runtime.nccl.call_us models a tuned build's call "
+        "cost); neuron (the Neuron runtime's "
         "documented algorithms by size: mesh, rdh, kangaring, ring; ranks per chip from --ranks-per-chip); "
         "xla (TPU rings along the torus axes, the scaling book's model). Each needs the file's runtime.NAME "
         "facts; the ideal busbw is shown beside. Default: the file's runtime.default, else ideal.",

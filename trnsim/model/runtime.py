@@ -6,15 +6,14 @@ runtime prices the same collective as the library that runs it would (issue 25):
 - ``ideal``: the engine's rows, unchanged (:func:`apply_runtime` returns the evaluation itself);
 - ``nccl``: NCCL's own tuner (:mod:`trnsim.model.runtimes.nccl`): at each size the (algorithm,
   protocol) NCCL picks, for GPUs on one NVSwitch domain read from the graph and the file's
-  ``runtime.nccl`` facts (:mod:`trnsim.model.runtimes.nccl_domain`). The time is what one would
-  measure: the picked pair's bandwidth term (``size / NCCL's bandwidth``) after a fixed cost. For LL
-  picks that cost is ``runtime.nccl.call_us``: NCCL's own LL latency (its base and per-step latencies,
-  15 us for an 8-byte all-reduce on 8 H100) is several times the published small-size floors (G11,
-  G5). For Simple, LL128 and NVLS picks it is the larger of ``call_us`` and NCCL's own latency: the
-  published mid-size runs (G4 ring at 16 MiB leaves about 41 us beyond the bandwidth term, NCCL
-  expects 29; G9, NVLS forced, has a 30 us floor where NCCL expects about 25) do not show NCCL
-  overestimating those. That rule was chosen looking at G4 and G9, so their mid sizes are not an
-  independent check of it. Without ``call_us`` the time is NCCL's expected time as it is.
+  ``runtime.nccl`` facts (:mod:`trnsim.model.runtimes.nccl_domain`). The time is NCCL's own expected
+  time (its latency tables and its bandwidth), plus for NVLS the pipeline fill of NCCL's chunking
+  (:mod:`trnsim.model.runtimes.nccl_chunking`). NCCL's latency is the per-call cost of default NCCL:
+  15 us for an 8-byte all-reduce on 8 H100, where a p5.48xlarge run of default NCCL measures 12.9
+  (GX4 in the validation set, predicted). The lower floors published for tuned builds (2.3-3 us with
+  NCCL 2.27's symmetric-memory kernels, G11; 5.2 us on an experimental branch, G5) are not default
+  NCCL; ``runtime.nccl.call_us`` models such a build: it replaces NCCL's latency for LL picks and
+  floors it for the others.
 - ``neuron``: the Neuron runtime's documented algorithms (:mod:`trnsim.model.runtimes.neuron`), picked
   by their documented size ranges, for NeuronCores on one NeuronLink domain read from the graph and
   ``runtime.neuron`` (:mod:`trnsim.model.runtimes.neuron_domain`);
@@ -23,12 +22,16 @@ runtime prices the same collective as the library that runs it would (issue 25):
   (:mod:`trnsim.model.runtimes.xla_domain`).
 
 Per-call costs and the measurements that set them (those rows count as *fitted* in a validation, not
-predicted): NCCL ``call_us`` 2.3 us on ``hgx-h100`` (G11, 8-byte all-reduce on 8 H200), 3 us on
-``hgx-b200`` (G11, 8 B200), 5.2 us on ``gb200-nvl72`` (G5, best of a 4-GPU GB200 all-reduce of at most
-1 KiB); Neuron ``call_us`` 3 us on every Trainium file (N5, 32-rank trn1 all-gather of 1 KiB in 6.16 us
-= 3 us + two Mesh hops of 1.5 us; N6 and N8 are predicted, not fitted, and N8's ~300 us floor is not
-used); XLA ``call_us`` 2 us, an assumption with no published TPU floor (range 1-5 us), and its
-``efficiency`` 0.95 is T1's figure (so T1 is fitted).
+predicted): NCCL's per-call cost is its own latency tables (no measurement fitted); the NVLS fill's
+two chunk times are fitted to G9 (8x H200, NVLS all-reduce); Neuron ``call_us`` 3 us on every
+Trainium file (N5, 32-rank trn1 all-gather of 1 KiB in 6.16 us = 3 us + two Mesh hops of 1.5 us; N6
+and N8 are predicted, not fitted, and N8's ~300 us floor is not used); XLA ``call_us`` 2 us, an
+assumption with no published TPU floor (range 1-5 us), and its ``efficiency`` 0.95 is T1's figure
+(so T1 is fitted).
+
+What a run forces (``forced``: NCCL_ALGO and NCCL_PROTO as ``{"algorithm": "nvls", "protocol":
+"simple"}``, in NCCL's spellings or trnsim's) narrows NCCL's choice as those variables do; the other
+runtimes take none.
 
 A runtime's evaluation keeps the ideal one (``ideal``), whose rows name the schedules (``plans``)
 that the links borrowed, a heatmap or an exported schedule come from. A runtime's rows (:class:`RuntimeRow`) carry its time and bandwidth in the usual fields, its choice
@@ -41,7 +44,7 @@ is the bound's time over the runtime's.
 from dataclasses import dataclass, fields
 from typing import ClassVar, get_args
 
-from trnsim.errors import ParameterError
+from trnsim.errors import NotApplicableError, ParameterError
 from trnsim.model.engine import GroupEvaluation, GroupRow
 from trnsim.model.rows import algbw_gbps, busbw_gbps
 from trnsim.spec.schema import RuntimeName
@@ -115,30 +118,60 @@ def _runtime_row(ideal: GroupEvaluation, row: GroupRow, time_us: float, choice: 
     )
 
 
-def _nccl(topology: Topology, ideal: GroupEvaluation) -> tuple[str, list[RuntimeRow]]:
+def _nccl(topology: Topology, ideal: GroupEvaluation, forced: dict) -> tuple[str, list[RuntimeRow]]:
     """NCCL's pick at every size of ``ideal`` and its time (module docstring), and the line saying so."""
     from trnsim.model.runtimes import nccl
     from trnsim.model.runtimes.nccl_domain import nccl_system_of
 
     system = nccl_system_of(topology, ideal.group)
     call_us = topology.spec.runtime.nccl.call_us
+    algorithms, protocols = nccl_forced(forced)
     rows = []
     for row in ideal.rows:
-        pick = nccl.predict(system, ideal.op, row.bytes).pick
-        time_us = pick.time_us if call_us is None else nccl_time_us(pick, call_us)
+        pick = nccl.predict(system, ideal.op, row.bytes, algorithms, protocols).pick
+        time_us = nccl_time_us(system, pick, row.bytes, call_us)
         rows.append(_runtime_row(ideal, row, time_us, f"{pick.algorithm}/{pick.protocol}"))
-    return describe_nccl(system, call_us), rows
+    return describe_nccl(system, call_us, forced), rows
 
 
-def nccl_time_us(pick, call_us: float) -> float:
-    """What one would measure for NCCL's ``pick`` (an NcclChoice): its bandwidth term after a fixed cost,
-    ``call_us`` for LL, the larger of ``call_us`` and NCCL's own latency for Simple, LL128 and NVLS
-    (module docstring)."""
-    fixed = call_us if pick.protocol == "ll" else max(call_us, pick.latency_us)
-    return fixed + (pick.time_us - pick.latency_us)
+def nccl_forced(forced: dict) -> tuple[list[str] | None, list[str] | None]:
+    """NCCL_ALGO and NCCL_PROTO as :func:`~trnsim.model.runtimes.nccl.predict` takes them, from
+    NCCL's spellings (``NVLSTree``, ``CollNetChain``, ``LL128``) or trnsim's (``nvls_tree``).
+
+    >>> nccl_forced({"algorithm": "NVLSTree", "protocol": "Simple"})
+    (['nvls_tree'], ['simple'])
+    """
+    from trnsim.model.runtimes import nccl_constants as c
+
+    def named(key: str, known: tuple[str, ...]) -> list[str] | None:
+        if key not in forced:
+            return None
+        wanted = str(forced[key]).strip().lower().replace("_", "")
+        for name in known:
+            if name.replace("_", "") == wanted:
+                return [name]
+        raise ParameterError(f"expected one of {', '.join(known)}", key, repr(forced[key]))
+
+    return named("algorithm", c.ALGORITHMS), named("protocol", c.PROTOCOLS)
 
 
-def _neuron(topology: Topology, ideal: GroupEvaluation) -> tuple[str, list[RuntimeRow]]:
+def nccl_time_us(system, pick, size_bytes: int, call_us: float | None = None) -> float:
+    """What one would measure for NCCL's ``pick`` (an NcclChoice) on ``system``: NCCL's expected
+    time, plus the pipeline fill of an NVLS pick; with ``call_us``, that cost in place of NCCL's
+    latency for LL and as its floor otherwise (module docstring)."""
+    from trnsim.model.runtimes.nccl_chunking import nvls_channels, nvls_fill_us
+
+    time_us = pick.time_us
+    if call_us is not None:
+        fixed = call_us if pick.protocol == "ll" else max(call_us, pick.latency_us)
+        time_us = fixed + (pick.time_us - pick.latency_us)
+    if pick.algorithm == "nvls" and system.nvls is not None:
+        ops = nvls_channels(system.compute_capability, system.n_nodes) * system.nvls.n_channels
+        time_us += nvls_fill_us(size_bytes, ops, pick.model_bw_gbps)
+    return time_us
+
+
+def _neuron(topology: Topology, ideal: GroupEvaluation, forced: dict) -> tuple[str, list[RuntimeRow]]:
     """The Neuron runtime's pick and time at every size of ``ideal``, and the line saying so."""
     from trnsim.model.runtimes import neuron
     from trnsim.model.runtimes.neuron_domain import describe_neuron, neuron_system_of
@@ -151,7 +184,7 @@ def _neuron(topology: Topology, ideal: GroupEvaluation) -> tuple[str, list[Runti
     return describe_neuron(system, topology.spec.runtime.neuron), rows
 
 
-def _xla(topology: Topology, ideal: GroupEvaluation) -> tuple[str, list[RuntimeRow]]:
+def _xla(topology: Topology, ideal: GroupEvaluation, forced: dict) -> tuple[str, list[RuntimeRow]]:
     """XLA's time at every size of ``ideal`` (rings axis by axis), and the line saying so."""
     from trnsim.model.runtimes import xla
     from trnsim.model.runtimes.xla_domain import describe_xla, xla_system_of
@@ -167,7 +200,7 @@ def _xla(topology: Topology, ideal: GroupEvaluation) -> tuple[str, list[RuntimeR
 _MODELS = {"nccl": _nccl, "neuron": _neuron, "xla": _xla}
 
 
-def describe_nccl(system, call_us: float | None = None) -> str:
+def describe_nccl(system, call_us: float | None = None, forced: dict | None = None) -> str:
     """One line: NCCL's version and what its search found on ``system`` (an NcclSystem)."""
     from trnsim.model.runtimes import nccl_constants
 
@@ -175,10 +208,12 @@ def describe_nccl(system, call_us: float | None = None) -> str:
     searched = f"ring {ring.n_channels} x {ring.bw_intra_gbps:g} GB/s"
     searched += f", NVLS {nvls.n_channels} x {nvls.bw_intra_gbps:g} GB/s" if nvls else ", no NVLS"
     timed = (
-        "its expected time and pick"
+        "its pick and expected time, NVLS with its pipeline fill"
         if call_us is None
         else f"its pick; time = its bandwidth term + call {call_us:g} us (LL) or its own latency"
     )
+    if forced:
+        timed += "; forced " + ", ".join(f"{key} {value}" for key, value in sorted(forced.items()))
     return (
         f"NCCL {nccl_constants.NCCL_VERSION}'s tuner ({timed}; compute capability "
         f"{system.compute_capability}, {system.n_ranks} GPUs on one node, {searched})"
@@ -203,11 +238,15 @@ def check_runtime(topology: Topology, group: list[str], name: str) -> None:
         xla_system_of(topology, group)
 
 
-def apply_runtime(topology: Topology, ideal: GroupEvaluation, name: str) -> GroupEvaluation:
+def apply_runtime(
+    topology: Topology, ideal: GroupEvaluation, name: str, forced: dict | None = None
+) -> GroupEvaluation:
     """``ideal`` (one group's evaluation on ``topology``) as runtime ``name`` runs it.
 
     ``ideal`` returns ``ideal`` itself; another runtime a :class:`RuntimeEvaluation` whose rows are
-    :class:`RuntimeRow`, in the same sizes.
+    :class:`RuntimeRow`, in the same sizes. ``forced`` narrows the runtime's choice as a run's
+    environment does (NCCL_ALGO, NCCL_PROTO: ``{"algorithm": ..., "protocol": ...}``); only ``nccl``
+    takes it, and the ideal ignores it (it is trnsim's best schedule whatever a runtime is told).
 
     Raises
     ------
@@ -220,7 +259,10 @@ def apply_runtime(topology: Topology, ideal: GroupEvaluation, name: str) -> Grou
     name = runtime_of(topology, name)
     if name == "ideal":
         return ideal
-    model, rows = _MODELS[name](topology, ideal)
+    forced = dict(forced or {})
+    if forced and name != "nccl":
+        raise NotApplicableError(f"the {name} runtime's model takes no forced algorithm or protocol")
+    model, rows = _MODELS[name](topology, ideal, forced)
     kept = {f.name: getattr(ideal, f.name) for f in fields(GroupEvaluation) if f.init}
     kept["rows"] = rows
     return RuntimeEvaluation(**kept, runtime=name, runtime_model=model, ideal=ideal)

@@ -246,8 +246,8 @@ class NcclFacts(Section, kw_only=True):
     nvls: bool
     # one NVLink's rate per direction: the chip's links in the graph count as bandwidth / this
     nvlink_gbps: LaneGbps
-    # the fixed cost of one call (launch, synchronisation, completion): it replaces NCCL's own LL
-    # latency and floors the others' (trnsim.model.runtime); unset: NCCL's tuner's expected time
+    # a tuned build's fixed cost of one call (launch, synchronisation, completion): it replaces NCCL's
+    # own LL latency and floors the others' (trnsim.model.runtime); unset: default NCCL, its own latency
     call_us: CallUs | None = None
     source: Text = ""
 

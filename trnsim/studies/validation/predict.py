@@ -58,7 +58,7 @@ def _one_node(run: PublishedRun, sizes: list[int]) -> Predicted:
     check_runtime(topology, backend.group, runtime)
     # what a run forced is the runtime's to follow; the ideal is trnsim's best schedule whatever it was
     ideal = backend.evaluate(run.op, sizes, "auto", run.dtype)
-    result = apply_runtime(topology, ideal, runtime)  # TODO forced
+    result = apply_runtime(topology, ideal, runtime, dict(run.forced) if runtime == "nccl" else None)
     model = getattr(result, "runtime_model", "trnsim's ideal schedule at the fabric's limit")
     return Predicted(
         run,
