@@ -14,6 +14,7 @@ from trnsim.model.cluster.runtime import (
     inter_search,
     nccl_cluster_system,
     neuron_cluster_system,
+    tree_speed,
 )
 from trnsim.model.runtimes import nccl_constants as c
 from trnsim.topology.load import load_topology
@@ -84,8 +85,26 @@ def test_nccl_sees_one_node_per_domain_at_its_nic_rate_times_the_efficiency():
     assert system.ring.n_channels == 8
     assert system.ring.bw_inter_gbps == pytest.approx(45.0 * 0.9)
     assert system.nvls.bw_inter_gbps == pytest.approx(48.0 * 0.9)  # one head per NIC, its fastest speed
+    # the tree's bwIntra rises one speed (to 48) on the way to twice bwInter: 48 is the fastest
+    assert system.tree.bw_intra_gbps == pytest.approx(48.0 * 0.9)
+    assert system.tree.bw_inter_gbps == pytest.approx(45.0 * 0.9)
     half = nccl_cluster_system(*_cluster("hgx-h100", 2, ["scale_out.efficiency=0.45"]))
     assert half.ring.bw_inter_gbps == pytest.approx(system.ring.bw_inter_gbps / 2)
+
+
+@given(start=st.integers(0, 15), channels=st.integers(1, 32), nvlink=st.floats(1.0, 2000.0))
+def test_tree_speed_rises_while_under_twice_the_ring_speed_and_it_fits(start, channels, nvlink):
+    speeds = c.SPEEDS_INTER[90]
+    speed = speeds[start]
+    got = tree_speed(speeds, speed, channels, nvlink)
+    assert got in speeds and got >= speed
+    if got > speed:
+        assert channels * got <= nvlink + 1e-9
+        below = speeds[speeds.index(got) + 1]  # the speed it rose from
+        assert below < 2 * speed
+    faster = [s for s in speeds if s > got]
+    if faster and got < 2 * speed:  # it stopped below twice: the next speed does not fit
+        assert channels * min(faster) > nvlink
 
 
 def test_hashed_flows_that_cannot_collide_keep_the_spray_rate():

@@ -123,6 +123,25 @@ def inter_search(speeds: tuple[float, ...], nic_gbps: float, nics: int, nvlink_g
     return best
 
 
+def tree_speed(speeds: tuple[float, ...], speed: float, channels: int, nvlink_gbps: float) -> float:
+    """The tree graph's ``bwIntra`` across nodes: search.cc's pass 2 (lines 1279-1282) raises it one
+    speed at a time from the ring's ``speed`` while it is under twice ``bwInter`` (``speed``) and
+    ``channels`` of it still fit a GPU's NVLinks (which a tree, not closing on the NIC, counts as
+    ``n / (n - 1)`` of them, line 1163).
+
+    >>> tree_speed((48.0, 45.0, 42.0), 45.0, 8, 423.8)
+    48.0
+    >>> tree_speed((12.0, 10.0, 9.0, 7.0, 6.0), 6.0, 8, 400.0)
+    12.0
+    """
+    index = speeds.index(speed) if speed in speeds else len(speeds)
+    current = speed
+    while index > 0 and current < 2 * speed and channels * speeds[index - 1] <= nvlink_gbps + 1e-9:
+        index -= 1
+        current = speeds[index]
+    return current
+
+
 def nccl_cluster_system(domain: Topology, plan: FabricPlan):
     """The :class:`~trnsim.model.runtimes.nccl.NcclSystem` of every GPU of ``plan.domains`` copies
     of ``domain`` (see the module docstring).
@@ -147,7 +166,8 @@ def nccl_cluster_system(domain: Topology, plan: FabricPlan):
     channels, speed = inter_search(c.SPEEDS_INTER[key], nic, n, nvlink, c.RING_MAX_CHANNELS)
     kept = plan.choice.efficiency
     ring = speed * kept * flow_share(plan, "ring")
-    tree = speed * kept * flow_share(plan, "tree")
+    tree_share = kept * flow_share(plan, "tree")
+    tree_intra = tree_speed(c.SPEEDS_INTER[key], speed, channels, nvlink * n / (n - 1) if n > 1 else nvlink)
     nvls = None
     if local.nvls is not None:
         head = max((s for s in c.SPEEDS_INTER[key] if s <= nic), default=nic)
@@ -159,7 +179,7 @@ def nccl_cluster_system(domain: Topology, plan: FabricPlan):
         n_ranks=n * d,
         n_nodes=d,
         ring=NcclGraph(channels, ring, ring),
-        tree=NcclGraph(channels, tree, tree),
+        tree=NcclGraph(channels, tree_intra * tree_share, speed * tree_share),
         nvls=nvls,
     )
 
