@@ -18,6 +18,7 @@ over its ToRs, no oversubscription above the ToR, copper from chip to ToR and op
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -336,6 +337,7 @@ def plan_fabric(
     return plan
 
 
+@lru_cache(maxsize=256)  # a pure function of its arguments; runtimes ask again for the same step
 def expected_max_load(flows: int, bins: int, trials: int = COLLISION_TRIALS, seed: int = 0) -> float:
     """The expected largest number of ``flows`` hashed uniformly onto ``bins`` equal links.
 

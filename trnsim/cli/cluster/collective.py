@@ -23,6 +23,7 @@ from trnsim.cli.cluster.common import (
     TorsPerRack,
     TorTbit,
     domain_and_fabric,
+    n,
 )
 from trnsim.cli.compat import renamed
 from trnsim.cli.flags import edits_text
@@ -142,7 +143,7 @@ def collective(
         f"{plan.choice.nic_gbit_per_chip:g} Gbit/s per chip at {plan.choice.efficiency:.0%} "
         f"({result.nic_gbps:.2f} GB/s per rank), {plan.choice.hop_us:g} us per step across domains; "
         f"{plan.choice.design} design, {plan.choice.policy} ({'share of the NIC rate per flow: ' + shares}); "
-        f"{plan.n_layers} switch layers; {'pipelined' if not no_overlap else 'phases in sequence'}"
+        f"{n(plan.n_layers, 'switch layer')}; {'pipelined' if not no_overlap else 'phases in sequence'}"
     )
     applied = tuple(edits(overrides, routing, calibration, fail))
     if applied:
