@@ -112,7 +112,7 @@ def collective(
         trnsim cluster collective alltoall --sku nl64 --domains 16 --efa-routing hash
         trnsim cluster collective allreduce --sku nl72x2 --domains 16 --fail cable:5
         trnsim cluster collective allreduce --sku nvl72 --domains 20 --runtime nccl
-        trnsim cluster collective allreduce --sku h100 --domains 2 --set scale_out.network=infiniband
+        trnsim cluster collective allreduce --sku h100 --domains 2 --runtime nccl
     """
     from dataclasses import replace
 
