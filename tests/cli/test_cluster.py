@@ -61,7 +61,7 @@ def test_cluster_collective_answers_for_400k_chips(cli):
         (["cluster", "fabric", "--sku", "nl72x2", "--domains", "2", "--tor-tbit", "12.8"], "a ToR needs 72 ports down"),
         (["cluster", "fabric", "--sku", "nl64", "--domains", "0"], "--domains"),
         (["cluster", "fabric", "--sku", "nl64", "--domains", "2", "--efa-routing", "random"], "--efa-routing"),
-        (["cluster", "fabric", "--sku", "nvl72", "--domains", "2"], "--nic-gbit"),
+        (["cluster", "fabric", "--sku", "nvl72", "--domains", "2", "--set", "scale_out=null"], "--nic-gbit"),
         (["cluster", "fabric", "--sku", "nl64", "--domains", "2", "--port-gbit", "nan"], "--port-gbit"),
         (["cluster", "collective", "alltoall", "--sku", "nl64", "--domains", "2", "--inter-algo", "ring"], "pairwise"),
         (["cluster", "fabric", "--sku", "nl64", "--domains", "200", "--switch-layers", "2"], "--switch-layers 2"),
@@ -79,6 +79,8 @@ def test_a_peer_without_scale_out_runs_with_a_nic_rate(cli):
         "fabric",
         "--sku",
         "nvl72",
+        "--set",
+        "scale_out=null",
         "--domains",
         "8",
         "--nic-gbit",
@@ -151,3 +153,40 @@ def test_cluster_collective_fails_a_part_in_every_domain(cli):
     table = cli("cluster", "collective", "allreduce", "--sku", "nl72x2", "--domains", "4", "--sizes", "1G",
                 "--fail", "cable:5")  # fmt: skip
     assert "every domain with --fail cable:5" in " ".join(table.out.split())
+
+
+def test_peers_run_a_cluster_from_the_catalog_alone(cli):
+    nvl72 = _cluster_json(cli, "--sku", "gb200-nvl72", "--domains", "20")
+    assert nvl72["ranks"] == 1440 and nvl72["network"] == "infiniband" and nvl72["policy"] == "hash"
+    efa = _cluster_json(cli, "--sku", "hgx-h100", "--domains", "2")
+    assert efa["network"] == "efa" and efa["policy"] == "spray" and efa["ranks"] == 16
+    ib = _cluster_json(cli, "--sku", "hgx-h100", "--domains", "2", "--set", "scale_out.network=infiniband")
+    assert ib["network"] == "infiniband" and ib["policy"] == "hash"
+
+
+def test_runtime_ideal_is_the_default_composition_and_nccl_keeps_it_beside(cli):
+    args = ("--sku", "hgx-h100", "--domains", "2")
+    default = _cluster_json(cli, *args)
+    ideal = _cluster_json(cli, *args, "--runtime", "ideal")
+    nccl = _cluster_json(cli, *args, "--runtime", "nccl")
+    assert default["rows"] == ideal["rows"] and default["runtime"] == "ideal"
+    assert nccl["runtime"] == "nccl"
+    for mine, theirs in zip(nccl["rows"], ideal["rows"], strict=True):
+        assert mine["ideal_busbw_gbps"] == theirs["busbw_gbps"]
+        assert "/" in mine["algorithm"] and mine["busbw_gbps"] > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (
+            ["--sku", "hgx-h100", "--runtime", "neuron"],
+            "error: --runtime neuron on hgx-h100: its chips are GPUs",
+        ),
+        (["--sku", "trn2", "--runtime", "nccl"], "error: --runtime nccl on trn2-nl16"),
+        (["--sku", "trn2", "--runtime", "xla"], "--runtime 'xla': expected one of ideal, nccl, neuron"),
+    ],
+)
+def test_a_runtime_that_cannot_model_the_cluster_is_refused_in_one_line(cli, args, words):
+    result = cli("cluster", "collective", "allreduce", "--domains", "2", "--sizes", "1M", *args)
+    assert result.code == 2 and words in result.err and result.err.count("\n") == 1, result.err

@@ -64,6 +64,7 @@ SAME_MEANING = {
     "--groups": "many disjoint groups running at once, sharing links",
     "--heatmap": "a picture of the link loads",
     "--op": "the collectives to run",
+    "--runtime": "what the numbers model: ideal or a collective library's runtime (cluster collective's across domains)",
     "--routing": "the scale-up routing policy (compare, sweep and plot take several)",
     "--output": "the file written",
     "-o": "the file written",

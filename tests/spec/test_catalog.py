@@ -311,3 +311,58 @@ def test_a_description_with_an_escape_code_is_refused_by_topo_show(cli, tmp_path
     result = cli("topo", "show", "--topology", str(path))
     assert result.code == 2 and "\x1b" not in result.out + result.err
     assert "description: expected one line of printable text" in result.err
+
+
+def _scale_out_document(**scale_out) -> dict:
+    document = read_document(find_sku("trn2-nl16"))
+    document["scale_out"] = scale_out
+    return document
+
+
+def test_scale_out_reads_the_nic_rate_under_its_new_or_its_old_name():
+    new = validate_document(_scale_out_document(nic_gbit_per_chip=400, nic_latency_ns=500), "x.yaml")
+    old = validate_document(_scale_out_document(efa_gbit_per_chip=400, efa_latency_ns=500), "x.yaml")
+    assert new.scale_out.nic_gbit == old.scale_out.nic_gbit == 400
+    assert new.scale_out.nic_latency == old.scale_out.nic_latency == 500
+
+
+@pytest.mark.parametrize(
+    ("scale_out", "words"),
+    [
+        ({"nic_gbit_per_chip": 400, "efa_gbit_per_chip": 400}, "scale_out.efa_gbit_per_chip: the older name"),
+        ({"nic_gbit_per_chip": 4, "nic_latency_ns": 1, "efa_latency_ns": 1}, "scale_out.efa_latency_ns"),
+        ({"network": "efa"}, "scale_out.nic_gbit_per_chip: missing required key"),
+        ({"network": "ethernet", "nic_gbit_per_chip": 4}, "expected one of efa, infiniband, roce, dcn"),
+    ],
+)
+def test_a_scale_out_section_is_refused_in_one_line_naming_its_key(scale_out, words):
+    with pytest.raises(ConfigError, match=re.escape(words)) as refused:
+        validate_document(_scale_out_document(**scale_out), "x.yaml")
+    assert "\n" not in str(refused.value) and str(refused.value).startswith("x.yaml: ")
+
+
+@pytest.mark.parametrize(
+    ("network", "policy", "port_gbit", "tors"),
+    [
+        ("efa", "spray", 100.0, 2),
+        ("infiniband", "hash", 400.0, 1),
+        ("roce", "hash", 400.0, 1),
+        ("dcn", "hash", 100.0, 1),
+    ],
+)
+def test_the_network_gives_the_defaults_a_file_leaves_out(network, policy, port_gbit, tors):
+    spec = validate_document(_scale_out_document(network=network, nic_gbit_per_chip=400), "x.yaml")
+    assert spec.scale_out.default("policy") == policy
+    assert spec.scale_out.default("port_gbit") == port_gbit
+    assert spec.scale_out.default("tors_per_rack") == tors
+    # what the file says wins over the network's default
+    given = validate_document(
+        _scale_out_document(network=network, nic_gbit_per_chip=400, policy="spray", tors_per_rack=4), "x.yaml"
+    )
+    assert given.scale_out.default("policy") == "spray" and given.scale_out.default("tors_per_rack") == 4
+
+
+def test_every_peer_has_a_scale_out_network():
+    for path in CATALOG:
+        spec = load_spec(topology=path).spec
+        assert spec.scale_out is not None and spec.scale_out.nic_gbit > 0, path.name

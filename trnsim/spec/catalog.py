@@ -13,7 +13,7 @@ import msgspec
 
 from trnsim.errors import ConfigError, FileAsSkuError, TrnsimError, UsageError
 from trnsim.spec.overrides import apply_overrides, blame, named_edits
-from trnsim.spec.schema import RuntimeName, Spec
+from trnsim.spec.schema import RuntimeName, ScaleOutNetwork, Spec
 from trnsim.yamlio import load_text, load_yaml, read_text
 
 
@@ -89,6 +89,9 @@ _CHOICES = {
     "kind": "torus, switched (or for node_local: direct, switches)",
     "medium": "pcb, backplane, copper, aec, optics",
     "default": ", ".join(get_args(RuntimeName)),  # runtime.default, the one enum of that name
+    "network": ", ".join(get_args(ScaleOutNetwork)),  # scale_out.network
+    "policy": "spray, hash",  # scale_out.policy
+    "design": "tor, rail",  # scale_out.design
 }
 _MSGSPEC_AT = re.compile(r"^(.*?)(?: - at `\$(.*)`)?$", re.S)
 
@@ -129,6 +132,7 @@ def validate_document(
         raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}") from None
     _check_references(spec, path, edits, file)
     _check_ranges(spec, path, edits, file)
+    _check_scale_out(spec, path, edits, file)
     runtime = spec.runtime
     if runtime.default != "ideal" and getattr(runtime, runtime.default) is None:
         keypath = "runtime.default"
@@ -137,6 +141,27 @@ def validate_document(
             f"`runtime.{runtime.default}` section"
         )
     return spec
+
+
+def _check_scale_out(spec: Spec, path: Path | str, edits: list[str], file: Path | None) -> None:
+    """A ``scale_out`` section gives its NIC rate (and latency) under one name: the new or the old."""
+    out = spec.scale_out
+    if out is None:
+        return
+    for new, old in (("nic_gbit_per_chip", "efa_gbit_per_chip"), ("nic_latency_ns", "efa_latency_ns")):
+        both = getattr(out, new) is not None and getattr(out, old) is not None
+        if both:
+            keypath = f"scale_out.{old}"
+            raise ConfigError(
+                f"{_where(path, edits, file, keypath)}: {keypath}: the older name of scale_out.{new}, "
+                "which the section also gives: keep one"
+            )
+    if out.nic_gbit is None:
+        keypath = "scale_out.nic_gbit_per_chip"
+        raise ConfigError(
+            f"{_where(path, edits, file, keypath)}: {keypath}: missing required key (the NIC's Gbit/s per "
+            "chip; efa_gbit_per_chip, its older name, is read too)"
+        )
 
 
 def _where(path: Path | str, edits: list[str], file: Path | None, keypath: str) -> str:

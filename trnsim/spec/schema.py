@@ -203,31 +203,70 @@ class LinkEfficiency(Section, kw_only=True):
         return self.classes.get(cls, self.default)
 
 
+ScaleOutNetwork = Literal["efa", "infiniband", "roce", "dcn"]
+
+
 class ScaleOut(Section, kw_only=True):
-    """The EFA scale-out network behind the scale-up domain: the NICs, the switches and their wiring.
+    """The scale-out network behind the scale-up domain: the NICs, the switches and their wiring.
 
     Not part of the scale-up graph: ``trnsim cluster`` sizes the fabric from it and composes
-    collectives across domains over it (:mod:`trnsim.topology.scaleout`). Every default below that is
-    not a published fact is an assumption, named as such in docs/model.md and ``--help``.
+    collectives across domains over it (:mod:`trnsim.topology.scaleout`). ``network`` says which
+    kind it is and gives the defaults that follow from it (:data:`NETWORK_DEFAULTS`). Every default
+    below that is not a published fact is an assumption, named as such in docs/model.md and ``--help``.
+    ``efa_gbit_per_chip`` and ``efa_latency_ns`` are the older names of ``nic_gbit_per_chip`` and
+    ``nic_latency_ns``, still read (a file gives one name of each pair, not both).
     """
 
-    efa_gbit_per_chip: PositiveFloat  # EFA bandwidth per chip, Gbit/s per direction
-    efa_latency_ns: LatencyNs | None = None  # the NIC's packet latency (reported)
+    network: ScaleOutNetwork = "efa"
+    nic_gbit_per_chip: PositiveFloat | None = None  # NIC bandwidth per chip, Gbit/s per direction
+    efa_gbit_per_chip: PositiveFloat | None = None  # the older name of nic_gbit_per_chip
+    nic_latency_ns: LatencyNs | None = None  # the NIC's packet latency (reported)
+    efa_latency_ns: LatencyNs | None = None  # the older name of nic_latency_ns
     # one step of a collective between two domains (docs/sources.md#efa-hop-latency: about 15 us per inter-node hop)
     hop_ns: LatencyNs = 15_000.0
     # share of the NIC rate that payload reaches (an assumption: no published EFA figure)
     efficiency: Efficiency = 0.9
-    port_gbit: PositiveFloat = (
-        100.0  # logical port speed (docs/sources.md#scale-out-efa: AWS uses 100G logical ports)
-    )
+    port_gbit: PositiveFloat | None = None  # logical port speed; None: the network's (NETWORK_DEFAULTS)
     tor_tbit: PositiveFloat = 12.8  # ToR switch capacity, Tbit/s
     fabric_tbit: PositiveFloat | None = None  # leaf/spine capacity (None: as the ToR)
-    tors_per_rack: Annotated[int, msgspec.Meta(ge=1, le=64)] = 2  # dual ToR; each ToR its own plane
+    # ToRs per rack, each its own plane; None: the network's (EFA dual ToR)
+    tors_per_rack: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
     chips_per_rack: PositiveInt | None = None  # None: a switched file's rack, a torus's whole domain
     design: Literal["tor", "rail"] = "tor"  # rail: a chip's port i goes to the rail switch of its rank
     oversubscription: Annotated[float, msgspec.Meta(ge=1, le=64)] = 1.0  # ToR down : up
-    policy: Literal["spray", "hash"] = "spray"  # SRD sprays packets over paths; hash: one path per flow
+    # spray: every flow's packets over all paths (SRD); hash: one path per flow (ECMP); None: the network's
+    policy: Literal["spray", "hash"] | None = None
     source: Text = ""
+
+    @property
+    def nic_gbit(self) -> float | None:
+        """The NIC bandwidth per chip in Gbit/s, under either name."""
+        return self.nic_gbit_per_chip if self.nic_gbit_per_chip is not None else self.efa_gbit_per_chip
+
+    @property
+    def nic_latency(self) -> float | None:
+        """The NIC's packet latency in ns, under either name (None: not given)."""
+        return self.nic_latency_ns if self.nic_latency_ns is not None else self.efa_latency_ns
+
+    def default(self, key: str):
+        """``key`` (``policy``, ``port_gbit`` or ``tors_per_rack``) as the file gives it, else the
+        network's default."""
+        given = getattr(self, key)
+        return NETWORK_DEFAULTS[self.network][key] if given is None else given
+
+
+# what each scale-out network implies when a file does not say (docs/sources.md#scale-out-networks):
+# EFA's SRD sprays a flow's packets over every path, on 100G logical ports, dual ToR; InfiniBand and
+# RoCE route each flow (queue pair) on one path chosen by its hash (ECMP), one 400G port per NIC
+# (NDR / ConnectX-7), one ToR (leaf) per rack; a TPU's DCN is data-centre Ethernet routed by ECMP
+# (hashed, an assumption), counted in 100G ports on one ToR per rack (an assumption)
+NETWORK_NAMES = {"efa": "EFA", "infiniband": "InfiniBand", "roce": "RoCE", "dcn": "DCN"}
+NETWORK_DEFAULTS = {
+    "efa": {"policy": "spray", "port_gbit": 100.0, "tors_per_rack": 2},
+    "infiniband": {"policy": "hash", "port_gbit": 400.0, "tors_per_rack": 1},
+    "roce": {"policy": "hash", "port_gbit": 400.0, "tors_per_rack": 1},
+    "dcn": {"policy": "hash", "port_gbit": 100.0, "tors_per_rack": 1},
+}
 
 
 # the runtimes a file may name as its default (trnsim.model.runtime models each)

@@ -95,9 +95,10 @@ def structure(topology) -> dict:
         "scale_out": None
         if scale_out is None
         else {
-            "efa_gbit_per_chip": scale_out.efa_gbit_per_chip,
-            "efa_bw_gbps": scale_out.efa_gbit_per_chip / 8,
-            "efa_latency_ns": scale_out.efa_latency_ns,
+            "network": scale_out.network,
+            "nic_gbit_per_chip": scale_out.nic_gbit,
+            "nic_bw_gbps": scale_out.nic_gbit / 8,
+            "nic_latency_ns": scale_out.nic_latency,
         },
     }
 

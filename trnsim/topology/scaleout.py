@@ -18,10 +18,12 @@ over its ToRs, no oversubscription above the ToR, copper from chip to ToR and op
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from trnsim.errors import ConfigError, ParameterError, UsageError
+from trnsim.spec.schema import NETWORK_DEFAULTS
 
 MAX_LAYERS = 6  # beyond any building or campus: a plan that needs more is refused
 MAX_CHIPS = 1 << 30  # chips in a cluster (Project Rainier is 400,000)
@@ -78,10 +80,11 @@ class FabricChoice:
     policy: str
     hop_ns: float
     efficiency: float
+    network: str = "efa"  # efa, infiniband, roce or dcn (:data:`trnsim.spec.schema.NETWORK_DEFAULTS`)
 
     @property
     def nic_gbps(self) -> float:
-        """A chip's EFA bandwidth in GB/s (10^9 B/s) per direction, raw."""
+        """A chip's scale-out NIC bandwidth in GB/s (10^9 B/s) per direction, raw."""
         return self.nic_gbit_per_chip / 8
 
     @property
@@ -177,18 +180,21 @@ def fabric_choice(spec, chips_per_domain: int, domain_racks: int | None, **edits
             "or give {nic_gbit_per_chip}",
             names="nic_gbit_per_chip",
         )
+    network = base.network if base else "efa"
+    implied = NETWORK_DEFAULTS[network]
     defaults = {
-        "nic_gbit_per_chip": base.efa_gbit_per_chip if base else None,
-        "port_gbit": base.port_gbit if base else 100.0,
+        "nic_gbit_per_chip": base.nic_gbit if base else None,
+        "port_gbit": base.default("port_gbit") if base else implied["port_gbit"],
         "tor_tbit": base.tor_tbit if base else 12.8,
         "fabric_tbit": (base.fabric_tbit or base.tor_tbit) if base else None,
-        "tors_per_rack": base.tors_per_rack if base else 2,
+        "tors_per_rack": base.default("tors_per_rack") if base else implied["tors_per_rack"],
         "chips_per_rack": (base.chips_per_rack if base else None),
         "design": base.design if base else "tor",
         "oversubscription": base.oversubscription if base else 1.0,
-        "policy": base.policy if base else "spray",
+        "policy": base.default("policy") if base else implied["policy"],
         "hop_ns": base.hop_ns if base else 15_000.0,
         "efficiency": base.efficiency if base else 0.9,
+        "network": network,
     }
     defaults.update(given)
     if defaults["fabric_tbit"] is None or ("tor_tbit" in given and "fabric_tbit" not in given and not base):
@@ -331,6 +337,7 @@ def plan_fabric(
     return plan
 
 
+@lru_cache(maxsize=256)  # a pure function of its arguments; runtimes ask again for the same step
 def expected_max_load(flows: int, bins: int, trials: int = COLLISION_TRIALS, seed: int = 0) -> float:
     """The expected largest number of ``flows`` hashed uniformly onto ``bins`` equal links.
 

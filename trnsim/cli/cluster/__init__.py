@@ -1,4 +1,4 @@
-"""``trnsim cluster``: many scale-up domains over the EFA scale-out network: the fabric (``fabric``)
+"""``trnsim cluster``: many scale-up domains over a scale-out network (EFA, InfiniBand, RoCE, DCN): the fabric (``fabric``)
 and collectives across domains (``collective``), one module each, registered on :data:`app` here in
 the order ``--help`` lists them."""
 

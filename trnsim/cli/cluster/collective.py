@@ -1,4 +1,4 @@
-"""``trnsim cluster collective``: a collective across domains over EFA."""
+"""``trnsim cluster collective``: a collective across domains over the scale-out network."""
 
 from typing import Annotated
 
@@ -19,9 +19,11 @@ from trnsim.cli.cluster.common import (
     Oversubscription,
     Policy,
     PortGbit,
+    RuntimeChoice,
     TorsPerRack,
     TorTbit,
     domain_and_fabric,
+    n,
 )
 from trnsim.cli.compat import renamed
 from trnsim.cli.flags import edits_text
@@ -85,30 +87,39 @@ def collective(
     routing: RoutingOption = None,
     calibration: CalibrationOption = None,
     fail: FailOption = None,
+    runtime: RuntimeChoice = None,
     old_policy: OldPolicy = None,
     old_layers: OldLayers = None,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """A collective over every chip of a cluster: inside each domain on its graph, across domains over EFA.
+    """A collective over every chip of a cluster: inside each domain on its graph, across domains over
+    the scale-out network (EFA, InfiniBand, RoCE or a TPU's DCN: the file's scale_out.network).
 
     All-reduce = reduce-scatter in each domain, all-reduce across domains among same-position ranks,
-    all-gather in each domain, pipelined in chunks. Busbw follows nccl-tests over all the cluster's
-    ranks; the bound is the tighter of the EFA cut and each rank's own links.
+    all-gather in each domain, pipelined in chunks (--runtime ideal). Busbw follows nccl-tests over all
+    the cluster's ranks; the bound is the tighter of the NICs' cut and each rank's own links.
+    --runtime nccl prices NCCL's own cross-node algorithms (ring, tree, NVLS tree, PAT) and names its
+    pick per size; --runtime neuron the Neuron runtime's hierarchical ones; the ideal busbw stays beside.
 
-    Assumed (not published; --set scale_out.KEY=VALUE or the options change them): EFA at 90% of its
-    rate (scale_out.efficiency), 15 us per step between domains (Neuron's documented figure), each
-    ToR its own plane, non-blocking above the ToR.
+    Assumed (not published; --set scale_out.KEY=VALUE or the options change them): the NIC at 90% of
+    its rate (scale_out.efficiency), 15 us per step between domains (Neuron's documented EFA figure),
+    each ToR its own plane, non-blocking above the ToR; InfiniBand, RoCE and DCN hash each flow onto
+    one uplink (ECMP), EFA sprays.
 
     Examples:
 
         trnsim cluster collective allreduce --sku nl64 --domains 6250
         trnsim cluster collective alltoall --sku nl64 --domains 16 --efa-routing hash
         trnsim cluster collective allreduce --sku nl72x2 --domains 16 --fail cable:5
+        trnsim cluster collective allreduce --sku nvl72 --domains 20 --runtime nccl
+        trnsim cluster collective allreduce --sku h100 --domains 2 --runtime nccl
     """
     from dataclasses import replace
 
     from trnsim.model.backend import Selection
+    from trnsim.model.cluster.runtime import apply_cluster_runtime, check_cluster_runtime, cluster_runtime
     from trnsim.routing.policy import routing_of
+    from trnsim.spec.schema import NETWORK_NAMES
 
     policy = renamed("--policy", "--efa-routing", old_policy, policy)
     layers = renamed("--layers", "--switch-layers", old_layers, layers)
@@ -119,26 +130,35 @@ def collective(
         design, oversubscription, policy, hop_us, layers, routing, calibration, fail,
     )  # fmt: skip
     note_calibration_target(calibration, [domain.name])
+    runtime = cluster_runtime(runtime, domain.spec.runtime.default)
     cluster = replace(cluster, inter_algo=inter_algo, overlap=not no_overlap)
     backend = Selection(fabric=cluster).backend(domain)
     plan = backend.plan
-    result = backend.evaluate(op, size_list, intra_algo)
+    check_cluster_runtime(domain, plan, runtime)
+    result = apply_cluster_runtime(domain, backend.evaluate(op, size_list, intra_algo), runtime)
     shares = ", ".join(f"{name} {share:.2f}" for name, share in result.uplink_share.items())
+    network = NETWORK_NAMES[plan.choice.network]
     header = (
-        f"{domain.name} x {plan.domains:,} domains = {result.ranks:,} ranks, {result.op}; EFA "
+        f"{domain.name} x {plan.domains:,} domains = {result.ranks:,} ranks, {result.op}; {network} "
         f"{plan.choice.nic_gbit_per_chip:g} Gbit/s per chip at {plan.choice.efficiency:.0%} "
         f"({result.nic_gbps:.2f} GB/s per rank), {plan.choice.hop_us:g} us per step across domains; "
         f"{plan.choice.design} design, {plan.choice.policy} ({'share of the NIC rate per flow: ' + shares}); "
-        f"{plan.n_layers} switch layers; {'pipelined' if not no_overlap else 'phases in sequence'}"
+        f"{n(plan.n_layers, 'switch layer')}; {'pipelined' if not no_overlap else 'phases in sequence'}"
     )
     applied = tuple(edits(overrides, routing, calibration, fail))
     if applied:
         header += f"; every domain with {edits_text(applied)}"
+    header += f"; runtime {runtime}" + (
+        f": {result.runtime_model}" if runtime != "ideal" else " (trnsim's composition)"
+    )
     rows = [row.as_dict() for row in result.rows]
     document = {
         "schema": "trnsim/1",
         "sku": domain.name,
         "op": result.op,
+        "runtime": runtime,
+        "network": plan.choice.network,
+        "policy": plan.choice.policy,
         "domains": plan.domains,
         "ranks": result.ranks,
         "ranks_per_domain": result.ranks_per_domain,
@@ -151,31 +171,34 @@ def collective(
         "rows": rows,
     }
     notes = _notes(result)
-    tables = [
-        Table(
-            header,
-            [
-                Column("bytes", "size (B)"),
-                Column("time_us", "time (us)", "{:,.2f}"),
-                Column("algbw_gbps", "algbw (GB/s)", "{:,.2f}", drop_priority=7),
-                Column("busbw_gbps", "busbw (GB/s)", "{:,.2f}"),
-                Column("inter_algorithm", "across", align="left"),
-                # "ring + multidim" wraps between the phases' algorithms on a narrow terminal
-                Column(
-                    "intra_algorithms", "inside", lambda v: v.replace("+", " + "), "left", drop_priority=2
-                ),
-                Column("chunks", "chunks", drop_priority=4),
-                Column("intra_us", "inside/chunk (us)", "{:,.2f}", drop_priority=6),
-                Column("inter_us", "across/chunk (us)", "{:,.2f}", drop_priority=5),
-                Column("ceiling_busbw_gbps", "ceiling", "{:,.1f}", drop_priority=3),
-                Column("bound_busbw_gbps", "bound", "{:,.1f}"),
-                Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}"),
-            ],
-            rows,
-            notes,
-        )
-    ]
+    tables = [Table(header, _columns(runtime), rows, notes)]
     emit(document, tables, fmt)
+
+
+def _columns(runtime: str) -> list:
+    """The table's columns: the composition's; a runtime's pick and the ideal busbw beside when one runs."""
+    picked = []
+    if runtime != "ideal":
+        picked = [
+            Column("algorithm", f"{runtime} picks", align="left"),
+            Column("ideal_busbw_gbps", "ideal busbw", "{:,.2f}"),
+        ]
+    return [
+        Column("bytes", "size (B)"),
+        Column("time_us", "time (us)", "{:,.2f}"),
+        Column("algbw_gbps", "algbw (GB/s)", "{:,.2f}", drop_priority=7),
+        Column("busbw_gbps", "busbw (GB/s)", "{:,.2f}"),
+        *picked,
+        Column("inter_algorithm", "across" if runtime == "ideal" else "ideal across", align="left"),
+        # "ring + multidim" wraps between the phases' algorithms on a narrow terminal
+        Column("intra_algorithms", "inside", lambda v: v.replace("+", " + "), "left", drop_priority=2),
+        Column("chunks", "chunks", drop_priority=4),
+        Column("intra_us", "inside/chunk (us)", "{:,.2f}", drop_priority=6),
+        Column("inter_us", "across/chunk (us)", "{:,.2f}", drop_priority=5),
+        Column("ceiling_busbw_gbps", "ceiling", "{:,.1f}", drop_priority=3),
+        Column("bound_busbw_gbps", "bound", "{:,.1f}"),
+        Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}"),
+    ]
 
 
 def _notes(result) -> list[str]:

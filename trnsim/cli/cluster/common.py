@@ -11,7 +11,8 @@ from trnsim.cli.options import (
 from trnsim.errors import UsageError
 
 app = typer.Typer(
-    help="Clusters of scale-up domains over EFA: the scale-out fabric and collectives across domains."
+    help="Clusters of scale-up domains over a scale-out network (EFA, InfiniBand, RoCE, DCN): the fabric "
+    "and collectives across domains."
     "\n\nExamples:\n\ntrnsim cluster fabric --sku nl64 --chips 400000\n"
     "trnsim cluster collective allreduce --sku nl64 --domains 6250",
     no_args_is_help=True,
@@ -24,11 +25,16 @@ Chips = Annotated[
     typer.Option("--chips", help="Chips in the cluster instead of --domains (rounded up to whole domains)."),
 ]
 NicGbit = Annotated[
-    float | None, typer.Option("--nic-gbit", help="EFA Gbit/s per chip (default: the file's scale_out).")
+    float | None,
+    typer.Option("--nic-gbit", help="Scale-out NIC Gbit/s per chip (default: the file's scale_out)."),
 ]
 PortGbit = Annotated[
     float | None,
-    typer.Option("--port-gbit", help="Logical port speed, Gbit/s (default 100: AWS's default logical port)."),
+    typer.Option(
+        "--port-gbit",
+        help="Logical port speed, Gbit/s (default: the file's, else the network's: 100 for EFA, AWS's "
+        "logical port; 400 for InfiniBand and RoCE; 100 for DCN).",
+    ),
 ]
 TorTbit = Annotated[
     float | None,
@@ -42,7 +48,11 @@ FabricTbit = Annotated[
 ]
 TorsPerRack = Annotated[
     int | None,
-    typer.Option("--tors-per-rack", help="ToR switches per rack, each its own plane (default 2: dual ToR)."),
+    typer.Option(
+        "--tors-per-rack",
+        help="ToR switches per rack, each its own plane (default: the file's, else 2 for EFA, dual ToR; 1 "
+        "for the others).",
+    ),
 ]
 ChipsPerRack = Annotated[
     int | None,
@@ -62,26 +72,42 @@ Policy = Annotated[
     str | None,
     typer.Option(
         "--efa-routing",
-        help="How flows use the scale-out paths: spray (SRD: every flow's packets over all paths; the default) or hash (ECMP: one path per "
-        "flow, so flows collide on ToR uplinks; expected throughput by Monte Carlo).",
+        help="How flows use the scale-out paths (any network; the name is historical): spray (every "
+        "flow's packets over all paths, as EFA's SRD; EFA's default) or hash (ECMP: one path per flow, so "
+        "flows collide on ToR uplinks, expected throughput by Monte Carlo; the default of InfiniBand, RoCE "
+        "and DCN).",
     ),
 ]
 HopUs = Annotated[
     float | None,
     typer.Option(
-        "--hop-us", help="Latency of one step across EFA, us (default 15: Neuron's documented figure)."
+        "--hop-us",
+        help="Latency of one step across domains, us (default 15: Neuron's documented EFA figure, assumed "
+        "for every network unless the file says).",
     ),
 ]
 Layers = Annotated[
     int | None,
     typer.Option("--switch-layers", help="Switch layers, the ToR counted (default: the fewest)."),
 ]
+RuntimeChoice = Annotated[
+    str | None,
+    typer.Option(
+        "--runtime",
+        help="What the numbers model: ideal (trnsim's composition: the fabric's limit under its best "
+        "schedule), nccl (NCCL 2.30.7's tuner on one node per domain: its cross-node ring, tree, NVLS tree "
+        "or PAT per size, the NIC rate times scale_out.efficiency and the flow-collision share) or neuron "
+        "(the Neuron runtime's hierarchical algorithms, one node per domain). Default: the file's "
+        "runtime.default when a cluster can run it, else ideal.",
+        show_default=False,
+    ),
+]
 OldPolicy = Annotated[str | None, hidden("--policy")]
 OldLayers = Annotated[int | None, hidden("--layers")]
 
 ASSUMPTIONS = (
     "assumed: each ToR of a rack is its own plane, a chip's ports split evenly over them; non-blocking "
-    "above the ToR; EFA efficiency 0.9 and 15 us per cross-domain step unless the file says otherwise"
+    "above the ToR; NIC efficiency 0.9 and 15 us per cross-domain step unless the file says otherwise"
 )
 
 

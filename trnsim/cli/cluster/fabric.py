@@ -94,7 +94,7 @@ def fabric(
             "switch math",
             f"radix {k}: k^2/2 = {endpoints(k, 2):,} endpoints on 2 layers, k^3/4 = {endpoints(k, 3):,} on 3",
         ),
-        ("design, routing", f"{choice.design}, {choice.policy}"),
+        ("network, design, routing", f"{choice.network}, {choice.design}, {choice.policy}"),
     ]  # fmt: skip
     layer_rows = [
         {

@@ -12,6 +12,7 @@ from trnsim.cli.options import (
 )
 from trnsim.cli.topo.common import SkuArgument, app, count, load_topology, pick_sku
 from trnsim.outputs.render import Column, Format, Table, emit, kv_table
+from trnsim.spec.schema import NETWORK_NAMES
 from trnsim.studies.structure import endpoint_unit, structure
 
 
@@ -96,9 +97,9 @@ def _overview(topo, summary: dict) -> Table:
     if scale_out is not None:
         items.append(
             (
-                "EFA scale-out per chip",
-                f"{scale_out['efa_gbit_per_chip']:g} Gbit/s = "
-                f"{scale_out['efa_bw_gbps']:g} GB/s (not in the scale-up graph)",
+                "scale-out per chip",
+                f"{NETWORK_NAMES[scale_out['network']]} {scale_out['nic_gbit_per_chip']:g} Gbit/s = "
+                f"{scale_out['nic_bw_gbps']:g} GB/s (not in the scale-up graph)",
             )
         )
     items.append(("file", str(topo.path)))

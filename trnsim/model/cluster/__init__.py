@@ -1,4 +1,4 @@
-"""Collectives across many scale-up domains over the EFA scale-out network, by composition.
+"""Collectives across many scale-up domains over the scale-out network, by composition.
 
 No graph of the cluster is built: the phases inside a domain run on the domain's own graph, the
 phase across domains is a closed form over the scale-out fabric, and the two are overlapped in

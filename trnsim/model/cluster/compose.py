@@ -48,7 +48,7 @@ PHASES = {
 class ClusterRow(Row):
     """One size of a cluster collective (times in microseconds, bandwidths in GB/s).
 
-    ``bytes`` is what nccl-tests runs on all the ranks; ``bound_busbw_gbps`` the tighter of the EFA
+    ``bytes`` is what nccl-tests runs on all the ranks; ``bound_busbw_gbps`` the tighter of the NICs'
     cut and every rank's own links (any algorithm), ``efficiency`` busbw over it; ``algorithm`` names
     both sides of the composition (:attr:`inter_algorithm`, :attr:`intra_algorithms`).
     """
@@ -270,7 +270,7 @@ def _row(
         across.time_us(a, size / n if op.name != "alltoall" else size) for a in across.names
     )
     bounds = [
-        (efa_bound_us(op.name, size, n, d, nic_gbps), "EFA cut (every NIC of a domain)"),
+        (efa_bound_us(op.name, size, n, d, nic_gbps), "the NICs' cut (every NIC of a domain)"),
         (
             injection_us(op.name, size, n * d, rank_gbps + (nic_gbps if d > 1 else 0.0), in_network),
             "a rank's links (scale-up + NIC)" if d > 1 else "a rank's scale-up links",
