@@ -1,5 +1,7 @@
 """``trnsim collective``: model a collective at every message size, in nccl-tests' conventions."""
 
+from typing import Annotated
+
 import typer
 
 from trnsim.cli.chip_options import RanksPerChip
@@ -20,7 +22,6 @@ from trnsim.cli.options import (
     MaxChunks,
     MinBytes,
     MinChunk,
-    RangeOption,
     Ranks,
     RoutingOption,
     RuntimeOption,
@@ -44,6 +45,16 @@ from trnsim.cli.options import (
 )
 from trnsim.collectives.ops import OPS
 from trnsim.outputs.render import Format, emit
+
+RangeOption = Annotated[
+    bool,
+    typer.Option(
+        "--range",
+        help="Add a low and a high busbw per size: the run priced at every corner of the ranges the file "
+        "gives its assumptions (its `ranges:` section, e.g. efficiency.default 0.85-0.91; at most 4, 16 "
+        "runs). Parameters you --set are not ranged. JSON: busbw_low_gbps, busbw_high_gbps.",
+    ),
+]
 
 app = typer.Typer(
     help="Model all-reduce, all-gather, reduce-scatter and all-to-all over a topology, congestion included."

@@ -383,15 +383,6 @@ HEATMAP_HELP = (
     "algorithm at the largest size (.png, .svg or .pdf; needs the plot extra)."
 )
 Heatmap = Annotated[Path | None, typer.Option("--heatmap", help=HEATMAP_HELP, show_default=False)]
-RangeOption = Annotated[
-    bool,
-    typer.Option(
-        "--range",
-        help="Add a low and a high busbw per size: the run priced at every corner of the ranges the file "
-        "gives its assumptions (its `ranges:` section, e.g. efficiency.default 0.85-0.91; at most 4, 16 "
-        "runs). Parameters you --set are not ranged. JSON: busbw_low_gbps, busbw_high_gbps.",
-    ),
-]
 
 
 def picture_path(path: Path | None, what: str) -> Path | None:
