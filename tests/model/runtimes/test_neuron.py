@@ -288,16 +288,22 @@ def test_nccom_test_16_rank_kangaring_rate_two_chips_lnc1():
     assert model == pytest.approx(measured, rel=0.25)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the model is 2x faster than N8 if its 16 ranks are 4 chips of a torus ring"
-)
 def test_nccom_test_16_rank_kangaring_rate_four_chips_lnc2():
     # Reading: 16 ranks = 4 chips at LNC=2 (the default), a ring of the torus, 2 x 128 GB/s per chip.
-    # The model runs KangaRing's cycles both ways (256 GB/s per chip) and predicts 146 GB/s; N8 moved
-    # 72.6, as if one direction were used. Kept failing on purpose, so that a change that closes the gap
-    # is seen.
-    measured, model = _marginal_gbps(_n8_system(4, 4, 64.0, (4,)))
+    # A ring of chips has one Hamiltonian cycle, which the model runs one way: 128 GB/s per chip, and
+    # N8 moved 72.6. The rule was inferred from this run (the validation lists N8 as fitted), so this
+    # holds the fit; what it changes is checked by hand: half a ring's rate, nothing else.
+    ring = _n8_system(4, 4, 64.0, (4,))
+    measured, model = _marginal_gbps(ring)
     assert model == pytest.approx(measured, rel=0.25)
+    size = 512 * MiB
+    kanga = next(x for x in predict(ring, "allreduce", size).candidates if x.algorithm == "kangaring")
+    # 8 primaries: 7/8 of the buffer leaves a chip per phase, at half of its 256 GB/s; HBM (4 ranks,
+    # 3R1W = 2 and 1R2W = 1.5 touches per rank, 15/16 of the buffer, at 2.9 TB/s) is below that
+    link_us = size * 7 / 8 / (1000 * 256 * 0.5)
+    assert link_us > 2 * 4 * size * 15 / 16 / (1000 * 2900)
+    assert kanga.time_us == pytest.approx(kanga.latency_us + 2 * link_us, rel=1e-12)
+    # (the 16-chip torus, two cycles, keeps the whole chip's links: test_kangaring_at_1_gib_by_hand)
 
 
 @pytest.mark.parametrize(

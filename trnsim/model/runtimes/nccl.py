@@ -65,7 +65,7 @@ with its latency, 6.6 us base + 2 steps x 0.6 us; at 1 GiB Ring/Simple, whose ba
 from dataclasses import dataclass
 from functools import lru_cache
 
-from trnsim.errors import UsageError
+from trnsim.errors import NotApplicableError, UsageError
 from trnsim.model.runtimes import nccl_constants as c
 from trnsim.model.runtimes.nccl_search import single_domain_system
 from trnsim.model.runtimes.nccl_system import NcclGraph, NcclSystem
@@ -249,5 +249,5 @@ def predict(
             if pick is None or choice.time_us < pick.time_us:  # strictly less: the first wins a tie
                 pick = choice
     if pick is None:
-        raise UsageError(f"NCCL: no algorithm and protocol enabled for {op} on this system")
+        raise NotApplicableError(f"NCCL: no algorithm and protocol enabled for {op} on this system")
     return NcclPrediction(op, size_bytes, tuple(candidates), pick)

@@ -9,8 +9,12 @@ a reduce-scatter's input). In a node of ``c`` chips with ``r`` ranks each (``n =
 - **Ring**: one directed cycle through all ``n`` ranks, a chip's ranks next to each other, run as
   several cycles on disjoint links at once ("multiple cycles with mutually exclusive wires in
   parallel for full wire bandwidth"): ``n - 1`` steps; every inter-chip link carries ``(n-1)/n`` of
-  the buffer in all, spread over all of a chip's links (an assumption: the cycles cover every link,
-  as the 2 Hamiltonian cycles of the 16-chip torus do).
+  the buffer in all, spread over all of a chip's links where the chips have several link-disjoint
+  Hamiltonian cycles (the 16-chip torus has two: the page's "full wire bandwidth"), and over half of
+  them where they are one ring of three or more chips (:data:`RING_OF_CHIPS_SHARE`): a ring of chips
+  has one such cycle, which the runtime runs one way. That is an inference from N8 (16 ranks at
+  LNC=2, four chips of a torus ring: KangaRing between its two largest rows moves 72.6 GB/s, what one
+  direction of a chip's two wires carries); two chips run their one wire both ways.
 - **KangaRing**: the same with only the primaries of rank pairs in the cycle, ``m = n/2``: ``m - 1``
   steps and ``(m-1)/m`` of the buffer per chip; fewer HBM accesses (Ring 1R1W and 2R1W per rank,
   KangaRing 1R2W and 3R1W per two ranks). Needs an even number of ranks per chip, at least 2.
@@ -38,6 +42,8 @@ from trnsim.model.runtimes import neuron_constants as c
 from trnsim.model.runtimes.neuron_system import NeuronSystem, torus_links, torus_mean_hops
 
 PHASES = ("reducescatter", "allgather")
+# the share of a chip's link bandwidth Ring and KangaRing use on a ring of 3+ chips (one cycle, one way)
+RING_OF_CHIPS_SHARE = 0.5
 
 
 def _power_of_two(x: int) -> bool:
@@ -79,11 +85,14 @@ def _link_bytes(system: NeuronSystem, algorithm: str, size: float) -> float:
     n, chips, r = system.ranks_per_node, system.chips_per_node, system.ranks_per_chip
     if chips == 1:
         return 0.0
+    dims = system.torus_dims
+    one_ring = dims is not None and chips > 2 and sum(size > 1 for size in dims) == 1
+    cycles = RING_OF_CHIPS_SHARE if one_ring else 1.0
     if algorithm == "ring":
-        return size * (n - 1) / n
+        return size * (n - 1) / n / cycles
     if algorithm == "kangaring":
         m = n // 2
-        return size * (m - 1) / m
+        return size * (m - 1) / m / cycles
     if algorithm == "mesh":
         dims = system.torus_dims
         mean_hops = 1.0 if dims is None else torus_mean_hops(dims)

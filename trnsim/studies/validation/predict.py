@@ -70,5 +70,30 @@ def _one_node(run: PublishedRun, sizes: list[int]) -> Predicted:
 
 
 def _across_nodes(run: PublishedRun, sizes: list[int]) -> Predicted:
-    """``run.nodes`` copies of the system over its scale-out network."""
-    raise NotApplicableError(f"runs across {run.nodes} nodes are not priced yet")
+    """``run.nodes`` copies of the system over its scale-out network, every rank of each."""
+    from trnsim.model.backend import Fabric, Selection
+    from trnsim.model.cluster.runtime import CLUSTER_RUNTIMES, apply_cluster_runtime
+    from trnsim.model.runtime import runtime_of
+    from trnsim.topology import load_topology
+
+    if run.forced:
+        raise NotApplicableError("a forced algorithm across nodes is not modelled")
+    topology = load_topology(run.system, None, _edits(run))
+    per_node = run.ranks // run.nodes
+    if per_node != len(topology.chips):
+        raise NotApplicableError(
+            f"{per_node} ranks a node: a cluster node is the whole {run.system} ({len(topology.chips)} ranks)"
+        )
+    runtime = runtime_of(topology, None)
+    if runtime not in CLUSTER_RUNTIMES:
+        raise NotApplicableError(f"the {runtime} runtime is not modelled across nodes")
+    ideal = Selection(fabric=Fabric(run.nodes)).backend(topology).evaluate(run.op, sizes, "auto", "float")
+    result = apply_cluster_runtime(topology, ideal, runtime)
+    model = getattr(result, "runtime_model", "trnsim's ideal composition across nodes")
+    return Predicted(
+        run,
+        runtime,
+        model,
+        {row.bytes: row.time_us for row in result.rows},
+        {row.bytes: row.algorithm for row in result.rows},
+    )
