@@ -67,7 +67,8 @@ def test_inter_search_takes_the_largest_total_any_speed_allows(nic, nics, nvlink
             for s in speeds
             if s <= nic
             for k in range(1, limit + 1)
-            if k <= nics * (nic // s) and k * s <= nvlink
+            # a NIC's channels at a speed, as NCCL counts them: a rate a rounding error short still fits
+            if k <= nics * math.floor(nic / s + 1e-9) and k * s <= nvlink + 1e-9
         ),
         default=0.0,
     )
@@ -164,3 +165,16 @@ def test_a_runtime_refuses_what_it_cannot_model(sku, runtime, words):
     ideal = evaluate_cluster(domain, plan, "allreduce", [1 << 20])
     with pytest.raises(NotApplicableError, match=words):
         apply_cluster_runtime(domain, ideal, runtime)
+
+
+def test_nccl_adds_the_networks_hop_latency_per_step_across_nodes():
+    domain, plan = _cluster("hgx-h100", 2)
+    system = nccl_cluster_system(domain, plan)
+    hop = plan.choice.hop_ns / 1e3
+    assert system.ring.latency_inter_us == system.tree.latency_inter_us == hop == 15.0
+    faster = nccl_cluster_system(domain, _cluster("hgx-h100", 2, hop_ns=5000.0)[1])
+    from trnsim.model.runtimes.nccl import predict
+
+    # a tree's latency across two nodes counts the network twice (up and down): 2 x 10 us less
+    slow, fast = (predict(s, "allreduce", 8, ["tree"], ["ll"]).pick.latency_us for s in (system, faster))
+    assert slow - fast == pytest.approx(2 * (15.0 - 5.0))

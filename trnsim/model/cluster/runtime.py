@@ -14,7 +14,10 @@ hierarchical ones, next to the ideal composition (:func:`trnsim.model.cluster.ev
   per-channel speed (``bw_inter``, and ``bw_intra`` of the ring and tree graphs, which NCCL's search
   sets equal to it across nodes) is scaled by the scale-out ``efficiency`` and by the share of the
   NIC rate a flow keeps when hashed flows collide on the ToR uplinks
-  (:func:`~trnsim.topology.scaleout.uplink_share`; 1 under spraying). CollNet (SHARP in the
+  (:func:`~trnsim.topology.scaleout.uplink_share`; 1 under spraying). The network's latency, which
+  NCCL adds per step across nodes (the plugin's reported latency), is the scale-out ``hop_ns`` (an
+  assumption: 15 us by default, Neuron's documented EFA hop; a two-node p5 8-byte all-reduce of
+  69 us, GX3 in the validation set, is predicted at 55). CollNet (SHARP in the
   network) is not modelled: no CollNet plugin, so NCCL does not run NVLS across nodes.
 - ``neuron``: the Neuron runtime's Hierarchical algorithm across nodes
   (:mod:`trnsim.model.runtimes.neuron`), one node per domain, built by :func:`neuron_cluster_system`
@@ -174,12 +177,15 @@ def nccl_cluster_system(domain: Topology, plan: FabricPlan):
         nvls = NcclGraph(
             local.nvls.n_channels, local.nvls.bw_intra_gbps, head * kept * flow_share(plan, "tree")
         )
+    hop = plan.choice.hop_ns / 1e3
+    if nvls is not None:
+        nvls = replace(nvls, latency_inter_us=hop)
     return replace(
         local,
         n_ranks=n * d,
         n_nodes=d,
-        ring=NcclGraph(channels, ring, ring),
-        tree=NcclGraph(channels, tree_intra * tree_share, speed * tree_share),
+        ring=NcclGraph(channels, ring, ring, hop),
+        tree=NcclGraph(channels, tree_intra * tree_share, speed * tree_share, hop),
         nvls=nvls,
     )
 
