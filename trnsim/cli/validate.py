@@ -48,7 +48,7 @@ def validate(
     Each run (one system, op, rank count and set of conditions, with its public source) is priced
     by its system's default runtime, as the catalog file sets it up, with what the run forced (an
     NCCL algorithm, a protocol). Rows show measured and predicted time and the error; predicted
-    rows must stay within 15% from 16 MiB and 30% below (or the tolerance a run records, with its
+    rows must stay within 15% from 256 MiB and 30% below (or the tolerance a run records, with its
     reason), fitted rows are shown and not gated. Exit code 1 when a predicted row is outside.
 
     Examples:

@@ -256,14 +256,16 @@ class ScaleOut(Section, kw_only=True):
 
 
 # what each scale-out network implies when a file does not say (docs/sources.md#scale-out-networks):
-# EFA's SRD sprays a flow's packets over every path, on 100G logical ports, dual ToR; InfiniBand and
-# RoCE route each flow (queue pair) on one path chosen by its hash (ECMP), one 400G port per NIC
-# (NDR / ConnectX-7), one ToR (leaf) per rack; a TPU's DCN is data-centre Ethernet routed by ECMP
-# (hashed, an assumption), counted in 100G ports on one ToR per rack (an assumption)
+# EFA's SRD sprays a flow's packets over every path, on 100G logical ports, dual ToR; InfiniBand
+# switches route adaptively (NVIDIA Quantum-2's adaptive routing spreads a flow's packets over the
+# uplinks, an assumption: a subnet manager's static routes collide more, `hash` bounds that side);
+# RoCE routes each flow (queue pair) on one path chosen by its hash (ECMP); both one 400G port per
+# NIC (NDR / ConnectX-7), one ToR (leaf) per rack; a TPU's DCN is data-centre Ethernet routed by
+# ECMP (hashed, an assumption), counted in 100G ports on one ToR per rack (an assumption)
 NETWORK_NAMES = {"efa": "EFA", "infiniband": "InfiniBand", "roce": "RoCE", "dcn": "DCN"}
 NETWORK_DEFAULTS = {
     "efa": {"policy": "spray", "port_gbit": 100.0, "tors_per_rack": 2},
-    "infiniband": {"policy": "hash", "port_gbit": 400.0, "tors_per_rack": 1},
+    "infiniband": {"policy": "spray", "port_gbit": 400.0, "tors_per_rack": 1},
     "roce": {"policy": "hash", "port_gbit": 400.0, "tors_per_rack": 1},
     "dcn": {"policy": "hash", "port_gbit": 100.0, "tors_per_rack": 1},
 }

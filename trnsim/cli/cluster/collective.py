@@ -103,8 +103,8 @@ def collective(
 
     Assumed (not published; --set scale_out.KEY=VALUE or the options change them): the NIC at 90% of
     its rate (scale_out.efficiency), 15 us per step between domains (Neuron's documented EFA figure),
-    each ToR its own plane, non-blocking above the ToR; InfiniBand, RoCE and DCN hash each flow onto
-    one uplink (ECMP), EFA sprays.
+    each ToR its own plane, non-blocking above the ToR; RoCE and DCN hash each flow onto one uplink
+    (ECMP), EFA sprays, InfiniBand routes adaptively (sprays: --efa-routing hash for static routes).
 
     Examples:
 
