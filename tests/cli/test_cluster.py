@@ -157,11 +157,11 @@ def test_cluster_collective_fails_a_part_in_every_domain(cli):
 
 def test_peers_run_a_cluster_from_the_catalog_alone(cli):
     nvl72 = _cluster_json(cli, "--sku", "gb200-nvl72", "--domains", "20")
-    assert nvl72["ranks"] == 1440 and nvl72["network"] == "infiniband" and nvl72["policy"] == "hash"
+    assert nvl72["ranks"] == 1440 and nvl72["network"] == "infiniband" and nvl72["policy"] == "spray"
     efa = _cluster_json(cli, "--sku", "hgx-h100", "--domains", "2")
     assert efa["network"] == "efa" and efa["policy"] == "spray" and efa["ranks"] == 16
     ib = _cluster_json(cli, "--sku", "hgx-h100", "--domains", "2", "--set", "scale_out.network=infiniband")
-    assert ib["network"] == "infiniband" and ib["policy"] == "hash"
+    assert ib["network"] == "infiniband" and ib["policy"] == "spray"
 
 
 def test_runtime_ideal_is_the_default_composition_and_nccl_keeps_it_beside(cli):

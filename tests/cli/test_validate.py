@@ -77,9 +77,9 @@ def test_bad_input_is_one_line_and_exit_2(cli, tmp_path):
     unknown = write(tmp_path / "unknown", system="no-such-system")
     result = cli("validate", "--runs", str(unknown))
     assert result.code == 2 and "x1.yaml" in result.err and "no-such-system" in result.err
-    across = write(tmp_path / "across", ranks=16, nodes=2)
-    result = cli("validate", "--runs", str(across))
-    assert result.code == 0 and "across 2 nodes" in result.out  # what the model cannot price is listed
+    across = write(tmp_path / "across", ranks=8, nodes=2)  # 4 GPUs a node: not a whole HGX board
+    result = cli("validate", "--runs", str(across), "--wide")
+    assert result.code == 0 and "a cluster node is the whole hgx-h100" in result.out  # listed, not fatal
 
 
 def test_summary_leaves_out_the_rows_table_but_not_the_json_rows(cli, tmp_path):

@@ -345,7 +345,7 @@ def test_a_scale_out_section_is_refused_in_one_line_naming_its_key(scale_out, wo
     ("network", "policy", "port_gbit", "tors"),
     [
         ("efa", "spray", 100.0, 2),
-        ("infiniband", "hash", 400.0, 1),
+        ("infiniband", "spray", 400.0, 1),
         ("roce", "hash", 400.0, 1),
         ("dcn", "hash", 100.0, 1),
     ],
