@@ -96,9 +96,10 @@ def run(
     """Evaluate and print one collective: one group, or several at once with ``groups``."""
     from trnsim.model.backend import Costing, ManyGroups, Selection
     from trnsim.model.cost import assumptions
-    from trnsim.model.runtime import apply_runtime, check_runtime, runtime_of
+    from trnsim.model.runtime import apply_runtime, choose_runtime, runtime_of
     from trnsim.outputs.collective import each_size, every_algorithm, one_group
     from trnsim.outputs.groups import many_groups
+    from trnsim.outputs.render import print_error
 
     algo = algorithm(algo)  # one spelling in the header and JSON
     overrides = edits(overrides, routing, calibration, fail, ranks_per_chip)
@@ -107,14 +108,16 @@ def run(
     note_calibration_target(calibration, [topo.name])
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     _check_outputs(topo, heatmap, groups, export_schedule, algo)
-    runtime = runtime_of(topo, runtime)
-    _check_runtime(runtime, groups, algo, skew, traffic_file)
+    runtime_of(topo, runtime)  # an unknown name is refused first
+    why_not = _why_not(groups, algo, skew, traffic_file)
     _check_range(show_range, groups, algo)
     costing = Costing(alpha_us, max_chunks, chunk_bytes(min_chunk))
     selection = Selection(group, ranks, groups, skew, traffic_file, costing)
     backend = selection.backend(topo)
-    if not isinstance(backend, ManyGroups):
-        check_runtime(topo, backend.group, runtime)
+    group_of = None if isinstance(backend, ManyGroups) else backend.group
+    runtime, note = choose_runtime(topo, group_of, runtime, why_not)
+    if note is not None:
+        print_error(note, label="note")
     given = _given(topo, group, ranks, groups, backend.traffic, skew, traffic_file, export_schedule)
     assumed = assumptions(topo, alpha_us)
     if isinstance(backend, ManyGroups):
@@ -168,26 +171,15 @@ def _check_outputs(topo, heatmap, groups, export_schedule, algo: str) -> None:
             raise UsageError(f"--heatmap: {reason}")
 
 
-def _check_runtime(runtime: str, groups, algo: str, skew, traffic_file) -> None:
-    """Refuse, before any work, what a runtime other than ideal does not model yet."""
-    from trnsim.errors import UsageError
-
-    if runtime == "ideal":
-        return
+def _why_not(groups, algo: str, skew, traffic_file) -> str | None:
+    """What a runtime other than ideal does not model in this run (None: nothing)."""
     if groups is not None:
-        raise UsageError(
-            f"--runtime {runtime} models one group; --groups runs with --runtime ideal (the file's default "
-            "may be another runtime)"
-        )
+        return "a runtime prices one group, not several at once (--groups)"
     if algo == "all":
-        raise UsageError(
-            f"--runtime {runtime} prints the runtime's pick per size; --algo all compares trnsim's schedules "
-            "and runs with --runtime ideal"
-        )
+        return "a runtime prints its own pick per size; --algo all compares trnsim's own schedules"
     if skew is not None or traffic_file is not None:
-        raise UsageError(
-            f"--runtime {runtime} models uniform traffic; --skew and --traffic run with --runtime ideal"
-        )
+        return "a runtime models uniform traffic, not --skew or --traffic"
+    return None
 
 
 def _given(topo, group, ranks, groups, traffic, skew, traffic_file, export_schedule):

@@ -220,6 +220,45 @@ def describe_nccl(system, call_us: float | None = None, forced: dict | None = No
     )
 
 
+def choose_runtime(
+    topology: Topology, group: list[str] | None, name: str | None = None, why_not: str | None = None
+) -> tuple[str, str | None]:
+    """The runtime a run uses, and a note when the file's default gave way to ``ideal``.
+
+    ``name`` (asked for) is checked and kept: a runtime that cannot model the run refuses it. With no
+    ``name`` the file's ``runtime.default`` prices the run when it can; when it cannot (``why_not``,
+    the caller's reason: several groups, skewed traffic; or ``group`` is not what its model covers)
+    the run is the ideal's and the note says why, so a default never refuses what ``ideal`` runs.
+
+    Raises
+    ------
+    ParameterError, NotApplicableError
+        ``name`` is unknown, or cannot model the run.
+    """
+    from trnsim.errors import NotApplicableError
+
+    chosen = runtime_of(topology, name)
+    if chosen == "ideal":
+        return chosen, None
+    if name is not None:
+        if why_not is not None:
+            raise NotApplicableError(f"{{runtime}} {chosen}: {why_not}; run with {{runtime}} ideal")
+        check_runtime(topology, group, chosen)
+        return chosen, None
+    reason = why_not
+    if reason is None:
+        try:
+            check_runtime(topology, group, chosen)
+        except NotApplicableError as exc:
+            reason = exc.template
+    if reason is None:
+        return chosen, None
+    return (
+        "ideal",
+        f"{topology.name}'s default runtime {chosen} does not model this run ({reason}): ideal numbers",
+    )
+
+
 def check_runtime(topology: Topology, group: list[str], name: str) -> None:
     """Refuse, before any work, a runtime that cannot model ``group`` on ``topology``: the
     :class:`~trnsim.errors.NotApplicableError` that :func:`apply_runtime` would raise."""
