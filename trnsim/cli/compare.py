@@ -106,7 +106,7 @@ def compare(
 
         trnsim compare alltoall --sku nl72x2 --sku trn3-nl72x2-gen3 --sizes 1M,1G
         trnsim compare allreduce --sku nl16 --sku nl16:fail=link:x:0 --sizes 1G
-        trnsim compare allreduce --sku hgx-h100 --sku hgx-b200 --runtime nccl --sizes 1M,1G
+        trnsim compare allreduce --sku h100 --sku b200 --runtime nccl --sizes 1M,1G
     """
     from trnsim.collectives.ops import get_op
     from trnsim.outputs.compare import (

@@ -95,7 +95,7 @@ def sweep(
 
         trnsim sweep --sku nl16 --op allreduce --sizes 1M,1G
         trnsim sweep --sku nl16 --sku nl64 --sizes 1M,1G -o results.csv
-        trnsim sweep --sku hgx-h100 --sku hgx-b200 --op allreduce --runtime nccl --sizes 64K,1G
+        trnsim sweep --sku h100 --sku b200 --op allreduce --runtime nccl --sizes 1M
     """
     from trnsim.collectives.ops import OPS, get_op
     from trnsim.studies.runtimes import known_runtime
