@@ -53,6 +53,27 @@ def study_runtime(topology: Topology, backend, name: str | None) -> str:
     return chosen
 
 
+def ideal_only(topology: Topology, name: str | None, why: str) -> None:
+    """Refuse, before any work, a runtime other than ``ideal`` (``name``, else the file's default)
+    for a study whose runs no runtime prices: ``why`` says what the study runs.
+
+    Raises
+    ------
+    NotApplicableError
+        The runtime is not ``ideal``.
+    """
+    from trnsim.model.runtime import runtime_of
+
+    chosen = runtime_of(topology, name)
+    if chosen != "ideal":
+        which = f"{{runtime}} {chosen} on {topology.name}" + (
+            "" if name is not None else " (its file's default)"
+        )
+        raise NotApplicableError(
+            f"{which}: {why}, which a runtime does not price; run with {{runtime}} ideal"
+        )
+
+
 def known_runtime(name: str | None) -> str | None:
     """``name`` checked before any work (any case; None stays None: each system's default).
 
