@@ -4,8 +4,10 @@ import csv
 import io
 import json
 import re
+from pathlib import Path
 
 import pytest
+import yaml
 
 NL72X2_GENS = ["--sku", "trn3-nl72x2-gen1", "--sku", "trn3-nl72x2-gen2", "--sku", "trn3-nl72x2-gen3"]
 SIZES = ["--sizes", "64K,1M,1G"]
@@ -647,10 +649,10 @@ def test_sweep_under_a_runtime_skips_what_it_cannot_price_and_keeps_columns_unif
     assert "runtime" not in ideal[0]
     # a sweep mixing a runtime's rows and the ideal's: every row has the same columns
     path = tmp_path / "own.yaml"
-    spec = __import__("yaml").safe_load(open("topologies/hgx-h100.yaml").read())
+    spec = yaml.safe_load(Path("topologies/hgx-h100.yaml").read_text())
     spec.update(name="h100-own", aliases=[])
     spec["runtime"]["default"] = "nccl"
-    path.write_text(__import__("yaml").safe_dump(spec))
+    path.write_text(yaml.safe_dump(spec))
     mixed = cli(
         "sweep",
         "--topology",
