@@ -156,7 +156,11 @@ def layout(
         traffic = hot_destinations(ep, *parse_skew(skew))
     topo = load(sku, topology, edits(overrides, routing, calibration, fail))
     note_calibration_target(calibration, [topo.name])
-    ideal_only(topo, runtime, "a layout runs each dimension's groups at once, sharing links")
+    ideal_only(
+        topo,
+        runtime,
+        "a layout runs each dimension's groups at once, sharing links, which a runtime does not price",
+    )
     members = select_group(topo, group, ranks)
     sizes = shape.sizes(degrees, dtype_size(dtype)) if shape is not None else {}
     calls = shape.calls(degrees) if shape is not None else {}

@@ -70,7 +70,7 @@ def ideal_only(topology: Topology, name: str | None, why: str) -> None:
             "" if name is not None else " (its file's default)"
         )
         raise NotApplicableError(
-            f"{which}: {why}, which a runtime does not price; run with {{runtime}} ideal"
+            f"{which}: {why}; run with {{runtime}} ideal"
         )
 
 
