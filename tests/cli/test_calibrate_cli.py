@@ -77,3 +77,38 @@ def test_calibrate_fits_against_the_ideal_only(cli, tmp_path):
         refused.code == 2 and "no runtime exposes its own to fit yet; run with --runtime ideal" in refused.err
     )
     assert cli(*argv, "--runtime", "mpi").code == 2
+
+
+def test_a_curve_with_kinks_is_fitted_per_regime_and_the_file_keeps_one_fit(cli, tmp_path):
+    """The published H200 NVLS run bends where NCCL changes protocol: each regime is fitted and
+    shown, on stdout only; the calibration file holds the fit over every row, as before."""
+    import json
+
+    import yaml
+
+    run = str(FOLDER / "g9-allreduce-8r-nvls.txt")
+    argv = [
+        "calibrate",
+        run,
+        "--sku",
+        "hgx-h100",
+        "--algo",
+        "nvls",
+        "--fit",
+        "collective_ns,step_ns,efficiency",
+    ]
+    out = tmp_path / "g9.yaml"
+    result = cli(*argv, "--loss", "soft_l1", "--format", "json", "-o", str(out))
+    assert result.code == 0, result.err
+    document = json.loads(result.out)
+    regimes = document["regimes"]
+    assert len(regimes) >= 2
+    sizes = [row["bytes"] for row in document["rows"]]
+    assert regimes[0]["min_bytes"] == sizes[0] and regimes[-1]["max_bytes"] == sizes[-1]
+    assert sum(r["rows"] for r in regimes) == len(sizes)  # every row in one regime
+    for before, after in zip(regimes, regimes[1:], strict=False):
+        assert sizes.index(after["min_bytes"]) == sizes.index(before["max_bytes"]) + 1  # consecutive
+    written = yaml.safe_load(out.read_text())
+    assert "regimes" not in written and all(row["fitted"] for row in written["rows"])
+    ranged = cli(*argv, "--fit-sizes", "64M:", "--format", "json")
+    assert "regimes" not in json.loads(ranged.out)  # a range chosen: one regime, the user's

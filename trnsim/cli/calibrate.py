@@ -142,8 +142,12 @@ def calibrate(
     """
     from trnsim.cli.flags import error_text
     from trnsim.errors import UsageError
-    from trnsim.studies.calibration.files import calibration_document, write_calibration
-    from trnsim.studies.calibration.fit import fit
+    from trnsim.studies.calibration.files import (
+        calibration_document,
+        regime_documents,
+        write_calibration,
+    )
+    from trnsim.studies.calibration.fit import fit, fit_each_regime
     from trnsim.studies.calibration.mapping import AcrossDomains
     from trnsim.studies.calibration.readers import read_measurement
     from trnsim.studies.calibration.regimes import parse_fit_sizes
@@ -157,20 +161,18 @@ def calibrate(
     known_runtime(runtime)  # an unknown name before the file is read
     names = {"op": "--op", "ranks": "--ranks", "nodes": "--nodes"}
     measured = read_measurement(measurement, op=op, names=names, ranks=ranks, nodes=nodes)
+    options = {
+        "algorithm": algo.strip().lower(),
+        "loss": loss.strip().lower(),
+        "fit_sizes": size_range,
+        "ranks_per_chip": ranks_per_chip,
+        "runtime": runtime,
+    }
+    knobs = [name.strip() for name in fit_names.split(",") if name.strip()]
+    system = (sku, topology, edits(overrides, routing, fail=fail), group, knobs)
     try:
-        result = fit(
-            measured,
-            sku,
-            topology,
-            edits(overrides, routing, fail=fail),
-            group,
-            [name.strip() for name in fit_names.split(",") if name.strip()],
-            algorithm=algo.strip().lower(),
-            loss=loss.strip().lower(),
-            fit_sizes=size_range,
-            ranks_per_chip=ranks_per_chip,
-            runtime=runtime,
-        )
+        result = fit(measured, *system, **options)
+        regimes = fit_each_regime(measured, *system, **options)
     except AcrossDomains as exc:
         raise UsageError(f"{error_text(exc)} (trnsim cluster collective --sku NAME --domains N)") from None
     fitted_rows = sum(row.fitted for row in result.rows)
@@ -183,7 +185,12 @@ def calibrate(
     if output is not None:
         write_text(output, write_calibration(result, output))
     document = calibration_document(result)
-    emit(document, _tables(measured, result, group, output, size_range), fmt)
+    tables = _tables(measured, result, group, output, size_range)
+    if regimes:  # on stdout only: a calibration file holds one set of parameters
+        document["regimes"] = regime_documents(regimes)
+        tables[-1].footer.append(_regime_note(regimes))
+        tables.append(_regime_table(regimes))
+    emit(document, tables, fmt)
 
 
 def _tables(measured, result, group, output, size_range) -> list[Table]:
@@ -257,6 +264,43 @@ def _tables(measured, result, group, output, size_range) -> list[Table]:
         ),
     ]
     return tables
+
+
+def _regime_note(regimes) -> str:
+    """The line under the fit of every row that says the curve has kinks, fitted apart below."""
+    from trnsim.studies.calibration.regimes import range_text
+
+    ranges = ", ".join(range_text(r.fit_sizes) for r in regimes)
+    return (
+        f"# the curve has {len(regimes)} regimes ({ranges}), each fitted separately below; this fit spans "
+        "them all, and -o writes it: --fit-sizes MIN:MAX fits (and writes) one regime"
+    )
+
+
+def _regime_table(regimes) -> Table:
+    """Each regime's sizes and fitted parameters (the fits of :func:`fit_each_regime`)."""
+    from trnsim.studies.calibration.regimes import range_text
+
+    names = [p.name for p in regimes[0].parameters]
+    rows = [
+        {
+            "sizes": range_text(r.fit_sizes),
+            "rows": sum(row.fitted for row in r.rows),
+            **{p.name: p.value for p in r.parameters},
+            "rms": r.rms_error,
+        }
+        for r in regimes
+    ]
+    return Table(
+        "each regime of the measured curve fitted separately (a kink: the library changed protocol)",
+        [
+            Column("sizes", "sizes", align="left"),
+            Column("rows", "rows"),
+            *[Column(name, name, "{:.4g}") for name in names],
+            Column("rms", "rms error (log)", "{:.3f}"),
+        ],
+        rows,
+    )
 
 
 def _parameter_rows(result) -> list[dict]:

@@ -69,9 +69,7 @@ def ideal_only(topology: Topology, name: str | None, why: str) -> None:
         which = f"{{runtime}} {chosen} on {topology.name}" + (
             "" if name is not None else " (its file's default)"
         )
-        raise NotApplicableError(
-            f"{which}: {why}; run with {{runtime}} ideal"
-        )
+        raise NotApplicableError(f"{which}: {why}; run with {{runtime}} ideal")
 
 
 def known_runtime(name: str | None) -> str | None:

@@ -10,7 +10,7 @@ import yaml
 from trnsim.errors import ConfigError
 from trnsim.model.engine import evaluate
 from trnsim.studies.calibration.files import calibration_edits, write_calibration
-from trnsim.studies.calibration.fit import fit
+from trnsim.studies.calibration.fit import fit, fit_each_regime
 from trnsim.studies.calibration.readers import parse_measurement, read_measurement
 from trnsim.studies.calibration.regimes import parse_fit_sizes
 from trnsim.topology.groups import select_group
@@ -326,3 +326,25 @@ def test_calibrate_takes_the_op_of_a_log_saved_without_it(cli, tmp_path):
     )
     bad = cli("calibrate", str(bare), "--sku", "trn1-nl16", "--op", "gather")
     assert bad.err.startswith("error: --op 'gather': the op is not supported")
+
+
+def test_each_regime_is_fitted_apart_and_recovers_its_own_parameters():
+    """A run made by the model with one per-step latency below 1 MiB and another above (a protocol
+    switch): each regime's fit recovers its own; the fit over every row is kept as it was."""
+    sizes = [1 << k for k in range(10, 31)]
+    slow = ["latency.step_ns=20000", "efficiency.default=0.5", "efficiency.classes={}"]
+    fast = ["latency.step_ns=2000", "efficiency.default=0.8", "efficiency.classes={}"]
+    small = _synthetic_run("trn2-nl16", "allreduce", 16, slow, [s for s in sizes if s < 1 << 20]).splitlines()
+    large = _synthetic_run(
+        "trn2-nl16", "allreduce", 16, fast, [s for s in sizes if s >= 1 << 20]
+    ).splitlines()
+    measured = parse_measurement("\n".join(small + large[2:]) + "\n", "switch.txt")
+    args = (measured, "trn2-nl16", None, [], None, ["step_ns", "efficiency"])
+    regimes = fit_each_regime(*args, ranks_per_chip=1)
+    assert [r.fit_sizes for r in regimes] == [(1 << 10, 1 << 19), (1 << 20, 1 << 30)]
+    for regime, truth in zip(regimes, (20000, 2000), strict=True):
+        assert {p.name: p.value for p in regime.parameters}["step_ns"] == pytest.approx(truth, rel=0.05)
+    assert {p.name: p.value for p in regimes[1].parameters}["efficiency"] == pytest.approx(0.8, rel=0.02)
+    whole = fit(*args, ranks_per_chip=1)
+    assert all(row.fitted for row in whole.rows)  # the fit of every row is unchanged
+    assert fit_each_regime(*args, ranks_per_chip=1, fit_sizes=(1 << 20, None)) == []  # a range chosen

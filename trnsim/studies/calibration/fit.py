@@ -170,3 +170,37 @@ def fit(
         runs.kept,
         fit_sizes,
     )
+
+
+def fit_each_regime(
+    measurement: Measurement,
+    sku: str | None,
+    topology_file: Path | None,
+    base_edits: list[str],
+    group: str | None,
+    knobs: list[str],
+    **options,
+) -> list[Fit]:
+    """One fit per regime of the measured curve (:func:`~trnsim.studies.calibration.regimes.detect_regimes`),
+    each over its own sizes with the same ``knobs`` and ``options`` as :func:`fit`; empty when the
+    curve has one regime or the caller chose a range (``fit_sizes``). Each regime has more rows than
+    parameters."""
+    if tuple(options.get("fit_sizes", (None, None))) != (None, None):
+        return []
+    sizes = [row.size_bytes for row in measurement.rows]
+    times = [row.time_us for row in measurement.rows]
+    ranges = regimes.detect_regimes(sizes, times, min_rows=max(3, len(choose(knobs)) + 1))
+    if len(ranges) < 2:
+        return []
+    return [
+        fit(
+            measurement,
+            sku,
+            topology_file,
+            base_edits,
+            group,
+            knobs,
+            **{**options, "fit_sizes": (sizes[start], sizes[end - 1])},
+        )
+        for start, end in ranges
+    ]
