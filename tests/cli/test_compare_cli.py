@@ -596,7 +596,7 @@ def test_compare_under_a_runtime_shows_its_numbers_with_the_ideals_beside(cli):
             assert values["ideal_algorithm"] == bare["values"][label]["algorithm"]
     table = cli("compare", "allreduce", *H100_B200, *SIZES, "--runtime", "nccl", "--wide")
     assert "runtime nccl" in table.out.splitlines()[0] + table.out.splitlines()[1]
-    assert "A runtime: nccl (NCCL" in table.out.replace("\n", " ") and "A ideal busbw" in table.out
+    assert "A runtime nccl: NCCL" in table.out.replace("\n", " ") and "A ideal busbw" in table.out
 
 
 def test_compare_without_a_runtime_is_the_files_default_and_ideal_is_unchanged(cli):
@@ -685,4 +685,4 @@ def test_plot_and_report_name_the_runtime(cli, tmp_path):
     html = tmp_path / "r.html"
     result = cli("report", "allreduce", *H100_B200, "--runtime", "nccl", "--sizes", "1M,1G", "-o", str(html))
     assert result.code == 0
-    assert "A runtime: nccl (NCCL" in html.read_text() and "B runtime: nccl (NCCL" in html.read_text()
+    assert "A runtime nccl: NCCL" in html.read_text() and "B runtime nccl: NCCL" in html.read_text()

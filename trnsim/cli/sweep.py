@@ -222,7 +222,7 @@ def _runtime_notes(rows: list[dict]) -> list[str]:
     models = {
         (r["variant"], r["runtime"]): r["runtime_model"] for r in rows if r.get("runtime", "ideal") != "ideal"
     }
-    return [f"{variant}: runtime {runtime} ({model})" for (variant, runtime), model in models.items()]
+    return [f"{variant}: runtime {runtime}: {model}" for (variant, runtime), model in models.items()]
 
 
 def _whole_catalog_for_all(named: list[tuple]) -> list[tuple]:

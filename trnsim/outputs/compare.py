@@ -37,9 +37,8 @@ def runtime_notes(results, letters: list[str]) -> list[str]:
     if not priced_by_runtime(results):
         return []
     return [
-        f"{letter} runtime: {result.runtime} ("
+        f"{letter} runtime {result.runtime}: "
         + (result.runtime_model or "the fabric's limit under trnsim's best schedule")
-        + ")"
         for letter, result in zip(letters, results, strict=True)
     ]
 
