@@ -203,7 +203,7 @@ def test_processes_saving_one_baseline_at_once_leave_one_whole_valid_baseline(tm
     [
         ["topo", "export", "nl16", "-o", "OUT.graphml"],
         ["topo", "draw", "nl16", "-o", "OUT.png"],
-        ["calibrate", "MEASURED", "--sku", "nl16", "--fit", "step_ns", "-o", "OUT.yaml"],
+        ["calibrate", "MEASURED", "--sku", "nl16", "--ranks-per-chip", "1", "--fit", "step_ns", "-o", "OUT.yaml"],
         ["collective", "allreduce", "--sku", "nl16", "--sizes", "1M", "--export-schedule", "OUT.json"],
         ["collective", "allreduce", "--sku", "nl16", "--sizes", "1M", "--heatmap", "OUT.svg"],
         ["compare", "allreduce", "--sku", "nl16", "--sizes", "1M", "--save-baseline", "OUT.json"],

@@ -64,6 +64,8 @@ SAME_MEANING = {
     "--groups": "many disjoint groups running at once, sharing links",
     "--heatmap": "a picture of the link loads",
     "--op": "the collectives to run",
+    "--ranks": "how many ranks run the collective (calibrate: how many the measured run used)",
+    "--runtime": "what the numbers model: ideal or a library's runtime (layout and calibrate take ideal only)",
     "--routing": "the scale-up routing policy (compare, sweep and plot take several)",
     "--output": "the file written",
     "-o": "the file written",
