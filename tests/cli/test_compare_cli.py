@@ -4,8 +4,10 @@ import csv
 import io
 import json
 import re
+from pathlib import Path
 
 import pytest
+import yaml
 
 NL72X2_GENS = ["--sku", "trn3-nl72x2-gen1", "--sku", "trn3-nl72x2-gen2", "--sku", "trn3-nl72x2-gen3"]
 SIZES = ["--sizes", "64K,1M,1G"]
@@ -571,3 +573,116 @@ def test_one_run_is_one_run(cli, tmp_path):
     assert cli(*argv).out.startswith("sweep: 1 run\n")
     written = cli(*argv, "-o", str(tmp_path / "s.csv"))
     assert written.err == f"wrote 1 row (1 run) to {tmp_path / 's.csv'}\n"
+
+
+H100_B200 = ["--sku", "hgx-h100", "--sku", "hgx-b200"]
+
+
+def test_compare_under_a_runtime_shows_its_numbers_with_the_ideals_beside(cli):
+    """Each variant's values are what `collective --runtime nccl` gives it alone; the ideal's beside
+    are the `--runtime ideal` comparison's values."""
+    priced = _json(cli("compare", "allreduce", *H100_B200, *SIZES, "--runtime", "nccl", "--format", "json"))
+    ideal = _json(cli("compare", "allreduce", *H100_B200, *SIZES, "--runtime", "ideal", "--format", "json"))
+    assert [v["runtime"] for v in priced["variants"]] == ["nccl", "nccl"]
+    assert all("runtime" not in v for v in ideal["variants"])
+    for label in ("hgx-h100", "hgx-b200"):
+        alone = _json(
+            cli("collective", "allreduce", "--sku", label, *SIZES, "--runtime", "nccl", "--format", "json")
+        )
+        for row, one, bare in zip(priced["rows"], alone["rows"], ideal["rows"], strict=True):
+            values = row["values"][label]
+            assert (values["busbw_gbps"], values["algorithm"]) == (one["busbw_gbps"], one["algorithm"])
+            assert values["ideal_busbw_gbps"] == bare["values"][label]["busbw_gbps"]
+            assert values["ideal_algorithm"] == bare["values"][label]["algorithm"]
+    table = cli("compare", "allreduce", *H100_B200, *SIZES, "--runtime", "nccl", "--wide")
+    assert "runtime nccl" in table.out.splitlines()[0] + table.out.splitlines()[1]
+    assert "A runtime nccl: NCCL" in table.out.replace("\n", " ") and "A ideal busbw" in table.out
+
+
+def test_compare_without_a_runtime_is_the_files_default_and_ideal_is_unchanged(cli):
+    """Every catalog file defaults to a runtime; where that is ideal, --runtime ideal changes no byte."""
+    from trnsim.topology import load_topology
+
+    argv = ["compare", "allreduce", "--sku", "nl16", "--sku", "hgx-h100", *SIZES, "--format"]
+    if {load_topology(name).spec.runtime.default for name in ("nl16", "hgx-h100")} != {"ideal"}:
+        pytest.skip("a file's default runtime is not ideal")
+    for fmt in ("json", "csv", "table"):
+        assert cli(*argv, fmt).out == cli(*argv, fmt, "--runtime", "ideal").out
+
+
+def test_compare_under_a_runtime_refuses_what_it_cannot_price(cli):
+    for extra, words in (
+        (["--sku", "nl16"], "variant nl16: --runtime nccl on trn2-nl16: the file has no runtime.nccl"),
+        (["--groups", "server:*"], "several groups at once"),
+        (["--runtime", "mpi"], "--runtime 'mpi': expected one of"),
+    ):
+        runtime = [] if "--runtime" in extra else ["--runtime", "nccl"]
+        result = cli("compare", "allreduce", "--sku", "hgx-h100", *extra, *runtime, "--sizes", "1M")
+        assert result.code == 2 and words in result.err and len(result.err.strip().splitlines()) == 1
+
+
+def test_a_baseline_saved_under_one_runtime_refuses_a_check_under_another(cli, tmp_path):
+    saved = tmp_path / "b.json"
+    argv = ["compare", "allreduce", "--sku", "hgx-h100", "--sizes", "1M,1G"]
+    assert cli(*argv, "--runtime", "nccl", "--save-baseline", str(saved)).code == 0
+    document = json.loads(saved.read_text())
+    assert [v["runtime"] for v in document["variants"]] == ["nccl"]
+    same = cli(*argv, "--runtime", "nccl", "--baseline", str(saved))
+    assert same.code == 0 and "ok: no row worse" in same.err
+    other = cli(*argv, "--runtime", "ideal", "--baseline", str(saved))
+    assert other.code == 2 and len(other.err.strip().splitlines()) == 1
+    assert "saved under runtime nccl and this run models ideal: run with --runtime nccl" in other.err
+    ideal_saved = tmp_path / "ideal.json"
+    assert cli(*argv, "--runtime", "ideal", "--save-baseline", str(ideal_saved)).code == 0
+    assert cli(*argv, "--runtime", "nccl", "--baseline", str(ideal_saved)).code == 2
+
+
+def test_sweep_under_a_runtime_skips_what_it_cannot_price_and_keeps_columns_uniform(cli, tmp_path):
+    argv = ["sweep", "--sku", "hgx-h100", "--sku", "nl16", "--op", "allreduce", "--sizes", "1M,1G"]
+    result = cli(*argv, "--runtime", "nccl", "--format", "csv")
+    assert result.code == 0 and "skipped: --runtime nccl on trn2-nl16" in result.err
+    rows = list(csv.DictReader(io.StringIO(result.out)))
+    assert {row["variant"] for row in rows} == {"hgx-h100"} and {row["runtime"] for row in rows} == {"nccl"}
+    ideal = list(csv.DictReader(io.StringIO(cli(*argv, "--runtime", "ideal", "--format", "csv").out)))
+    h100 = [row for row in ideal if row["variant"] == "hgx-h100"]
+    assert [row["ideal_busbw_gbps"] for row in rows] == [row["busbw_gbps"] for row in h100]
+    assert "runtime" not in ideal[0]
+    # a sweep mixing a runtime's rows and the ideal's: every row has the same columns
+    path = tmp_path / "own.yaml"
+    spec = yaml.safe_load(Path("topologies/hgx-h100.yaml").read_text())
+    spec.update(name="h100-own", aliases=[])
+    spec["runtime"]["default"] = "nccl"
+    path.write_text(yaml.safe_dump(spec))
+    mixed = cli(
+        "sweep",
+        "--topology",
+        str(path),
+        "--sku",
+        "nl16",
+        "--op",
+        "allreduce",
+        "--sizes",
+        "1M",
+        "--format",
+        "json",
+    )
+    rows = _json(mixed)["rows"]
+    assert [row["runtime"] for row in rows] == ["nccl", "ideal"]
+    assert list(rows[0]) == list(rows[1]) and rows[1]["ideal_busbw_gbps"] == rows[1]["busbw_gbps"]
+
+
+def test_plot_and_report_name_the_runtime(cli, tmp_path):
+    pytest.importorskip("matplotlib")
+    svg = tmp_path / "c.svg"
+    assert (
+        cli(
+            "plot", "allreduce", "--sku", "hgx-h100", "--runtime", "nccl", "--sizes", "1M,1G", "-o", str(svg)
+        ).code
+        == 0
+    )
+    text = svg.read_text()
+    assert "runtime nccl" in text and "hgx-h100 (nccl)" in text and "hgx-h100 (ideal)" in text
+    html = tmp_path / "r.html"
+    result = cli("report", "allreduce", *H100_B200, "--runtime", "nccl", "--sizes", "1M,1G", "-o", str(html))
+    assert result.code == 0
+    assert "A runtime nccl: NCCL" in html.read_text() and "B runtime nccl: NCCL" in html.read_text()

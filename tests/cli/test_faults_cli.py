@@ -110,3 +110,46 @@ def test_the_default_rates_are_labelled_as_their_sources_have_them(cli):
     given = _json(cli, "nl16", "--sizes", "1M", "--mttf", "chip=1000", "--mttr", "5")
     assert (given["rates_basis"]["chip"], given["mttr_basis"]) == ("--mttf", "--mttr")
     assert "chip" not in given["rates_source"]
+
+
+def test_faults_under_a_runtime_price_before_and_after_each_failure(cli):
+    """A chip failure leaves 7 GPUs on the switches: NCCL's tuner prices both, and the loss is the
+    drop of its busbw (checked against `collective --runtime nccl` on each system)."""
+    import json
+
+    argv = ["faults", "h100", "--op", "allreduce", "--kind", "chip", "--sizes", "1G", "--format", "json"]
+    result = cli(*argv, "--runtime", "nccl")
+    assert result.code == 0, result.err
+    system = json.loads(result.out)["systems"][0]
+    assert system["runtime"] == "nccl"
+    before = json.loads(
+        cli(
+            "collective",
+            "allreduce",
+            "--sku",
+            "h100",
+            "--sizes",
+            "1G",
+            "--runtime",
+            "nccl",
+            "--format",
+            "json",
+        ).out
+    )
+    assert system["healthy_busbw_gbps"][0]["busbw_gbps"] == before["rows"][0]["busbw_gbps"]
+    worst = system["classes"][0]
+    after = json.loads(
+        cli("collective", "allreduce", "--sku", "h100", "--sizes", "1G", "--runtime", "nccl",
+            "--fail", worst["worst_part"], "--format", "json").out
+    )["rows"][0]["busbw_gbps"]  # fmt: skip
+    assert worst["worst_loss"] == pytest.approx(1 - after / before["rows"][0]["busbw_gbps"], rel=1e-9)
+    ideal = json.loads(cli(*argv, "--runtime", "ideal").out)["systems"][0]
+    assert "runtime" not in ideal
+
+
+def test_faults_refuse_a_runtime_that_cannot_price_a_failure(cli):
+    result = cli("faults", "h100", "--op", "allreduce", "--kind", "link nvlink", "--runtime", "nccl")
+    assert result.code == 2 and len(result.err.strip().splitlines()) == 1
+    assert result.err.startswith("error: with link:") and "--runtime nccl on hgx-h100" in result.err
+    first = cli("faults", "nl16", "h100", "--op", "allreduce", "--runtime", "nccl")
+    assert first.code == 2 and "trn2-nl16" in first.err

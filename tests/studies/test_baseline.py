@@ -103,3 +103,17 @@ def test_tiny_metrics_duplicate_rows_and_deep_json_are_refused(tmp_path):
     path.write_text('{"schema": "trnsim/1", "kind": "other", "rows": []}')
     with pytest.raises(ConfigError, match="kind 'other'"):
         baseline.load(path)
+
+
+def test_a_baseline_of_one_runtime_is_not_checked_against_another():
+    """A variant's runtime is part of what a baseline holds; one without is the ideal's (as every
+    baseline written before runtimes was)."""
+    from trnsim.studies.baseline import runtime_mismatch
+
+    saved = {"variants": [{"label": "hgx-h100", "runtime": "nccl"}, {"label": "nl16"}]}
+    assert runtime_mismatch(saved, [{"label": "hgx-h100", "runtime": "nccl"}, {"label": "nl16"}]) is None
+    assert runtime_mismatch(saved, [{"label": "nl16", "runtime": "ideal"}]) is None
+    assert runtime_mismatch(saved, [{"label": "other", "runtime": "nccl"}]) is None  # not in the baseline
+    why = runtime_mismatch(saved, [{"label": "hgx-h100"}])
+    assert "saved under runtime nccl" in why and "models ideal" in why
+    assert "saved under runtime ideal" in runtime_mismatch(saved, [{"label": "nl16", "runtime": "nccl"}])

@@ -20,7 +20,8 @@ def portable(path: Path) -> str:
 
 
 def variant_meta(results) -> list[dict]:
-    """Each variant's identity in a baseline: its label, file, edits and the files' hashes."""
+    """Each variant's identity in a baseline: its label, file, edits and the files' hashes, and the
+    runtime its numbers model where it is not the ideal (a baseline without one is the ideal's)."""
     from trnsim.studies.variants import file_sha256
 
     return [
@@ -35,6 +36,7 @@ def variant_meta(results) -> list[dict]:
                 if r.variant.calibrations
                 else {}
             ),
+            **({"runtime": r.runtime, "runtime_model": r.runtime_model} if r.runtime != "ideal" else {}),
         }
         for r in results
     ]
@@ -74,6 +76,8 @@ def _check(path, rows, variants, context, max_regression, metric: str, require_a
 
     threshold = parse_percent(max_regression)
     saved = baseline.load(path)  # read before the run too (prepare); re-read: it is small
+    if (mismatch := baseline.runtime_mismatch(saved, variants)) is not None:
+        raise UsageError(f"{path}: {mismatch}")
     result = baseline.check(saved, rows, metric, threshold)
     if not result.checks:
         example = baseline.describe_key(result.only_in_baseline[0]) if result.only_in_baseline else "none"

@@ -40,7 +40,40 @@ def calibrate(
         typer.Option(
             "--op",
             help="The collective the run measured (allreduce, allgather, reducescatter, alltoall), for a "
-            "log saved without it (nccom-test's table alone); refused if the log names another.",
+            "log saved without it (a bare nccl-tests or nccom-test table); refused if the log names another.",
+            show_default=False,
+        ),
+    ] = None,
+    ranks: Annotated[
+        int | None,
+        typer.Option(
+            "--ranks",
+            help="The ranks the run used (nccl-tests: GPUs; nccom-test: NeuronCores), for a log saved "
+            "without its command line; refused if the log states another.",
+            min=2,
+            show_default=False,
+        ),
+    ] = None,
+    nodes: Annotated[
+        int | None,
+        typer.Option(
+            "--nodes",
+            help="The nodes (hosts, instances) the run spanned, for a log that does not show them; "
+            "refused if the log states another. A run across more nodes than one domain holds is refused "
+            "(model it with trnsim cluster collective).",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
+    ranks_per_chip: Annotated[
+        int | None,
+        typer.Option(
+            "--ranks-per-chip",
+            help="How many of the run's ranks share a chip: nccom-test counts NeuronCores (Trn2 at LNC=2: "
+            "4, LNC=1: 8). Needed where the file's chips are one rank each; sets chip.ranks, kept in "
+            "the calibration (a chip of several ranks also needs chip.rank_gbps).",
+            min=1,
+            max=64,
             show_default=False,
         ),
     ] = None,
@@ -82,6 +115,15 @@ def calibrate(
         Path | None,
         typer.Option("-o", "--output", help="Write the calibration file (YAML) for --calibration."),
     ] = None,
+    runtime: Annotated[
+        str | None,
+        typer.Option(
+            "--runtime",
+            help="What the fitted parameters are of: ideal (the fabric's model). No runtime exposes "
+            "parameters to fit yet, so another is refused. Default: the file's runtime.default.",
+            show_default=False,
+        ),
+    ] = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Fit alpha, per-link latency and link efficiency to a measured nccl-tests or nccom-test run.
@@ -91,36 +133,48 @@ def calibrate(
 
     Units are detected from the file (size / time against the printed bandwidth: GB/s or GiB/s).
     The run's ranks are the group's first ranks unless --group says which (ranks count cores where a
-    chip hosts several).
+    chip hosts several: --ranks-per-chip). A log saved without its command line takes --op, --ranks
+    and --nodes; a run whose ranks cannot map onto one domain of the system is refused, not fitted.
 
     Examples:
 
         trnsim calibrate examples/measurements/n5-allgather-32r.txt --sku trn1-nl16
     """
+    from trnsim.cli.flags import error_text
     from trnsim.errors import UsageError
-    from trnsim.studies.calibration.files import calibration_document, write_calibration
-    from trnsim.studies.calibration.fit import fit
+    from trnsim.studies.calibration.files import (
+        calibration_document,
+        regime_documents,
+        write_calibration,
+    )
+    from trnsim.studies.calibration.fit import fit, fit_each_regime
+    from trnsim.studies.calibration.mapping import AcrossDomains
     from trnsim.studies.calibration.readers import read_measurement
     from trnsim.studies.calibration.regimes import parse_fit_sizes
+    from trnsim.studies.runtimes import known_runtime
 
     if (sku is None) == (topology is None):
         raise UsageError("name the system the run measured: --sku NAME or --topology FILE")
     check_suffix(output, "-o", "a calibration file (YAML)", (".yaml", ".yml"))
     writable(output, "-o")
     size_range = parse_fit_sizes(fit_sizes)
-    # the file states its rank count itself (a comment line if not): calibrate takes no --ranks yet
-    measured = read_measurement(measurement, op=op, names={"op": "--op", "ranks": ""})
-    result = fit(
-        measured,
-        sku,
-        topology,
-        edits(overrides, routing, fail=fail),
-        group,
-        [name.strip() for name in fit_names.split(",") if name.strip()],
-        algorithm=algo.strip().lower(),
-        loss=loss.strip().lower(),
-        fit_sizes=size_range,
-    )
+    known_runtime(runtime)  # an unknown name before the file is read
+    names = {"op": "--op", "ranks": "--ranks", "nodes": "--nodes"}
+    measured = read_measurement(measurement, op=op, names=names, ranks=ranks, nodes=nodes)
+    options = {
+        "algorithm": algo.strip().lower(),
+        "loss": loss.strip().lower(),
+        "fit_sizes": size_range,
+        "ranks_per_chip": ranks_per_chip,
+        "runtime": runtime,
+    }
+    knobs = [name.strip() for name in fit_names.split(",") if name.strip()]
+    system = (sku, topology, edits(overrides, routing, fail=fail), group, knobs)
+    try:
+        result = fit(measured, *system, **options)
+        regimes = fit_each_regime(measured, *system, **options)
+    except AcrossDomains as exc:
+        raise UsageError(f"{error_text(exc)} (trnsim cluster collective --sku NAME --domains N)") from None
     fitted_rows = sum(row.fitted for row in result.rows)
     if fitted_rows <= len(result.parameters):
         typer.echo(
@@ -131,7 +185,12 @@ def calibrate(
     if output is not None:
         write_text(output, write_calibration(result, output))
     document = calibration_document(result)
-    emit(document, _tables(measured, result, group, output, size_range), fmt)
+    tables = _tables(measured, result, group, output, size_range)
+    if regimes:  # on stdout only: a calibration file holds one set of parameters
+        document["regimes"] = regime_documents(regimes)
+        tables[-1].footer.append(_regime_note(regimes))
+        tables.append(_regime_table(regimes))
+    emit(document, tables, fmt)
 
 
 def _tables(measured, result, group, output, size_range) -> list[Table]:
@@ -205,6 +264,43 @@ def _tables(measured, result, group, output, size_range) -> list[Table]:
         ),
     ]
     return tables
+
+
+def _regime_note(regimes) -> str:
+    """The line under the fit of every row that says the curve has kinks, fitted apart below."""
+    from trnsim.studies.calibration.regimes import range_text
+
+    ranges = ", ".join(range_text(r.fit_sizes) for r in regimes)
+    return (
+        f"# the curve has {len(regimes)} regimes ({ranges}), each fitted separately below; this fit spans "
+        "them all, and -o writes it: --fit-sizes MIN:MAX fits (and writes) one regime"
+    )
+
+
+def _regime_table(regimes) -> Table:
+    """Each regime's sizes and fitted parameters (the fits of :func:`fit_each_regime`)."""
+    from trnsim.studies.calibration.regimes import range_text
+
+    names = [p.name for p in regimes[0].parameters]
+    rows = [
+        {
+            "sizes": range_text(r.fit_sizes),
+            "rows": sum(row.fitted for row in r.rows),
+            **{p.name: p.value for p in r.parameters},
+            "rms": r.rms_error,
+        }
+        for r in regimes
+    ]
+    return Table(
+        "each regime of the measured curve fitted separately (a kink: the library changed protocol)",
+        [
+            Column("sizes", "sizes", align="left"),
+            Column("rows", "rows"),
+            *[Column(name, name, "{:.4g}") for name in names],
+            Column("rms", "rms error (log)", "{:.3f}"),
+        ],
+        rows,
+    )
 
 
 def _parameter_rows(result) -> list[dict]:

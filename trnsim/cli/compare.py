@@ -43,6 +43,7 @@ from trnsim.cli.variant_options import (
     MetricOption,
     OpArgument,
     RequireAllRows,
+    RuntimeOfVariants,
     SaveBaseline,
     Skus,
     letters,
@@ -94,6 +95,7 @@ def compare(
     max_regression: MaxRegression = "5%",
     require_all_rows: RequireAllRows = False,
     heatmap: HeatmapOfVariants = None,
+    runtime: RuntimeOfVariants = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Compare variants: one row per size, each variant's metric and time, and its ratio to the first.
@@ -104,9 +106,17 @@ def compare(
 
         trnsim compare alltoall --sku nl72x2 --sku trn3-nl72x2-gen3 --sizes 1M,1G
         trnsim compare allreduce --sku nl16 --sku nl16:fail=link:x:0 --sizes 1G
+        trnsim compare allreduce --sku h100 --sku b200 --runtime nccl --sizes 1M,1G
     """
     from trnsim.collectives.ops import get_op
-    from trnsim.outputs.compare import alignment_notes, columns, comparison
+    from trnsim.outputs.compare import (
+        alignment_notes,
+        columns,
+        comparison,
+        priced_by_runtime,
+        runtime_notes,
+        runtime_title,
+    )
     from trnsim.studies.baseline import comparison_rows
     from trnsim.studies.variants import run_variants
     from trnsim.topology.groups import group_label
@@ -123,7 +133,9 @@ def compare(
             writable(_heat_path(heatmap, letter), "--heatmap")
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     chosen = selection(group, ranks, groups, skew, traffic, alpha_us, max_chunks, min_chunk)
-    results = run_variants(variants, op, size_list, chosen, algo=algo, dtype=dtype, common=common, name=flag)
+    results = run_variants(
+        variants, op, size_list, chosen, algo=algo, dtype=dtype, common=common, name=flag, runtime=runtime
+    )
     note_calibrations(calibration, results)
     # the group, and any skew, are part of a row's identity in a baseline
     shape = group_label(group, ranks, groups)
@@ -162,8 +174,11 @@ def compare(
     if heatmap is not None:
         _check_drawable(results, names)
     title = _title(op, len(results), shape, groups, skewed, algo, metric.value, common)
-    notes = legend + alignment_notes(results, names) + borrowed_notes
-    emit(payload, [Table(title, columns(names, metric.value, fmt == Format.csv), table_rows, notes)], fmt)
+    if runtimes := runtime_title(results, names):
+        title += f"; {runtimes}"
+    notes = legend + runtime_notes(results, names) + alignment_notes(results, names) + borrowed_notes
+    shown = columns(names, metric.value, fmt == Format.csv, priced_by_runtime(results))
+    emit(payload, [Table(title, shown, table_rows, notes)], fmt)
     if heatmap is not None:
         for letter, result in zip(names, results, strict=True):
             path = _heat_path(heatmap, letter)
@@ -198,7 +213,9 @@ def _borrowed(results, names: list[str], groups) -> tuple[dict, list[str]]:
     if groups:
         return borrowed, notes
     for letter, result in zip(names, results, strict=True):
-        borrowed[result.label] = borrowed_by(result.topology, result.evaluation)
+        # the links a group borrows are its schedules' (a runtime's rows keep the ideal's run)
+        ideal = getattr(result.evaluation, "ideal", result.evaluation)
+        borrowed[result.label] = borrowed_by(result.topology, ideal)
         if borrowed[result.label] is not None:
             notes.append(f"{letter}: the group {borrowed[result.label].describe()} with --groups")
     return borrowed, notes

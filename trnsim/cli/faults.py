@@ -24,6 +24,7 @@ from trnsim.cli.options import (
     edits,
     note_calibration_target,
 )
+from trnsim.cli.variant_options import RuntimeOfVariants as RuntimeOfSystems
 from trnsim.errors import UsageError
 from trnsim.outputs.render import Format, emit
 
@@ -122,6 +123,7 @@ def faults(
     routing: RoutingOption = None,
     calibration: CalibrationOption = None,
     fail: FailOption = None,
+    runtime: RuntimeOfSystems = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Fail every part of a system alone and run collectives on what is left: busbw lost, chips lost
@@ -131,10 +133,12 @@ def faults(
 
         trnsim faults nl16 nl32x2 --op allreduce --domains 100
         trnsim faults nl16 --blast-radius chip --failure-rate chip=1e4 --format csv
+        trnsim faults h100 --op allreduce --kind chip --runtime nccl
     """
     from trnsim.cli.options import resolve_sizes
     from trnsim.collectives.ops import get_op
     from trnsim.studies.faults import MTTR_H, StudyOptions, loader, run_study
+    from trnsim.studies.faults.study import study_runtime_of as run_study_runtime
     from trnsim.studies.variants import Variant
     from trnsim.units import check_finite
 
@@ -155,11 +159,12 @@ def faults(
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, "1G" if sizes is None and not sweep else sizes)
     rates, rate_basis = _rates(mttf, fit)
     options = StudyOptions(
-        ops, size_list, rates, mttr_h, policy, kind, exhaustive, domains, random, samples, seed
+        ops, size_list, rates, mttr_h, policy, kind, exhaustive, domains, random, samples, seed, runtime
     )
-    studies = []
-    for variant in variants:
-        healthy = variant.load()
+    studies, systems = [], [variant.load() for variant in variants]
+    for healthy in systems:  # every system's runtime checked before any study runs
+        run_study_runtime(healthy, runtime)
+    for variant, healthy in zip(variants, systems, strict=True):
         try:
             study = run_study(loader(variant), healthy, options)
         except UsageError as exc:

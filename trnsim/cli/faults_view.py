@@ -29,7 +29,9 @@ def class_table(label: str, healthy, study) -> Table:
     )
     return Table(
         f"{label}: every single failure ({sum(c.count for c in report.classes)} parts, "
-        f"{report.evaluated} distinct evaluated); blast radius {report.policy}; loss of busbw " + against,
+        f"{report.evaluated} distinct evaluated); blast radius {report.policy}; loss of busbw "
+        + against
+        + ("" if study.runtime == "ideal" else f"; runtime {study.runtime}"),
         [
             Column("kind", "part", align="left"),
             Column("parts", "parts"),
@@ -143,6 +145,7 @@ def system_payload(label: str, study, rate_basis: dict[str, str]) -> dict:
         "ranks": report.ranks,
         "policy": report.policy,
         "evaluated": report.evaluated,
+        **({} if study.runtime == "ideal" else {"runtime": study.runtime}),
         "healthy_busbw_gbps": [
             {"op": k[0], "bytes": k[1], "busbw_gbps": v} for k, v in report.healthy.items()
         ],

@@ -47,6 +47,18 @@ def _check_derived(sizes: dict[str, int], names: list[str]) -> None:
             )
 
 
+RuntimeOfLayout = Annotated[
+    str | None,
+    typer.Option(
+        "--runtime",
+        help="What the numbers model: ideal (the fabric's limit under trnsim's best schedule, every "
+        "dimension's groups at once). A library's runtime prices one group alone, not groups sharing "
+        "links: it is refused here. Default: the file's runtime.default.",
+        show_default=False,
+    ),
+]
+
+
 def layout(
     sku: SkuOption = None,
     topology: TopologyOption = None,
@@ -109,6 +121,7 @@ def layout(
         bool, typer.Option("--compare-mappings", help="Evaluate every order of the dimensions and rank them.")
     ] = False,
     dtype: Dtype = "float",
+    runtime: RuntimeOfLayout = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Map parallel dimensions onto the ranks and time each one's collective, all groups at once.
@@ -131,6 +144,7 @@ def layout(
     from trnsim.collectives.ops import dtype_size
     from trnsim.collectives.traffic import hot_destinations, parse_skew
     from trnsim.studies.layout import DIMENSIONS, compare_layouts, evaluate_layout
+    from trnsim.studies.runtimes import ideal_only
     from trnsim.topology.groups import select_group
 
     degrees = {"tp": tp, "cp": cp, "ep": ep, "dp": dp, "pp": pp}
@@ -142,6 +156,11 @@ def layout(
         traffic = hot_destinations(ep, *parse_skew(skew))
     topo = load(sku, topology, edits(overrides, routing, calibration, fail))
     note_calibration_target(calibration, [topo.name])
+    ideal_only(
+        topo,
+        runtime,
+        "a layout runs each dimension's groups at once, sharing links, which a runtime does not price",
+    )
     members = select_group(topo, group, ranks)
     sizes = shape.sizes(degrees, dtype_size(dtype)) if shape is not None else {}
     calls = shape.calls(degrees) if shape is not None else {}

@@ -30,6 +30,7 @@ from trnsim.cli.typed import in_typed_order
 from trnsim.cli.variant_options import (
     Files,
     OpArgument,
+    RuntimeOfVariants,
     Skus,
     note_calibrations,
     prepare,
@@ -74,6 +75,7 @@ def plot(
         bool, typer.Option("--terminal", help="Draw the chart in the terminal instead.")
     ] = False,
     measured: Measured = None,
+    runtime: RuntimeOfVariants = None,
 ) -> None:
     """Plot busbw against size: a line per variant, its bound dashed, measured runs as points.
 
@@ -81,6 +83,7 @@ def plot(
 
         trnsim plot allreduce --sku nl16 --sku nl64 -o curve.svg
         trnsim plot alltoall --sku nl16 --terminal
+        trnsim plot allreduce --sku h100 --runtime nccl -o curve.svg
     """
     from trnsim.collectives.ops import get_op
     from trnsim.outputs import plot as plotting
@@ -103,7 +106,9 @@ def plot(
         ranks = runs[0].ranks  # the measured ranks: the model runs on as many (the first ones)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     chosen = selection(group, ranks, None, None, None, alpha_us, max_chunks, min_chunk)
-    results = run_variants(variants, op, size_list, chosen, algo=algo, dtype=dtype, common=common, name=flag)
+    results = run_variants(
+        variants, op, size_list, chosen, algo=algo, dtype=dtype, common=common, name=flag, runtime=runtime
+    )
     note_calibrations(calibration, results)
     for run in runs:
         for result in results:
@@ -112,12 +117,21 @@ def plot(
                     f"--measured {run.path}: the run has {run.ranks} ranks, the model of {result.display} "
                     f"{result.evaluation.ranks}; give a group of {run.ranks} ranks (--ranks or --group)"
                 )
-    title = f"{op} bus bandwidth, group {group_label(group, ranks)}, algorithm {algo}"
+    title = f"{op} bus bandwidth, group {group_label(group, ranks)}, algorithm {algo}" + _runtimes(results)
     if terminal:
         typer.echo(plotting.terminal_chart(results, op, title, runs))
     if output is not None:
         plotting.save_figure(results, op, output, title, runs)
         typer.echo(f"wrote {output}", err=True)
+
+
+def _runtimes(results) -> str:
+    """The title's words on the runtimes the curves model (none when all are the ideal's)."""
+    from trnsim.cli.variant_options import letters
+    from trnsim.outputs.compare import runtime_title
+
+    words = runtime_title(results, letters(len(results)))
+    return f"; {words}" if words else ""
 
 
 def _measured(paths: list[Path] | None, op: str) -> list:

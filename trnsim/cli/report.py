@@ -28,7 +28,16 @@ from trnsim.cli.options import (
     write_text,
 )
 from trnsim.cli.typed import in_typed_order
-from trnsim.cli.variant_options import Files, OpArgument, Skus, letters, prepare, selection, variants_of
+from trnsim.cli.variant_options import (
+    Files,
+    OpArgument,
+    RuntimeOfVariants,
+    Skus,
+    letters,
+    prepare,
+    selection,
+    variants_of,
+)
 from trnsim.errors import UsageError
 
 
@@ -56,6 +65,7 @@ def report(
         Path, typer.Option("-o", "--output", help="The report: an .html file.", show_default=False)
     ] = ...,
     title: Annotated[str | None, typer.Option("--title", help="The report's title.")] = None,
+    runtime: RuntimeOfVariants = None,
 ) -> None:
     """Write a comparison as one self-contained HTML file: curves, table, drawings and heatmaps.
 
@@ -66,12 +76,14 @@ def report(
     Examples:
 
         trnsim report allreduce --sku nl16 --sku nl64 --sizes 1M,1G -o report.html
+        trnsim report allreduce --sku h100 --sku b200 --runtime nccl -o report.html
     """
     import sys
 
     from trnsim.collectives.ops import get_op
     from trnsim.outputs import plot as plotting
     from trnsim.outputs import report as reports
+    from trnsim.outputs.compare import runtime_notes, runtime_title
     from trnsim.studies.variants import run_variants
     from trnsim.topology.groups import group_label
 
@@ -87,15 +99,19 @@ def report(
     )
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     chosen = selection(group, ranks, None, None, None, alpha_us, max_chunks, min_chunk)
-    results = run_variants(variants, op, size_list, chosen, algo=algo, dtype=dtype, common=common, name=flag)
+    results = run_variants(
+        variants, op, size_list, chosen, algo=algo, dtype=dtype, common=common, name=flag, runtime=runtime
+    )
     shape = group_label(group, ranks)
     names = letters(len(results))
     heading = (
         title or f"trnsim: {op} on {len(results)} variant{'s' if len(results) != 1 else ''}, group {shape}"
     )
+    words = runtime_title(results, names)
+    runtimes = f"; {words}" if words else ""
     chart = reports.svg_of(
         lambda path: plotting.save_figure(
-            results, op, path, f"{op} bus bandwidth, group {shape}, algorithm {algo}"
+            results, op, path, f"{op} bus bandwidth, group {shape}, algorithm {algo}{runtimes}"
         )
     )
     headers, table = reports.side_by_side(results, size_list, names)
@@ -107,7 +123,7 @@ def report(
         headers,
         table,
         reports.sections(results, names, op),
-        [f"every variant with {edits_text(common)}"] if common else [],
+        ([f"every variant with {edits_text(common)}"] if common else []) + runtime_notes(results, names),
     )
     write_text(output, reports.render(document))
     typer.echo(

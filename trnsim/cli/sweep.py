@@ -40,6 +40,7 @@ from trnsim.cli.variant_options import (
     Metric,
     MetricOption,
     RequireAllRows,
+    RuntimeOfVariants,
     SaveBaseline,
     prepare,
     selection,
@@ -85,6 +86,7 @@ def sweep(
     baseline: BaselineOption = None,
     max_regression: MaxRegression = "5%",
     require_all_rows: RequireAllRows = False,
+    runtime: RuntimeOfVariants = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Run the cross product of SKUs x ops x algorithms x sizes; write CSV or JSON.
@@ -93,13 +95,16 @@ def sweep(
 
         trnsim sweep --sku nl16 --op allreduce --sizes 1M,1G
         trnsim sweep --sku nl16 --sku nl64 --sizes 1M,1G -o results.csv
+        trnsim sweep --sku h100 --sku b200 --op allreduce --runtime nccl --sizes 1M
     """
     from trnsim.collectives.ops import OPS, get_op
+    from trnsim.studies.runtimes import known_runtime
     from trnsim.studies.sweep import Task
 
     _check_output(output, fmt)
     prepare("auto", max_regression, baseline, save_baseline, "sweep", groups, group, ranks)
     refuse_without(ctx, "baseline", CHECK_OPTIONS)
+    runtime = known_runtime(runtime)
     named = _whole_catalog_for_all(in_typed_order(ctx, sku=sku, topology=topology))
     variants, common = variants_of(named, overrides, routing, calibration, fail, alpha_us)
     ops = [get_op(name).name for name in (op or list(OPS))]
@@ -108,7 +113,9 @@ def sweep(
         selection(group, ranks, groups, None, None, alpha_us, max_chunks, min_chunk),
         _algorithms(algo),
     )
-    tasks = [Task(v, common, o, a, size_list, chosen, dtype) for v in variants for o in ops for a in algos]
+    tasks = [
+        Task(v, common, o, a, size_list, chosen, dtype, runtime) for v in variants for o in ops for a in algos
+    ]
     rows, skipped = _run(tasks, jobs)
     note_calibration_target(calibration, [row["sku"] for row in rows])
     meta = _variant_meta(rows)
@@ -127,8 +134,9 @@ def sweep(
             f", every variant with {edits_text(common)}" if common else ""
         )
         # CSV is for machines: every field, as -o results.csv writes it; the table shows the essentials
-        columns = [Column(k, k) for k in rows[0]] if fmt == Format.csv else _SWEEP_COLUMNS
-        emit({"overrides": list(common), "variants": meta, "rows": rows}, [Table(title, columns, rows)], fmt)
+        columns = [Column(k, k) for k in rows[0]] if fmt == Format.csv else _sweep_columns(rows)
+        table = Table(title, columns, rows, _runtime_notes(rows))
+        emit({"overrides": list(common), "variants": meta, "rows": rows}, [table], fmt)
     context = {"command": "sweep", "metric": metric.value, "overrides": list(common)}
     baselines(rows, meta, context, save_baseline, baseline, max_regression, metric.value, require_all_rows)
 
@@ -173,7 +181,9 @@ def _run(tasks: list, jobs: int) -> tuple[list[dict], list[str]]:
         raise UsageError(f"no combination of the sweep applies: {'; '.join(dict.fromkeys(skipped))}")
     for reason in skipped:
         typer.echo(f"skipped: {reason}", err=True)
-    return rows, skipped
+    from trnsim.studies.runtimes import uniform_rows
+
+    return uniform_rows(rows), skipped
 
 
 def _variant_meta(rows: list[dict]) -> list[dict]:
@@ -186,9 +196,33 @@ def _variant_meta(rows: list[dict]) -> list[dict]:
             "file": portable(r["file"]),
             "overrides": [],
             "sha256": file_sha256(r["file"]),
+            **(
+                {"runtime": r["runtime"], "runtime_model": r["runtime_model"]}
+                if r.get("runtime", "ideal") != "ideal"
+                else {}
+            ),
         }
         for r in {r["variant"]: r for r in rows}.values()
     ]
+
+
+def _sweep_columns(rows: list[dict]) -> list[Column]:
+    """The table's columns: a runtime's rows add the runtime and the ideal's busbw beside its own."""
+    if "runtime" not in rows[0]:
+        return _SWEEP_COLUMNS
+    columns = list(_SWEEP_COLUMNS)
+    columns.insert(2, Column("runtime", "runtime", align="left", drop_priority=2))
+    at = next(n for n, c in enumerate(columns) if c.key == "busbw_gbps") + 1
+    columns.insert(at, Column("ideal_busbw_gbps", "ideal busbw", "{:.2f}", short="ideal", drop_priority=4))
+    return columns
+
+
+def _runtime_notes(rows: list[dict]) -> list[str]:
+    """What each variant's runtime models, one line per variant priced by a runtime."""
+    models = {
+        (r["variant"], r["runtime"]): r["runtime_model"] for r in rows if r.get("runtime", "ideal") != "ideal"
+    }
+    return [f"{variant}: runtime {runtime}: {model}" for (variant, runtime), model in models.items()]
 
 
 def _whole_catalog_for_all(named: list[tuple]) -> list[tuple]:

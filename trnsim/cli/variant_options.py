@@ -47,6 +47,17 @@ RequireAllRows = Annotated[
         "or algorithm); without it such rows are listed and not checked. Rows new in the run are listed.",
     ),
 ]
+RuntimeOfVariants = Annotated[
+    str | None,
+    typer.Option(
+        "--runtime",
+        help="What every variant's numbers model: ideal (the fabric's limit under trnsim's best "
+        "schedule) or a runtime its file has the facts for, as in trnsim collective --runtime (rows show "
+        "the runtime's busbw and choice, the ideal's beside). Default: each variant's own file's "
+        "runtime.default, so compared systems may each run their own library; the output says which.",
+        show_default=False,
+    ),
+]
 # the options that only act on a check against --baseline
 CHECK_OPTIONS = ("max_regression", "require_all_rows")
 

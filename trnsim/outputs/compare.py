@@ -15,10 +15,50 @@ def shown_sizes(results, sizes: list[int]) -> list[int]:
     return [size for size in sizes if any(size in rows for rows in by_size)]
 
 
+def priced_by_runtime(results) -> bool:
+    """Whether some variant's numbers are a runtime's, not the ideal's: the table then shows the
+    ideal's beside and says which runtime each variant models (an all-ideal comparison is as before)."""
+    return any(result.runtime != "ideal" for result in results)
+
+
+def runtime_title(results, letters: list[str]) -> str:
+    """The title's words on the runtimes: ``runtime nccl`` when all agree, else each variant's;
+    empty when every variant is ideal."""
+    if not priced_by_runtime(results):
+        return ""
+    runtimes = [result.runtime for result in results]
+    if len(set(runtimes)) == 1:
+        return f"runtime {runtimes[0]}"
+    return "runtimes " + ", ".join(f"{letter} {r}" for letter, r in zip(letters, runtimes, strict=True))
+
+
+def runtime_notes(results, letters: list[str]) -> list[str]:
+    """One line per variant saying what its numbers model, when some variant's are a runtime's."""
+    if not priced_by_runtime(results):
+        return []
+    return [
+        f"{letter} runtime {result.runtime}: "
+        + (result.runtime_model or "the fabric's limit under trnsim's best schedule")
+        for letter, result in zip(letters, results, strict=True)
+    ]
+
+
+def _ideal(row) -> dict:
+    """The ideal's time, busbw and algorithm at a row: a runtime's row keeps them, the ideal's are its own."""
+    return {
+        "ideal_time_us": getattr(row, "ideal_time_us", row.time_us),
+        "ideal_busbw_gbps": getattr(row, "ideal_busbw_gbps", row.busbw_gbps),
+        "ideal_algorithm": getattr(row, "ideal_algorithm", row.algorithm),
+    }
+
+
 def comparison(results, sizes: list[int], metric: str, letters: list[str]) -> tuple[list[dict], list[dict]]:
     """The table's rows (each variant's value, time, algorithm and ratio to A, by letter) and the
-    JSON's (each variant's values and ratios, by label), one per size any variant ran."""
+    JSON's (each variant's values and ratios, by label), one per size any variant ran. When some
+    variant is priced by a runtime, every variant's values carry the ideal's beside
+    (``ideal_busbw_gbps``...: a variant under ``ideal`` repeats its own)."""
     key = VALUE_KEY[metric]
+    with_ideal = priced_by_runtime(results)
     by_size = [{row.requested_bytes: row for row in r.evaluation.rows} for r in results]
     table_rows, payload_rows = [], []
     for size in shown_sizes(results, sizes):
@@ -45,14 +85,18 @@ def comparison(results, sizes: list[int], metric: str, letters: list[str]) -> tu
                 "efficiency": row.efficiency,
                 "algorithm": row.algorithm,
             }
+            if with_ideal:
+                values[result.label].update(_ideal(row))
+                entry[f"{letter}_ideal_busbw_gbps"] = values[result.label]["ideal_busbw_gbps"]
             ratios[result.label] = ratio
         table_rows.append(entry)
         payload_rows.append({"bytes": size, "values": values, "ratios": ratios})
     return table_rows, payload_rows
 
 
-def columns(letters: list[str], metric: str, csv: bool) -> list[Column]:
-    """The table's columns: the size, then per variant its value, algorithm, time and ratio to A."""
+def columns(letters: list[str], metric: str, csv: bool, with_ideal: bool = False) -> list[Column]:
+    """The table's columns: the size, then per variant its value, algorithm, time and ratio to A
+    (and, ``with_ideal``, the ideal's busbw beside a runtime's: the first left out when narrow)."""
     key = VALUE_KEY[metric]
     out = [Column("bytes", "size (B)")]
     for n, letter in enumerate(letters):
@@ -70,6 +114,10 @@ def columns(letters: list[str], metric: str, csv: bool) -> list[Column]:
             out.append(Column(f"{letter}_time_us", f"{letter} time (us)", "{:.2f}", drop_priority=4))
         if n:
             out.append(Column(f"{letter}_over_A", f"{letter}/A", "{:.3f}x", drop_priority=2))
+        if with_ideal:
+            out.append(
+                Column(f"{letter}_ideal_busbw_gbps", f"{letter} ideal busbw", "{:.2f}", drop_priority=5)
+            )
     return out
 
 

@@ -33,6 +33,11 @@ def require(module: str):
         raise UsageError(f"plotting needs {module.split('.')[0]}, which is not installed: {HINT}") from None
 
 
+def _named(result: VariantResult) -> str:
+    """A variant's curve in the legend: its name, and the runtime whose numbers it draws (not the ideal)."""
+    return result.display + (f" ({result.runtime})" if result.runtime != "ideal" else "")
+
+
 @quiet()
 def save_figure(results: list[VariantResult], op: str, output: Path, title: str, measured=()) -> None:
     """Draw busbw vs size (log x axis), one line per variant and its bound dashed, to PNG or SVG.
@@ -61,7 +66,7 @@ def save_figure(results: list[VariantResult], op: str, output: Path, title: str,
             markersize=max(7 - 1.5 * i, 2.5),
             markerfacecolor="none" if i % 2 == 0 else colour,
             color=colour,
-            label=_literal(result.display),
+            label=_literal(_named(result)),
         )
         axes.plot(
             sizes,
@@ -71,6 +76,15 @@ def save_figure(results: list[VariantResult], op: str, output: Path, title: str,
             color=colour,
             label=_literal(f"{result.display} (bound)"),
         )
+        if result.runtime != "ideal":  # the runtime's curve is solid; the ideal's beside it, dotted
+            axes.plot(
+                sizes,
+                [row.ideal_busbw_gbps for row in rows],
+                linestyle=":",
+                linewidth=1,
+                color=colour,
+                label=_literal(f"{result.display} (ideal)"),
+            )
     for j, run in enumerate(measured):
         axes.scatter(
             [row.size_bytes for row in run.rows],
@@ -110,7 +124,9 @@ def terminal_chart(results: list[VariantResult], op: str, title: str, measured=(
         rows = result.evaluation.rows
         sizes = [row.bytes for row in rows]
         label = printable(result.display)  # the terminal would act on a control character
-        plotext.plot(sizes, [row.busbw_gbps for row in rows], label=label)
+        plotext.plot(sizes, [row.busbw_gbps for row in rows], label=printable(_named(result)))
+        if result.runtime != "ideal":
+            plotext.plot(sizes, [row.ideal_busbw_gbps for row in rows], label=f"{label} (ideal)", marker="x")
         # characters have no dashes: the bound is drawn with dots
         plotext.plot(sizes, [row.bound_busbw_gbps for row in rows], label=f"{label} (bound)", marker="dot")
     plotext.xscale("log")

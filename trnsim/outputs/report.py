@@ -181,6 +181,10 @@ def sections(results, letters: list[str], op: str) -> list[Section]:
                 f"{evaluation.ranks} ranks; routing {evaluation.routing.label}; bandwidth bound limited by "
                 f"{bound.limited_by}" + ("" if bound.exact else " (a valid bound, perhaps not the optimum)")
             ]
+        if result.runtime != "ideal":  # the rows are the runtime's; the fabric's figures the ideal's
+            notes.append(
+                f"runtime {result.runtime}: {result.runtime_model}; bound, routing and heatmap: the ideal's"
+            )
         if topo.faults:
             notes.append("failed: " + ", ".join(topo.faults))
         if (note := evaluation.alignment_note()) is not None:

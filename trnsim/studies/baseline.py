@@ -58,6 +58,7 @@ class _Row(msgspec.Struct, kw_only=True):
 class _Variant(msgspec.Struct, kw_only=True):
     label: str
     sha256: str | None = None
+    runtime: str = "ideal"  # what the rows model (absent from the ideal's and older baselines)
 
 
 class _Baseline(msgspec.Struct, kw_only=True):
@@ -176,6 +177,21 @@ def load(path: Path) -> dict:
                 "each row may appear once"
             )
     return document
+
+
+def runtime_mismatch(baseline: dict, variants: list[dict]) -> str | None:
+    """Why a run cannot be checked against a loaded ``baseline``: a variant both name whose numbers
+    model different runtimes (a runtime's busbw against the ideal's is no regression); None when
+    every shared variant agrees. A variant without ``runtime`` is the ideal's."""
+    saved = {v.get("label"): v.get("runtime", "ideal") for v in baseline.get("variants", [])}
+    for variant in variants:
+        before, now = saved.get(variant["label"]), variant.get("runtime", "ideal")
+        if before is not None and before != now:
+            return (
+                f"variant {variant['label']} was saved under runtime {before} and this run models {now}: "
+                f"run with {{runtime}} {before}, or save a new baseline with {{save_baseline}}"
+            )
+    return None
 
 
 @dataclass

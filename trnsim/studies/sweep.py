@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from trnsim.model.backend import Selection
+from trnsim.studies.runtimes import priced, study_runtime
 from trnsim.studies.variants import Variant, label_form, label_of
 
 
@@ -21,6 +22,7 @@ class Task:
     sizes: tuple[int, ...]
     selection: Selection = Selection()
     dtype: str = "float"
+    runtime: str | None = None  # None: each system's own default (:mod:`trnsim.studies.runtimes`)
 
 
 @cache
@@ -31,7 +33,9 @@ def _topology(variant: Variant):
 def run_task(task: Task) -> list[dict]:
     """Evaluate one task; rows are flat dicts ready for CSV or JSON. When the algorithm does not apply,
     one row ``{"skipped": error}`` (the :class:`~trnsim.errors.UsageError` saying why, which the
-    caller shows in its own terms): a sweep skips such combinations and says so."""
+    caller shows in its own terms): a sweep skips such combinations and says so, and those a runtime
+    cannot price. A runtime's rows carry ``runtime``, ``runtime_model`` and the ideal's figures
+    (``ideal_busbw_gbps``...)."""
     from trnsim.errors import NotApplicableError, UsageError
     from trnsim.topology.groups import group_label
 
@@ -44,7 +48,8 @@ def run_task(task: Task) -> list[dict]:
             raise
         return [{"skipped": reason.within(topology.name)}]  # a spec one system lacks (racks on a torus)
     try:
-        result = backend.evaluate(task.op, list(task.sizes), task.algo, task.dtype)
+        runtime = study_runtime(topology, backend, task.runtime)
+        result = priced(topology, backend.evaluate(task.op, list(task.sizes), task.algo, task.dtype), runtime)
     except NotApplicableError as reason:
         return [{"skipped": reason}]
     head = {
@@ -53,6 +58,7 @@ def run_task(task: Task) -> list[dict]:
         "sku": topology.name,
         "op": task.op,
         "algo": task.algo,
+        **({"runtime": runtime, "runtime_model": result.runtime_model} if runtime != "ideal" else {}),
         "group": group_label(chosen.group, chosen.ranks, chosen.groups),
         "ranks": result.ranks,
         "dtype": task.dtype.strip().lower(),

@@ -14,6 +14,7 @@ from trnsim.errors import TrnsimError, UsageError
 from trnsim.model.backend import Selection
 from trnsim.model.rows import Evaluation
 from trnsim.spec.overrides import named_edits
+from trnsim.studies.runtimes import priced, study_runtime
 from trnsim.topology.graph import Topology
 from trnsim.topology.load import load_topology
 
@@ -111,6 +112,16 @@ class VariantResult:
     variant: Variant = field(repr=False)
     display: str = ""  # the name with every edit it ran with, including the common ones
 
+    @property
+    def runtime(self) -> str:
+        """The runtime whose numbers the rows hold (``ideal``: the engine's own)."""
+        return getattr(self.evaluation, "runtime", "ideal")
+
+    @property
+    def runtime_model(self) -> str | None:
+        """One line: what the runtime's numbers model (None under ``ideal``)."""
+        return getattr(self.evaluation, "runtime_model", None)
+
 
 def file_sha256(path: Path) -> str:
     """The hash of an input file's bytes, read as every input is (strict UTF-8 re-encodes to the same bytes)."""
@@ -134,17 +145,22 @@ def run_variants(
     dtype: str = "float",
     common: tuple[str, ...] = (),
     name=_as_is,
+    runtime: str | None = None,
 ) -> list[VariantResult]:
     """Evaluate ``op`` on every variant, each through the backend ``selection`` gives for its system
-    (one group, several at once or a cluster: :class:`~trnsim.model.backend.Selection`); labels are
+    (one group, several at once or a cluster: :class:`~trnsim.model.backend.Selection`), priced by
+    ``runtime`` (None: each system's own default; :mod:`trnsim.studies.runtimes`); labels are
     made unique in order of appearance. ``name`` shows a parameter in the display names as the
-    caller calls it (the common edits: ``overrides``, the command line's ``--set``)."""
+    caller calls it (the common edits: ``overrides``, the command line's ``--set``).
+
+    Every variant is loaded and its runtime checked before any is evaluated: a runtime that cannot
+    model one variant refuses the study before its work."""
     selection = selection or Selection()  # every rank of each variant, at its file's costs
+    prepared = [_prepare(variant, selection, runtime, len(variants)) for variant in variants]
     results, seen = [], {}
-    for variant in variants:
-        topology = variant.load()
+    for variant, (topology, backend, chosen) in zip(variants, prepared, strict=True):
         try:
-            evaluation = selection.backend(topology).evaluate(op, sizes, algo, dtype)
+            evaluation = priced(topology, backend.evaluate(op, sizes, algo, dtype), chosen)
         except TrnsimError as exc:
             if len(variants) == 1:
                 raise
@@ -160,3 +176,15 @@ def run_variants(
             VariantResult(label, topology, evaluation, file_sha256(topology.path), variant, display)
         )
     return results
+
+
+def _prepare(variant: Variant, selection: Selection, runtime: str | None, count: int):
+    """The variant's system, its backend and the runtime that prices it, checked before any work."""
+    topology = variant.load()
+    try:
+        backend = selection.backend(topology)
+        return topology, backend, study_runtime(topology, backend, runtime)
+    except TrnsimError as exc:
+        if count == 1:
+            raise
+        raise exc.within(f"variant {variant.text or topology.name}") from None

@@ -10,7 +10,7 @@ import yaml
 from trnsim.errors import ConfigError
 from trnsim.model.engine import evaluate
 from trnsim.studies.calibration.files import calibration_edits, write_calibration
-from trnsim.studies.calibration.fit import fit
+from trnsim.studies.calibration.fit import fit, fit_each_regime
 from trnsim.studies.calibration.readers import parse_measurement, read_measurement
 from trnsim.studies.calibration.regimes import parse_fit_sizes
 from trnsim.topology.groups import select_group
@@ -37,7 +37,7 @@ def test_a_fit_recovers_the_parameters_that_made_the_run():
     truth = ["latency.step_ns=4000", "efficiency.default=0.7", "efficiency.classes={}"]
     sizes = [1 << k for k in range(10, 31, 2)]
     measured = parse_measurement(_synthetic_run("trn2-nl16", "allreduce", 16, truth, sizes), "synthetic.txt")
-    result = fit(measured, "trn2-nl16", None, [], None, ["step_ns", "efficiency"])
+    result = fit(measured, "trn2-nl16", None, [], None, ["step_ns", "efficiency"], ranks_per_chip=1)
     got = {p.name: p for p in result.parameters}
     assert got["step_ns"].value == pytest.approx(4000, rel=0.02)
     assert got["efficiency"].value == pytest.approx(0.7, rel=0.01)
@@ -61,7 +61,14 @@ def test_a_fit_over_a_size_range_ignores_the_rows_outside_it():
             lines[i] = f"{size} {count} {kind} {slow:.4f} {algbw:.4f} {algbw * 30 / 16:.4f}"
     measured = parse_measurement("\n".join(lines) + "\n", "two-regimes.txt")
     ranged = fit(
-        measured, "trn2-nl16", None, [], None, ["step_ns", "efficiency"], fit_sizes=parse_fit_sizes("1M:")
+        measured,
+        "trn2-nl16",
+        None,
+        [],
+        None,
+        ["step_ns", "efficiency"],
+        fit_sizes=parse_fit_sizes("1M:"),
+        ranks_per_chip=1,
     )
     got = {p.name: p.value for p in ranged.parameters}
     assert got["step_ns"] == pytest.approx(4000, rel=0.02)
@@ -69,7 +76,7 @@ def test_a_fit_over_a_size_range_ignores_the_rows_outside_it():
     assert [row.fitted for row in ranged.rows] == [size >= 1 << 20 for size in sizes]
     assert max(abs(row.error) for row in ranged.rows if row.fitted) < 0.01
     assert ranged.rms_error < 0.01 and any("not fitted" in note for note in ranged.notes)
-    whole = fit(measured, "trn2-nl16", None, [], None, ["step_ns", "efficiency"])
+    whole = fit(measured, "trn2-nl16", None, [], None, ["step_ns", "efficiency"], ranks_per_chip=1)
     assert abs({p.name: p.value for p in whole.parameters}["step_ns"] / 4000 - 1) > 0.1
 
 
@@ -83,7 +90,15 @@ def test_calibrate_refuses_a_size_range_with_no_rows(cli):
 def test_a_fit_with_few_rows_says_so_and_reports_no_error():
     text = "# trnsim: op=allreduce ranks=16\nsize(B) count(elems) type time:avg(us) algbw(GB/s) busbw(GB/s)\n"
     text += "1048576 262144 fp32 100.0 10.49 19.66\n"
-    result = fit(parse_measurement(text, "one.txt"), "trn2-nl16", None, [], None, ["step_ns", "efficiency"])
+    result = fit(
+        parse_measurement(text, "one.txt"),
+        "trn2-nl16",
+        None,
+        [],
+        None,
+        ["step_ns", "efficiency"],
+        ranks_per_chip=1,
+    )
     assert result.notes and "underdetermined" in result.notes[0]
     assert all(p.stderr is None for p in result.parameters)
 
@@ -311,3 +326,25 @@ def test_calibrate_takes_the_op_of_a_log_saved_without_it(cli, tmp_path):
     )
     bad = cli("calibrate", str(bare), "--sku", "trn1-nl16", "--op", "gather")
     assert bad.err.startswith("error: --op 'gather': the op is not supported")
+
+
+def test_each_regime_is_fitted_apart_and_recovers_its_own_parameters():
+    """A run made by the model with one per-step latency below 1 MiB and another above (a protocol
+    switch): each regime's fit recovers its own; the fit over every row is kept as it was."""
+    sizes = [1 << k for k in range(10, 31)]
+    slow = ["latency.step_ns=20000", "efficiency.default=0.5", "efficiency.classes={}"]
+    fast = ["latency.step_ns=2000", "efficiency.default=0.8", "efficiency.classes={}"]
+    small = _synthetic_run("trn2-nl16", "allreduce", 16, slow, [s for s in sizes if s < 1 << 20]).splitlines()
+    large = _synthetic_run(
+        "trn2-nl16", "allreduce", 16, fast, [s for s in sizes if s >= 1 << 20]
+    ).splitlines()
+    measured = parse_measurement("\n".join(small + large[2:]) + "\n", "switch.txt")
+    args = (measured, "trn2-nl16", None, [], None, ["step_ns", "efficiency"])
+    regimes = fit_each_regime(*args, ranks_per_chip=1)
+    assert [r.fit_sizes for r in regimes] == [(1 << 10, 1 << 19), (1 << 20, 1 << 30)]
+    for regime, truth in zip(regimes, (20000, 2000), strict=True):
+        assert {p.name: p.value for p in regime.parameters}["step_ns"] == pytest.approx(truth, rel=0.05)
+    assert {p.name: p.value for p in regimes[1].parameters}["efficiency"] == pytest.approx(0.8, rel=0.02)
+    whole = fit(*args, ranks_per_chip=1)
+    assert all(row.fitted for row in whole.rows)  # the fit of every row is unchanged
+    assert fit_each_regime(*args, ranks_per_chip=1, fit_sizes=(1 << 20, None)) == []  # a range chosen

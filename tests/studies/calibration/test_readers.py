@@ -205,7 +205,7 @@ def test_base_is_valid():
         ("# trnsim: op=allreduce ranks=2", "# trnsim: op=broadcast ranks=2", 1, ("'broadcast'", "allreduce")),
         ("# trnsim: op=allreduce ranks=2", "# trnsim: op=allreduce ranks=two", 1, ("ranks", "'two'")),
         ("# trnsim: op=allreduce ranks=2", "# trnsim: op=allreduce ranks=1", 1, ("ranks 1",)),
-        ("# trnsim: op=allreduce ranks=2", "# trnsim: op=allreduce nodes=2", 1, ("unknown key",)),
+        ("# trnsim: op=allreduce ranks=2", "# trnsim: op=allreduce hosts=2", 1, ("unknown key",)),
         (
             "# trnsim: op=allreduce ranks=2",
             "# trnsim: op=allgather ranks=2",

@@ -76,6 +76,24 @@ def calibration_document(fit) -> dict:
     )
 
 
+def regime_documents(fits) -> list[dict]:
+    """Each regime's fit (:func:`trnsim.studies.calibration.fit.fit_each_regime`): its sizes, rows,
+    parameters with standard errors, and rms log error."""
+    return _clean(
+        [
+            {
+                "min_bytes": fit.fit_sizes[0],
+                "max_bytes": fit.fit_sizes[1],
+                "rows": sum(row.fitted for row in fit.rows),
+                "parameters": {p.name: {"value": p.value, "stderr": p.stderr} for p in fit.parameters},
+                "edits": fit.edits,
+                "rms_log_error": fit.rms_error,
+            }
+            for fit in fits
+        ]
+    )
+
+
 def write_calibration(fit, path: Path) -> str:
     """Render a calibration file (the caller writes it)."""
     import yaml

@@ -21,8 +21,10 @@ import numpy as np
 from trnsim.errors import ParameterError, UsageError
 from trnsim.studies.calibration import regimes, solve
 from trnsim.studies.calibration.knobs import KNOBS, choose, initial_value, scales
+from trnsim.studies.calibration.mapping import RANKS_KEY, check_mapping, says_ranks_per_chip
 from trnsim.studies.calibration.measurement import Measurement
 from trnsim.studies.calibration.runs import FitRow, ModelRuns, fit_rows
+from trnsim.studies.runtimes import ideal_only
 
 
 @dataclass
@@ -70,6 +72,8 @@ def fit(
     dtype: str = "float",
     loss: str = "linear",
     fit_sizes: tuple[int | None, int | None] = (None, None),
+    ranks_per_chip: int | None = None,
+    runtime: str | None = None,
 ) -> Fit:
     """Fit ``knobs`` so that the model reproduces ``measurement`` on ``group`` of the topology.
 
@@ -95,6 +99,14 @@ def fit(
         Fit only the rows whose size lies in ``[min, max]`` bytes (None: unbounded). The other rows are
         still evaluated and reported, marked as not fitted: for runs whose library changes protocol
         between sizes, so that the parameters describe one regime (e.g. NCCL's large sizes).
+    ranks_per_chip : int, optional
+        How many of the run's ranks share a chip (nccom-test counts NeuronCores: 4 for Trn2 at
+        LNC=2): an edit of ``chip.ranks`` before ``base_edits``, kept in the calibration. A run whose
+        ranks cannot map onto the system is refused (:mod:`~trnsim.studies.calibration.mapping`).
+    runtime : str, optional
+        What the parameters are fitted against (None: the file's default). Only ``ideal`` (the
+        fabric's model) has parameters to fit: no runtime of :mod:`trnsim.model.runtime` exposes
+        any yet, so another is refused.
     """
     if loss not in ("linear", "soft_l1"):
         raise ParameterError("expected linear or soft_l1", "loss", repr(loss))
@@ -109,7 +121,15 @@ def fit(
     from trnsim.topology.load import load_topology
 
     chosen = choose(knobs)
+    if ranks_per_chip is not None:
+        if says_ranks_per_chip(base_edits):
+            raise UsageError(f"give {{ranks_per_chip}} or an edit of {RANKS_KEY}, not both")
+        base_edits = [f"{RANKS_KEY}={ranks_per_chip}", *base_edits]
     base = load_topology(sku, topology_file, base_edits)
+    ideal_only(
+        base, runtime, "a fit adjusts the fabric model's parameters; no runtime exposes its own to fit yet"
+    )
+    check_mapping(measurement, base, ranks_per_chip is not None or says_ranks_per_chip(base_edits), group)
     members = select_group(base, group, None if group else measurement.ranks)
     if len(members) != measurement.ranks:
         raise UsageError(
@@ -150,3 +170,37 @@ def fit(
         runs.kept,
         fit_sizes,
     )
+
+
+def fit_each_regime(
+    measurement: Measurement,
+    sku: str | None,
+    topology_file: Path | None,
+    base_edits: list[str],
+    group: str | None,
+    knobs: list[str],
+    **options,
+) -> list[Fit]:
+    """One fit per regime of the measured curve (:func:`~trnsim.studies.calibration.regimes.detect_regimes`),
+    each over its own sizes with the same ``knobs`` and ``options`` as :func:`fit`; empty when the
+    curve has one regime or the caller chose a range (``fit_sizes``). Each regime has more rows than
+    parameters."""
+    if tuple(options.get("fit_sizes", (None, None))) != (None, None):
+        return []
+    sizes = [row.size_bytes for row in measurement.rows]
+    times = [row.time_us for row in measurement.rows]
+    ranges = regimes.detect_regimes(sizes, times, min_rows=max(3, len(choose(knobs)) + 1))
+    if len(ranges) < 2:
+        return []
+    return [
+        fit(
+            measurement,
+            sku,
+            topology_file,
+            base_edits,
+            group,
+            knobs,
+            **{**options, "fit_sizes": (sizes[start], sizes[end - 1])},
+        )
+        for start, end in ranges
+    ]

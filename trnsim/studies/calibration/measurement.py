@@ -62,6 +62,9 @@ class Measurement:
         The rows in file order.
     source : str
         The text of a ``# source: ...`` comment (JSON: ``trnsim.source``), else ``""``.
+    nodes : int or None
+        The nodes (hosts, instances) the run spanned, where the file or the caller says; None:
+        not stated.
     """
 
     path: str
@@ -72,6 +75,7 @@ class Measurement:
     dtype: str | None
     rows: list[MeasuredRow]
     source: str
+    nodes: int | None = None
 
     @property
     def op(self) -> str:

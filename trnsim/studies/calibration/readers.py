@@ -46,7 +46,7 @@ import math
 from pathlib import Path
 
 from trnsim.errors import ConfigError
-from trnsim.studies.calibration.logs.agree import resolve_op, resolve_ranks
+from trnsim.studies.calibration.logs.agree import resolve_nodes, resolve_op, resolve_ranks
 from trnsim.studies.calibration.logs.bandwidth import busbw_factor, check_busbw, decide_units
 from trnsim.studies.calibration.logs.claims import OPS
 from trnsim.studies.calibration.logs.json_reader import parse_json
@@ -59,7 +59,11 @@ __all__ = ["OPS", "MeasuredRow", "Measurement", "parse_measurement", "read_measu
 
 
 def read_measurement(
-    path: str | Path, op: str | None = None, names: dict[str, str] | None = None
+    path: str | Path,
+    op: str | None = None,
+    names: dict[str, str] | None = None,
+    ranks: int | None = None,
+    nodes: int | None = None,
 ) -> Measurement:
     """Read a file of nccl-tests or nccom-test output (text or JSON).
 
@@ -71,8 +75,11 @@ def read_measurement(
     op : str, optional
         The op, for a file that does not state it; refused if the file states another.
     names : dict, optional
-        How the caller takes each value (``{"op": "--op", "ranks": ""}``), for the messages; ``""``
+        How the caller takes each value (``{"op": "{op}", "ranks": ""}``), for the messages; ``""``
         says it takes none. By default, this function's keywords (``op=``).
+    ranks, nodes : int, optional
+        The rank count and the nodes (hosts, instances) the run spanned, for a file that does not
+        state them; refused if the file states others.
 
     Returns
     -------
@@ -85,7 +92,8 @@ def read_measurement(
         missing file name the path only).
     """
     path = Path(path)
-    return parse_measurement(read_text(path, "measurement file"), str(path), op=op, names=names)
+    text = read_text(path, "measurement file")
+    return parse_measurement(text, str(path), ranks=ranks, op=op, names=names, nodes=nodes)
 
 
 def parse_measurement(
@@ -94,6 +102,7 @@ def parse_measurement(
     ranks: int | None = None,
     op: str | None = None,
     names: dict[str, str] | None = None,
+    nodes: int | None = None,
 ) -> Measurement:
     """Parse nccl-tests or nccom-test output given as a string.
 
@@ -110,7 +119,11 @@ def parse_measurement(
         The op (``allreduce``, ``all_gather``, ``allg``, ...), for output that does not state it.
         If the output states it too, both must agree.
     names : dict, optional
-        How the caller takes ``op`` and ``ranks``, for the messages (see :func:`read_measurement`).
+        How the caller takes ``op``, ``ranks`` and ``nodes``, for the messages (see
+        :func:`read_measurement`).
+    nodes : int, optional
+        The nodes the run spanned, for output that does not state them (None: as the output says,
+        else unknown).
 
     Returns
     -------
@@ -127,9 +140,10 @@ def parse_measurement(
         raise ConfigError(f"{path}:1: the file is empty; expected nccl-tests or nccom-test output")
     parsed = parse_json(text, path) if text.lstrip()[:1] in ("{", "[") else parse_text(text, path)
 
-    names = {"op": "op=", "ranks": "ranks=", **(names or {})}
+    names = {"op": "op=", "ranks": "ranks=", "nodes": "nodes=", **(names or {})}
     op_name = resolve_op(op, parsed, path, names["op"])
     rank_count = resolve_ranks(ranks, parsed, path, names["ranks"])
+    node_count = resolve_nodes(nodes, parsed, path, names["nodes"])
     factor = busbw_factor(op_name, rank_count)
     units = decide_units(parsed, factor)
     check_busbw(parsed, units, factor, op_name, rank_count)
@@ -150,4 +164,5 @@ def parse_measurement(
         dtype=dtype,
         rows=rows,
         source=parsed.source,
+        nodes=node_count,
     )

@@ -21,6 +21,7 @@ def random_failures(
     rates: dict[str, float],
     policy: str | None = None,
     kinds: list[str] | None = None,
+    runtime: str = "ideal",
 ) -> list[Outcome]:
     """``samples`` draws of ``count`` parts failed together (Monte Carlo), each part drawn with
     probability proportional to its failure rate; the survivors run ``ops`` at ``sizes``.
@@ -82,5 +83,5 @@ def random_failures(
             outcome.busbw_gbps = dict.fromkeys(keys, 0.0)
             continue
         outcome.lost = lost + [c for c in topology.chips if c not in degraded.rank_of and c not in lost]
-        run_survivors(degraded, ops, sizes, outcome, keys)
+        run_survivors(degraded, ops, sizes, outcome, keys, runtime)
     return out

@@ -27,6 +27,7 @@ class StudyOptions:
     random: int | None = None  # parts failed at once in Monte Carlo draws (None: no draws)
     samples: int = 20
     seed: int = 0
+    runtime: str | None = None  # what prices the runs (None: the system's own default)
 
 
 @dataclass
@@ -42,6 +43,7 @@ class FaultStudy:
     straggler: dict | None  # stragglers.straggler, when domains are given
     draws: list[dict] | None  # summary.draw_summary per key, when random draws are asked for
     summary: dict  # one row: chips, blast radius, failures a year, availability, worst loss
+    runtime: str = "ideal"  # what priced every run (:mod:`trnsim.studies.runtimes`)
 
 
 def loader(variant):
@@ -75,15 +77,16 @@ def run_study(load, topology: Topology, options: StudyOptions) -> FaultStudy:
         Chips out are counted in physical chips (a chip's ranks are lost with it).
     """
     o = options
-    if o.random is not None:  # refused before the sweep, not after it
+    runtime = study_runtime_of(topology, o.runtime)  # refused before the sweep, not after it
+    if o.random is not None:
         check_random(topology, o.ops, o.random, o.samples)
-    report = single_failures(load, topology, o.ops, o.sizes, o.policy, o.kinds, o.exhaustive)
+    report = single_failures(load, topology, o.ops, o.sizes, o.policy, o.kinds, o.exhaustive, runtime)
     keys = sorted(report.healthy, key=lambda key: (o.ops.index(key[0]), key[1]))
     rows = class_rows(report, keys)
     draws = None
     if o.random is not None:
         outcomes = random_failures(
-            load, topology, o.ops, o.sizes, o.random, o.samples, o.seed, o.rates, o.policy, o.kinds
+            load, topology, o.ops, o.sizes, o.random, o.samples, o.seed, o.rates, o.policy, o.kinds, runtime
         )
         draws = draw_summary(report, outcomes, keys)
     per_chip = topology.spec.chip.ranks
@@ -107,4 +110,13 @@ def run_study(load, topology: Topology, options: StudyOptions) -> FaultStudy:
             p_some_down=stragglers["p_some_down"],
             expected_slowdown=stragglers["expected_slowdown"],
         )
-    return FaultStudy(report, keys, rows, rel, by_class, key, stragglers, draws, summary)
+    return FaultStudy(report, keys, rows, rel, by_class, key, stragglers, draws, summary, runtime)
+
+
+def study_runtime_of(topology: Topology, name: str | None) -> str:
+    """The runtime that prices a fault study's runs on ``topology`` (every rank, one group), refused
+    before any work where it cannot (:func:`trnsim.studies.runtimes.study_runtime`)."""
+    from trnsim.model.backend import OneGroup
+    from trnsim.studies.runtimes import study_runtime
+
+    return study_runtime(topology, OneGroup(topology, topology.chips), name)

@@ -75,16 +75,37 @@ class FaultReport:
         return self.ranks // self.ranks_per_chip
 
 
-def run_survivors(degraded: Topology, ops: list[str], sizes: list[int], outcome: Outcome, keys) -> None:
-    """Run ``ops`` at ``sizes`` on the survivors into ``outcome.busbw_gbps``; a key of ``keys`` that
-    no run gave (a size that aligns to nothing on the survivors) moves nothing: 0."""
-    from trnsim.model.engine import evaluate
+def run_survivors(
+    degraded: Topology, ops: list[str], sizes: list[int], outcome: Outcome, keys, runtime: str = "ideal"
+) -> None:
+    """Run ``ops`` at ``sizes`` on the survivors into ``outcome.busbw_gbps``, priced by ``runtime``
+    (:mod:`trnsim.studies.runtimes`); a key of ``keys`` that no run gave (a size that aligns to
+    nothing on the survivors) moves nothing: 0.
 
-    for op in ops:
-        for row in evaluate(degraded, op, sizes, degraded.chips, exact_bounds=False).rows:
-            outcome.busbw_gbps[(op, row.requested_bytes)] = row.busbw_gbps
+    Raises
+    ------
+    NotApplicableError
+        The runtime cannot model the survivors (it prices the healthy system): named with the failure.
+    """
+    from trnsim.errors import NotApplicableError
+
+    try:
+        for op in ops:
+            for row in _busbw_rows(degraded, op, sizes, runtime):
+                outcome.busbw_gbps[(op, row.requested_bytes)] = row.busbw_gbps
+    except NotApplicableError as exc:
+        raise exc.within(f"with {outcome.component.spec} failed") from None
     for key in keys:
         outcome.busbw_gbps.setdefault(key, 0.0)
+
+
+def _busbw_rows(topology: Topology, op: str, sizes: list[int], runtime: str) -> list:
+    """Every rank of ``topology`` running ``op`` at ``sizes``, priced by ``runtime``."""
+    from trnsim.model.engine import evaluate
+    from trnsim.studies.runtimes import priced
+
+    ideal = evaluate(topology, op, sizes, topology.chips, exact_bounds=False)
+    return priced(topology, ideal, runtime).rows
 
 
 def single_failures(
@@ -95,6 +116,7 @@ def single_failures(
     policy: str | None = None,
     kinds: list[str] | None = None,
     exhaustive: bool = False,
+    runtime: str = "ideal",
 ) -> FaultReport:
     """Fail every part of ``topology`` alone and run ``ops`` at ``sizes`` on the survivors.
 
@@ -114,14 +136,15 @@ def single_failures(
         Only these classes of parts (default: all).
     exhaustive : bool
         Evaluate every part, not one per class of parts that look alike.
+    runtime : str
+        What prices every run, before and after a failure (:mod:`trnsim.studies.runtimes`; checked
+        by the caller).
 
     Returns
     -------
     FaultReport
         The busbw before, and per class of parts every evaluated failure.
     """
-    from trnsim.model.engine import evaluate
-
     policy = check_policy(topology, policy)
     parts = _parts(topology, kinds)
     by_kind: dict[str, list[Component]] = {}
@@ -130,13 +153,13 @@ def single_failures(
     chosen = _plan(topology, parts, by_kind, ops, policy, exhaustive)
     healthy = {}
     for op in ops:
-        for row in evaluate(topology, op, sizes, topology.chips, exact_bounds=False).rows:
+        for row in _busbw_rows(topology, op, sizes, runtime):
             healthy[(op, row.requested_bytes)] = row.busbw_gbps
     classes, evaluated = [], 0
     for kind, members in by_kind.items():
         outcomes = []
         for part, weight in chosen[kind]:
-            outcome, ran = _fail_one(load, topology, part, weight, policy, healthy, ops, sizes)
+            outcome, ran = _fail_one(load, topology, part, weight, policy, healthy, ops, sizes, runtime)
             outcomes.append(outcome)
             evaluated += ran
         classes.append(ClassResult(kind, len(members), outcomes))
@@ -196,7 +219,7 @@ def _chosen(topology: Topology, kind: str, members: list[Component], exhaustive:
     return chosen
 
 
-def _fail_one(load, topology: Topology, part, weight, policy, healthy, ops, sizes) -> tuple[Outcome, bool]:
+def _fail_one(load, topology, part, weight, policy, healthy, ops, sizes, runtime) -> tuple[Outcome, bool]:
     """One part failed: its outcome, and whether the survivors ran (False: the domain is out)."""
     from trnsim.errors import TrnsimError
 
@@ -224,5 +247,5 @@ def _fail_one(load, topology: Topology, part, weight, policy, healthy, ops, size
             outcome.note = "cuts a chip off: the domain is out of service"
             outcome.busbw_gbps = dict.fromkeys(healthy, 0.0)
             return outcome, False
-    run_survivors(degraded, ops, sizes, outcome, healthy)
+    run_survivors(degraded, ops, sizes, outcome, healthy, runtime)
     return outcome, True

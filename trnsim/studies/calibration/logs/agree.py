@@ -57,3 +57,11 @@ def resolve_ranks(ranks: int | None, parsed: Parsed, path: str, name: str = "ran
             raise fail(f"{path}:0", f"ranks {ranks!r} is not a whole number")
         ranks = rank_count(str(ranks), f"{path}:0")
     return agree("ranks", ranks, parsed.ranks, parsed, path, name)
+
+
+def resolve_nodes(nodes: int | None, parsed: Parsed, path: str, name: str = "nodes=") -> int | None:
+    """The nodes (hosts, instances) the run spanned: the caller's ``nodes`` and the file's claims
+    (nccl-tests' rank lines' hosts, nccom-test's ``-N``), which must agree; None when neither says."""
+    if nodes is None and not parsed.nodes:
+        return None
+    return agree("nodes", nodes, parsed.nodes, parsed, path, name)

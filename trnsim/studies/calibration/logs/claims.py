@@ -46,8 +46,17 @@ def rank_count(text: str, where: str) -> int:
     return value
 
 
-def read_trnsim_comment(body: str, where: str, number: int, ops: list, ranks: list) -> None:
-    """The claims of a ``# trnsim: op=... ranks=...`` comment (``body`` after ``trnsim:``)."""
+def node_count(text: str, where: str) -> int:
+    """A node (host, instance) count written as text: a whole number from 1 to :data:`MAX_RANKS`."""
+    if not WHOLE.fullmatch(text) or len(text) > 8 or not 1 <= int(text) <= MAX_RANKS:
+        raise fail(where, f"nodes {quote(text)}: expected a whole number of nodes from 1 to {MAX_RANKS:,}")
+    return int(text)
+
+
+def read_trnsim_comment(
+    body: str, where: str, number: int, ops: list, ranks: list, nodes: list | None = None
+) -> None:
+    """The claims of a ``# trnsim: op=... ranks=... nodes=...`` comment (``body`` after ``trnsim:``)."""
     for item in body.split():
         key, sep, value = item.partition("=")
         if not sep or not value:
@@ -56,11 +65,13 @@ def read_trnsim_comment(body: str, where: str, number: int, ops: list, ranks: li
             ops.append(op_claim(value, number, "'# trnsim:' line", where))
         elif key == "ranks":
             ranks.append(Claim(rank_count(value, where), number, "'# trnsim:' line"))
+        elif key == "nodes" and nodes is not None:
+            nodes.append(Claim(node_count(value, where), number, "'# trnsim:' line"))
         else:
-            raise fail(where, f"'# trnsim:' has an unknown key {quote(key)}; expected op= or ranks=")
+            raise fail(where, f"'# trnsim:' has an unknown key {quote(key)}; expected op=, ranks= or nodes=")
 
 
-def read_trnsim_object(meta, path: str, ops: list, ranks: list) -> str:
+def read_trnsim_object(meta, path: str, ops: list, ranks: list, nodes: list | None = None) -> str:
     """The claims of JSON's top-level ``"trnsim"`` object; returns its ``source`` (``""`` if none)."""
     if meta is None:
         return ""
@@ -76,9 +87,13 @@ def read_trnsim_object(meta, path: str, ops: list, ranks: list) -> str:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise fail(where, f"ranks must be a whole number, found {value!r}")
             ranks.append(Claim(rank_count(str(value), where), 0, "'trnsim' object"))
+        elif key == "nodes" and nodes is not None:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise fail(where, f"nodes must be a whole number, found {value!r}")
+            nodes.append(Claim(node_count(str(value), where), 0, "'trnsim' object"))
         elif key in ("source", "note"):
             if not isinstance(value, str):
                 raise fail(where, f"{key} must be a string")
         else:
-            raise fail(where, f"unknown key {key!r}; expected op, ranks, source, note")
+            raise fail(where, f"unknown key {key!r}; expected op, ranks, nodes, source, note")
     return meta.get("source", "")

@@ -50,7 +50,8 @@ def parse_json(text: str, path: str) -> Parsed:
     check_rows(len(results), f"{path}:0")
     ops: list[Claim] = []
     ranks: list[Claim] = []
-    source = read_trnsim_object(document.get("trnsim"), path, ops, ranks)
+    nodes: list = []
+    source = read_trnsim_object(document.get("trnsim"), path, ops, ranks, nodes)
     first = results[0]
     if isinstance(first, dict) and ("out_of_place" in first or "size" in first):
         tool = "nccl-tests"
@@ -64,4 +65,4 @@ def parse_json(text: str, path: str) -> Parsed:
             f"{path}:0: results[0]",
             "expected an nccl-tests entry (size, out_of_place) or an nccom-test entry (size(B), time:avg(us))",
         )
-    return Parsed(tool, "json", raws, source, ops, ranks, "GB/s", 0)
+    return Parsed(tool, "json", raws, source, ops, ranks, "GB/s", 0, nodes)

@@ -9,7 +9,8 @@ from trnsim.studies.calibration.logs.numbers import json_number, json_size
 from trnsim.studies.calibration.logs.parsed import Claim, Raw, fail, require_columns
 
 NCCL_START = re.compile(r"^#\s*Collective test starting:\s*(\S+)")
-NCCL_RANK = re.compile(r"^#\s*Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+\S+\s+device\s+\d+")
+# a rank's line: its number and the host it ran on (distinct hosts: the nodes the run spanned)
+NCCL_RANK = re.compile(r"^#\s*Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+\d+")
 # an nccl-tests binary in an echoed command line: ./build/all_reduce_perf, alltoall_perf_mpi
 NCCL_BINARY = re.compile(
     r"(?:^|[\s/\"'=])([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*?)_perf(?:_mpi)?(?=$|[\s\"'])"

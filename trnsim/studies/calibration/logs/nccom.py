@@ -2,7 +2,7 @@
 command's arguments (ranks and op), the text header's columns (older and newer versions), and the
 JSON entries (``--report-to-json-file``)."""
 
-from trnsim.studies.calibration.logs.claims import op_claim, rank_count
+from trnsim.studies.calibration.logs.claims import node_count, op_claim, rank_count
 from trnsim.studies.calibration.logs.numbers import json_number, json_size
 from trnsim.studies.calibration.logs.parsed import Claim, Raw, fail, require_columns
 
@@ -11,9 +11,13 @@ NCCOM_OPS = {"all_reduce", "allr", "all_gather", "allg", "reduce_scatter", "reds
 NCCOM_OTHER_OPS = {"sendrecv", "permute", "alltoallv"}
 
 
-def read_nccom_args(words: list[str], where: str, number: int, ops: list, ranks: list) -> None:
-    """The ranks (``-r``, ``--nworkers``) and op of the words after ``nccom-test`` on an echoed command."""
+def read_nccom_args(
+    words: list[str], where: str, number: int, ops: list, ranks: list, nodes: list | None = None
+) -> None:
+    """The ranks (``-r``, ``--nworkers``), nodes (``-N``, ``--nnodes``: instances) and op of the words
+    after ``nccom-test`` on an echoed command."""
     index = 0
+    nodes = [] if nodes is None else nodes
     while index < len(words):
         word = words[index]
         if word in ("-r", "--nworkers") and index + 1 < len(words):
@@ -21,6 +25,11 @@ def read_nccom_args(words: list[str], where: str, number: int, ops: list, ranks:
             index += 1
         elif word.startswith("--nworkers="):
             ranks.append(Claim(rank_count(word.partition("=")[2], where), number, "nccom-test -r"))
+        elif word in ("-N", "--nnodes") and index + 1 < len(words):
+            nodes.append(Claim(node_count(words[index + 1], where), number, f"nccom-test {word}"))
+            index += 1
+        elif word.startswith("--nnodes="):
+            nodes.append(Claim(node_count(word.partition("=")[2], where), number, "nccom-test --nnodes"))
         elif word in NCCOM_OPS or word in NCCOM_OTHER_OPS:
             ops.append(op_claim(word, number, "nccom-test command line", where))
         index += 1

@@ -5,7 +5,7 @@ the file claims for the op and rank count (:class:`Claim`), without deciding any
 across rows and claims come after (:mod:`.agree`, :mod:`.bandwidth`).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from trnsim.errors import ConfigError
 
@@ -48,6 +48,7 @@ class Parsed:
     ranks: list[Claim]
     default_units: str
     anchor: int  # the line a "not stated" message points at (the header; 0 for JSON)
+    nodes: list[Claim] = field(default_factory=list)  # hosts the run spanned, where the file says
 
 
 def fail(where: str, what: str) -> ConfigError:

@@ -22,6 +22,8 @@ def parse_text(text: str, path: str) -> Parsed:
     rank_claims: list[Claim] = []
     rank_ids: set[int] = set()
     rank_line = 0
+    hosts: set[str] = set()  # the hosts of nccl-tests' rank lines
+    node_claims: list[Claim] = []
 
     for number, raw_line in enumerate(text.splitlines(), 1):
         line = raw_line.strip()
@@ -36,13 +38,14 @@ def parse_text(text: str, path: str) -> Parsed:
             elif lowered.startswith("trnsim:"):
                 if raws:
                     raise fail(where, "a '# trnsim:' line must come before the data rows")
-                read_trnsim_comment(body[len("trnsim:") :], where, number, ops, rank_claims)
+                read_trnsim_comment(body[len("trnsim:") :], where, number, ops, rank_claims, node_claims)
             elif match := NCCL_START.match(line):
                 ops.append(op_claim(match.group(1), number, "'Collective test starting' line", where))
             elif match := NCCL_RANK.match(line):
                 if len(match.group(1)) > 8:
                     raise fail(where, f"rank {quote(match.group(1))} is not a rank number")
                 rank_ids.add(int(match.group(1)))
+                hosts.add(match.group(2))
                 rank_line = rank_line or number
             else:
                 tokens = body.split()
@@ -65,7 +68,7 @@ def parse_text(text: str, path: str) -> Parsed:
             tool, header_line = "nccom-test", number
             columns, time_name = nccom_columns(tokens, where)
         elif tool is None:
-            read_command(tokens, line, where, number, ops, rank_claims)
+            read_command(tokens, line, where, number, ops, rank_claims, node_claims)
         elif tokens[0][0] in "0123456789+-.":
             raws.append(text_row(tokens, columns, time_name, where, number))
             check_rows(len(raws), where)  # stop here, not after parsing a million rows
@@ -80,17 +83,20 @@ def parse_text(text: str, path: str) -> Parsed:
         raise fail(f"{path}:{header_line}", "no data rows after this table header")
     if rank_ids:
         rank_claims.append(Claim(len(rank_ids), rank_line, f"{len(rank_ids)} '#  Rank' device lines"))
+        node_claims.append(Claim(len(hosts), rank_line, f"{len(hosts)} host(s) in the '#  Rank' lines"))
     # no row could tell the units: nccl-tests prints GB/s; nccom-test printed GiB/s under time(us)
     default = "GiB/s" if tool == "nccom-test" and time_name == "time(us)" else "GB/s"
-    return Parsed(tool, "text", raws, source, ops, rank_claims, default, header_line)
+    return Parsed(tool, "text", raws, source, ops, rank_claims, default, header_line, node_claims)
 
 
-def read_command(tokens: list[str], line: str, where: str, number: int, ops: list, ranks: list) -> None:
-    """Take the op and rank count from an echoed nccom-test or nccl-tests command line."""
+def read_command(
+    tokens: list[str], line: str, where: str, number: int, ops: list, ranks: list, nodes: list | None = None
+) -> None:
+    """Take the op, rank count and nodes from an echoed nccom-test or nccl-tests command line."""
     words = [token.strip("\"'`") for token in tokens]
     for start, word in enumerate(words):
         if word.rsplit("/", 1)[-1] == "nccom-test":
-            read_nccom_args(words[start + 1 :], where, number, ops, ranks)
+            read_nccom_args(words[start + 1 :], where, number, ops, ranks, nodes)
             return
     if match := NCCL_BINARY.search(line):
         ops.append(op_claim(match.group(1), number, "command line", where))
