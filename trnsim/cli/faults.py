@@ -129,6 +129,9 @@ def faults(
     """Fail every part of a system alone and run collectives on what is left: busbw lost, chips lost
     (blast radius), failures per year, availability, and the straggler effect over many domains.
 
+    The study is the ideal's unless --runtime is given (a file's default runtime may not model every
+    survivor).
+
     Examples:
 
         trnsim faults nl16 nl32x2 --op allreduce --domains 100

@@ -51,6 +51,7 @@ from trnsim.spec.schema import RuntimeName
 from trnsim.topology.graph import Topology
 
 RUNTIMES: tuple[str, ...] = get_args(RuntimeName)
+HELD = "*"  # a runtime's choice whose time was held to the fabric's bound
 
 
 def runtime_of(topology: Topology, name: str | None = None) -> str:
@@ -99,8 +100,15 @@ class RuntimeEvaluation(GroupEvaluation):
 
 
 def _runtime_row(ideal: GroupEvaluation, row: GroupRow, time_us: float, choice: str) -> RuntimeRow:
-    """``row`` with the runtime's time and choice in place of the ideal's, which it keeps beside."""
+    """``row`` with the runtime's time and choice in place of the ideal's, which it keeps beside.
+
+    No runtime beats the fabric's bandwidth bound: a runtime's model sees its own picture of the
+    fabric (the Neuron model sees a switched Trainium3 fabric as every chip one hop away, with no
+    congestion on the cross-rack cables), and where its time would be below the bound's, the bound's
+    is the time and the choice is marked ``*`` (:data:`HELD`)."""
     bound_us = row.efficiency * row.time_us
+    if time_us < bound_us * (1 - 1e-12):
+        time_us, choice = bound_us, choice + HELD
     kept = {f.name: getattr(row, f.name) for f in fields(GroupRow)}
     kept.update(
         time_us=time_us,
@@ -302,6 +310,8 @@ def apply_runtime(
     if forced and name != "nccl":
         raise NotApplicableError(f"the {name} runtime's model takes no forced algorithm or protocol")
     model, rows = _MODELS[name](topology, ideal, forced)
+    if any(row.algorithm.endswith(HELD) for row in rows):
+        model += f"; {HELD} held to the fabric's bandwidth bound, which this model alone would beat"
     kept = {f.name: getattr(ideal, f.name) for f in fields(GroupEvaluation) if f.init}
     kept["rows"] = rows
     return RuntimeEvaluation(**kept, runtime=name, runtime_model=model, ideal=ideal)

@@ -3,11 +3,13 @@
 A study (a comparison, a sweep, a plot, a report) runs the same collective on several systems; each
 is priced by the runtime it is given (``name``), else by its own file's default
 (:func:`trnsim.model.runtime.runtime_of`), so a comparison of an NVIDIA peer against a Trainium
-system may price each with its own library. :func:`study_runtime` says which, and refuses (one
-line, :class:`~trnsim.errors.NotApplicableError`) what that runtime cannot model: the runtime layer
+system may price each with its own library. :func:`study_runtime` says which. The runtime layer
 prices one group of uniform traffic on one system (:func:`trnsim.model.runtime.apply_runtime`);
-several groups at once, a cluster and a skewed all-to-all are the ideal's alone. ``ideal`` models
-everything and changes nothing: its rows are the engine's own.
+several groups at once, a cluster and a skewed all-to-all are the ideal's alone. A runtime asked for
+that cannot model the run is refused (one line, :class:`~trnsim.errors.NotApplicableError`); a
+file's default that cannot gives way to ``ideal`` (:func:`trnsim.model.runtime.choose_runtime`), and
+the output names the runtime of every system. ``ideal`` models everything and changes nothing: its
+rows are the engine's own.
 """
 
 from trnsim.errors import NotApplicableError
@@ -31,26 +33,23 @@ def study_runtime(topology: Topology, backend, name: str | None) -> str:
     ParameterError
         An unknown runtime.
     NotApplicableError
-        The runtime cannot model this run: before any work, naming the runtime and what to run instead.
+        The runtime asked for (``name``) cannot model this run: before any work, in one line.
     """
     from trnsim.model.backend import OneGroup
-    from trnsim.model.runtime import check_runtime, runtime_of
+    from trnsim.model.runtime import choose_runtime
 
-    chosen = runtime_of(topology, name)
-    if chosen == "ideal":
-        return chosen
-    which = f"{{runtime}} {chosen} on {topology.name}" + ("" if name is not None else " (its file's default)")
+    why_not = None
     if not isinstance(backend, OneGroup):
-        raise NotApplicableError(
-            f"{which}: a runtime prices one group on one system; several groups at once and clusters "
-            "run with {runtime} ideal"
+        why_not = (
+            "a runtime prices one group on one system; several groups at once and clusters are the ideal's"
         )
-    if backend.traffic is not None:
-        raise NotApplicableError(
-            f"{which}: a runtime models uniform traffic; {{skew}} and {{traffic}} run with {{runtime}} ideal"
-        )
-    check_runtime(topology, backend.group, chosen)
-    return chosen
+    elif backend.traffic is not None:
+        why_not = "a runtime models uniform traffic; {skew} and {traffic} are the ideal's"
+    group = backend.group if isinstance(backend, OneGroup) else None
+    try:
+        return choose_runtime(topology, group, name, why_not)[0]
+    except NotApplicableError as exc:
+        raise exc.within(f"on {topology.name}") from None
 
 
 def ideal_only(topology: Topology, name: str | None, why: str) -> None:
@@ -65,7 +64,7 @@ def ideal_only(topology: Topology, name: str | None, why: str) -> None:
     from trnsim.model.runtime import runtime_of
 
     chosen = runtime_of(topology, name)
-    if chosen != "ideal":
+    if chosen != "ideal" and name is not None:  # a file's default gives way to ideal
         which = f"{{runtime}} {chosen} on {topology.name}" + (
             "" if name is not None else " (its file's default)"
         )

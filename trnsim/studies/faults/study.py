@@ -115,8 +115,15 @@ def run_study(load, topology: Topology, options: StudyOptions) -> FaultStudy:
 
 def study_runtime_of(topology: Topology, name: str | None) -> str:
     """The runtime that prices a fault study's runs on ``topology`` (every rank, one group), refused
-    before any work where it cannot (:func:`trnsim.studies.runtimes.study_runtime`)."""
+    before any work where it cannot (:func:`trnsim.studies.runtimes.study_runtime`).
+
+    A fault study is the ideal's unless ``name`` asks for a runtime: its losses compare every
+    survivor with the healthy system, and a file's default runtime may not model every survivor (NCCL
+    refuses GPUs whose NVLinks reach different switches), which would leave some priced one way and
+    some another."""
     from trnsim.model.backend import OneGroup
     from trnsim.studies.runtimes import study_runtime
 
+    if name is None:
+        return "ideal"
     return study_runtime(topology, OneGroup(topology, topology.chips), name)
