@@ -90,3 +90,21 @@ def test_summary_leaves_out_the_rows_table_but_not_the_json_rows(cli, tmp_path):
     assert "Geometric-mean error" in short.out
     data = json.loads(cli("validate", "--runs", str(folder), "--summary", "--format", "json").out)
     assert len(data["rows"]) == 2
+
+
+def test_the_bundled_validation_holds_its_gates(cli):
+    # CI's gate: a change that moves a predicted row beyond its recorded tolerance fails here
+    result = cli("validate", "--format", "json")
+    data = json.loads(result.out)
+    assert result.code == 0, result.err
+    assert data["failed"] == 0
+    roles = {run["role"] for run in data["runs"]}
+    assert roles == {"predicted", "fitted", "excluded"}
+    # every fitted run says what was fitted, every excluded one why
+    for run in data["runs"]:
+        assert run["role"] != "fitted" or run["fitted_to"].strip()
+        assert run["role"] != "excluded" or run["excluded_because"].strip()
+    # the targets on what is predicted: from 256 MiB within 15% unless a tolerance is recorded
+    for row in data["rows"]:
+        if row["role"] == "predicted" and row["error"] is not None:
+            assert abs(row["error"]) <= row["tolerance"] + 1e-9
