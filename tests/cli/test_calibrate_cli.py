@@ -68,14 +68,18 @@ def test_cores_need_their_ranks_per_chip(cli):
     assert both.code == 2 and "give --ranks-per-chip or an edit of chip.ranks, not both" in both.err
 
 
-def test_calibrate_fits_against_the_ideal_only(cli, tmp_path):
+def test_calibrate_fits_the_ideal_or_a_runtimes_own_parameters(cli, tmp_path):
     path = _bare(tmp_path)
-    argv = ["calibrate", str(path), "--sku", "h100", "--op", "allreduce", "--ranks", "8", "--fit", "step_ns"]
-    assert cli(*argv, "--runtime", "ideal").code == 0
-    refused = cli(*argv, "--runtime", "nccl")
-    assert (
-        refused.code == 2 and "no runtime exposes its own to fit yet; run with --runtime ideal" in refused.err
-    )
+    argv = ["calibrate", str(path), "--sku", "h100", "--op", "allreduce", "--ranks", "8"]
+    assert cli(*argv, "--fit", "step_ns", "--runtime", "ideal").code == 0
+    refused = cli(*argv, "--fit", "step_ns", "--runtime", "nccl")
+    assert refused.code == 2 and "the nccl runtime's time does not depend on step_ns" in refused.err
+    out = tmp_path / "nccl.yaml"
+    fitted = cli(*argv, "--runtime", "nccl", "-o", str(out))  # default: the runtime's call_us
+    assert fitted.code == 0, fitted.err
+    assert "call_us" in fitted.out and "runtime: nccl" in out.read_text()
+    again = cli("collective", "allreduce", "--sku", "h100", "--calibration", str(out), "--sizes", "1M")
+    assert again.code == 0 and "runtime nccl" in again.out  # the calibration's runtime models the run
     assert cli(*argv, "--runtime", "mpi").code == 2
 
 

@@ -86,14 +86,16 @@ def calibrate(
         ),
     ] = "auto",
     fit_names: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--fit",
             help="Parameters to fit, comma-separated: step_ns (alpha per step), link_ns (latency per "
             "link), collective_ns (a cost per call), efficiency (one share of raw rate for the link classes "
-            "the run's traffic crosses).",
+            "the run's traffic crosses); with --runtime: call_us (the runtime's cost per call) and "
+            "efficiency. Default: step_ns,link_ns,efficiency (ideal), call_us (a runtime).",
+            show_default=False,
         ),
-    ] = "step_ns,link_ns,efficiency",
+    ] = None,
     loss: Annotated[
         str,
         typer.Option(
@@ -119,8 +121,9 @@ def calibrate(
         str | None,
         typer.Option(
             "--runtime",
-            help="What the fitted parameters are of: ideal (the fabric's model). No runtime exposes "
-            "parameters to fit yet, so another is refused. Default: the file's runtime.default.",
+            help="What the fitted parameters are of: ideal (the fabric's model, the default), or a runtime "
+            "(nccl, neuron, xla), whose own per-call cost (and link efficiency) is fitted with every row "
+            "priced by its pick: the runtime explains the rest of the shortfall.",
             show_default=False,
         ),
     ] = None,
@@ -168,6 +171,8 @@ def calibrate(
         "ranks_per_chip": ranks_per_chip,
         "runtime": runtime,
     }
+    if fit_names is None:
+        fit_names = "step_ns,link_ns,efficiency" if runtime in (None, "ideal") else "call_us"
     knobs = [name.strip() for name in fit_names.split(",") if name.strip()]
     system = (sku, topology, edits(overrides, routing, fail=fail), group, knobs)
     try:

@@ -108,8 +108,12 @@ def run(
     note_calibration_target(calibration, [topo.name])
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     _check_outputs(topo, heatmap, groups, export_schedule, algo)
+    if calibration is not None and runtime is None:  # a calibration models what it was fitted against
+        from trnsim.studies.calibration.files import calibration_runtime
+
+        runtime = calibration_runtime(calibration)
     runtime_of(topo, runtime)  # an unknown name is refused first
-    why_not = _why_not(groups, algo, skew, traffic_file, calibration)
+    why_not = _why_not(groups, algo, skew, traffic_file)
     _check_range(show_range, groups, algo)
     costing = Costing(alpha_us, max_chunks, chunk_bytes(min_chunk))
     selection = Selection(group, ranks, groups, skew, traffic_file, costing)
@@ -171,10 +175,8 @@ def _check_outputs(topo, heatmap, groups, export_schedule, algo: str) -> None:
             raise UsageError(f"--heatmap: {reason}")
 
 
-def _why_not(groups, algo: str, skew, traffic_file, calibration=None) -> str | None:
+def _why_not(groups, algo: str, skew, traffic_file) -> str | None:
     """What a runtime other than ideal does not model in this run (None: nothing)."""
-    if calibration is not None:
-        return "--calibration fits the ideal model's parameters"
     if groups is not None:
         return "a runtime prices one group, not several at once (--groups)"
     if algo == "all":

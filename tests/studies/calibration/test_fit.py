@@ -348,3 +348,43 @@ def test_each_regime_is_fitted_apart_and_recovers_its_own_parameters():
     whole = fit(*args, ranks_per_chip=1)
     assert all(row.fitted for row in whole.rows)  # the fit of every row is unchanged
     assert fit_each_regime(*args, ranks_per_chip=1, fit_sizes=(1 << 20, None)) == []  # a range chosen
+
+
+def _runtime_run(sku: str, op: str, ranks: int, edits: list[str], sizes: list[int], runtime: str) -> str:
+    """A text log of what ``runtime`` gives with ``edits``: a run with known truth."""
+    from trnsim.model.runtime import apply_runtime
+
+    topo = load_topology(sku, overrides=edits)
+    ideal = evaluate(topo, op, sizes, select_group(topo, None, ranks))
+    rows = apply_runtime(topo, ideal, runtime).rows
+    lines = [
+        f"# trnsim: op={op} ranks={ranks}",
+        "size(B) count(elems) type time:avg(us) algbw(GB/s) busbw(GB/s)",
+    ]
+    lines += [f"{r.bytes} {r.count} fp32 {r.time_us:.4f} {r.algbw_gbps:.4f} {r.busbw_gbps:.4f}" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_runtime_fit_recovers_the_runtimes_call_cost():
+    # the neuron runtime with a 7 us call made the run; the file says 3: the fit finds 7, and the
+    # calibration's edit is the runtime's own key
+    sizes = [1 << k for k in range(10, 31, 2)]
+    log = _runtime_run("trn2-nl16", "allreduce", 16, ["runtime.neuron.call_us=7"], sizes, "neuron")
+    measured = parse_measurement(log, "synthetic.txt")
+    result = fit(measured, "trn2-nl16", None, [], None, ["call_us"], ranks_per_chip=1, runtime="neuron")
+    (call,) = result.parameters
+    assert call.before == pytest.approx(3.0) and call.value == pytest.approx(7.0, abs=0.01)
+    assert any(edit.startswith("runtime.neuron.call_us=7.0") for edit in result.edits)
+    assert write_calibration(result, Path("x.yaml")).count("runtime: neuron") == 1  # what a run models
+    assert max(abs(row.error) for row in result.rows) < 1e-3
+
+
+def test_a_runtime_fit_refuses_what_the_runtimes_time_does_not_depend_on():
+    from trnsim.errors import ParameterError
+
+    log = _synthetic_run("trn2-nl16", "allreduce", 16, [], [1 << 20, 1 << 24, 1 << 28])
+    measured = parse_measurement(log, "synthetic.txt")
+    with pytest.raises(ParameterError, match="does not depend on step_ns"):
+        fit(measured, "trn2-nl16", None, [], None, ["step_ns"], ranks_per_chip=1, runtime="neuron")
+    with pytest.raises(ParameterError, match="does not depend on call_us"):
+        fit(measured, "trn2-nl16", None, [], None, ["call_us"], ranks_per_chip=1)

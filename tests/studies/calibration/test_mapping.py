@@ -94,8 +94,9 @@ def test_the_nodes_a_log_spans_are_read_and_must_agree():
     assert parse_measurement("# trnsim: nodes=2\n" + bare, "c.txt", ranks=8, op="allreduce").nodes == 2
 
 
-def test_calibrate_fits_the_ideal_only():
+def test_calibrate_fits_a_runtime_only_where_it_models_the_run():
     run = parse_measurement(_nccom(16), "one.txt")
     assert fit(run, "trn2-nl16", None, [], None, ["step_ns"], ranks_per_chip=1, runtime="ideal").rows
-    with pytest.raises(NotApplicableError, match="no runtime exposes its own to fit yet"):
-        fit(run, "hgx-h100", None, [], None, ["step_ns"], runtime="nccl")
+    # the nccl runtime models GPUs: a Trainium file has no runtime.nccl section
+    with pytest.raises(NotApplicableError, match="runtime.nccl"):
+        fit(run, "trn2-nl16", None, [], None, ["call_us"], ranks_per_chip=1, runtime="nccl")

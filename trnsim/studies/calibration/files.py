@@ -45,6 +45,9 @@ def calibration_document(fit) -> dict:
             "topology": fit.topology_file,
             "group": fit.group,
             "algorithm": fit.algorithm,
+            # what the parameters were fitted against (absent: the ideal model); a run given this
+            # file models it unless it names another runtime
+            "runtime": None if getattr(fit, "runtime", "ideal") == "ideal" else fit.runtime,
             "edits": fit.edits,
             "parameters": {
                 p.name: {
@@ -111,6 +114,17 @@ def calibration_target(path: Path) -> str | None:
 
     document = load_yaml(Path(path), what="calibration file")
     return document.get("sku") if isinstance(document, dict) else None
+
+
+def calibration_runtime(path: Path) -> str:
+    """The runtime a calibration file was fitted against (``ideal`` when it names none)."""
+    from trnsim.yamlio import load_yaml
+
+    document = load_yaml(Path(path), what="calibration file")
+    runtime = document.get("runtime") if isinstance(document, dict) else None
+    if runtime is not None and not isinstance(runtime, str):
+        raise ConfigError(f"{path}: runtime: expected a runtime's name")
+    return runtime or "ideal"
 
 
 def calibration_edits(path: Path) -> list[str]:

@@ -20,11 +20,10 @@ import numpy as np
 
 from trnsim.errors import ParameterError, UsageError
 from trnsim.studies.calibration import regimes, solve
-from trnsim.studies.calibration.knobs import KNOBS, choose, initial_value, scales
+from trnsim.studies.calibration.knobs import choose, initial_value, knob_for, scales
 from trnsim.studies.calibration.mapping import RANKS_KEY, check_mapping, says_ranks_per_chip
 from trnsim.studies.calibration.measurement import Measurement
 from trnsim.studies.calibration.runs import FitRow, ModelRuns, fit_rows
-from trnsim.studies.runtimes import ideal_only
 
 
 @dataclass
@@ -49,10 +48,12 @@ class Fit:
         """The edits a calibrated run applies: the base edits, then the fitted values."""
         fitted = []
         for parameter in self.parameters:
-            fitted += KNOBS[parameter.name].edits(parameter.value, self.used_classes, self.kept_classes)
+            knob = knob_for(parameter.name, self.runtime)
+            fitted += knob.edits(parameter.value, self.used_classes, self.kept_classes)
         return list(self.base_edits) + fitted
 
     fit_sizes: tuple[int | None, int | None] = (None, None)  # the fitted range of sizes, bytes
+    runtime: str = "ideal"  # what the parameters were fitted against
 
     @property
     def rms_error(self) -> float:
@@ -104,9 +105,11 @@ def fit(
         LNC=2): an edit of ``chip.ranks`` before ``base_edits``, kept in the calibration. A run whose
         ranks cannot map onto the system is refused (:mod:`~trnsim.studies.calibration.mapping`).
     runtime : str, optional
-        What the parameters are fitted against (None: the file's default). Only ``ideal`` (the
-        fabric's model) has parameters to fit: no runtime of :mod:`trnsim.model.runtime` exposes
-        any yet, so another is refused.
+        What the parameters are fitted against: ``ideal`` (the fabric's model; the default: a
+        calibration is of the ideal model unless a runtime is asked for) or a runtime of
+        :mod:`trnsim.model.runtime`, whose own parameters are fitted (``call_us``, and the link
+        ``efficiency`` its rates follow: :data:`~trnsim.studies.calibration.knobs.RUNTIME_KNOBS`)
+        with each row priced by its pick, as the library would run it.
     """
     if loss not in ("linear", "soft_l1"):
         raise ParameterError("expected linear or soft_l1", "loss", repr(loss))
@@ -120,15 +123,15 @@ def fit(
     from trnsim.topology.groups import select_group
     from trnsim.topology.load import load_topology
 
-    chosen = choose(knobs)
+    runtime = "ideal" if runtime is None else runtime.strip().lower()
+    chosen = choose(knobs, runtime)
+    if runtime != "ideal" and algorithm != "auto":
+        raise ParameterError("a runtime picks its own algorithm per size; give auto", "algo", algorithm)
     if ranks_per_chip is not None:
         if says_ranks_per_chip(base_edits):
             raise UsageError(f"give {{ranks_per_chip}} or an edit of {RANKS_KEY}, not both")
         base_edits = [f"{RANKS_KEY}={ranks_per_chip}", *base_edits]
     base = load_topology(sku, topology_file, base_edits)
-    ideal_only(
-        base, runtime, "a fit adjusts the fabric model's parameters; no runtime exposes its own to fit yet"
-    )
     check_mapping(measurement, base, ranks_per_chip is not None or says_ranks_per_chip(base_edits), group)
     members = select_group(base, group, None if group else measurement.ranks)
     if len(members) != measurement.ranks:
@@ -141,7 +144,11 @@ def fit(
     def load(edits):
         return load_topology(sku, topology_file, list(base_edits) + edits)
 
-    runs = ModelRuns(measurement, load, base, members, algorithm, dtype)
+    if runtime != "ideal":
+        from trnsim.model.runtime import check_runtime
+
+        check_runtime(base, members, runtime)
+    runs = ModelRuns(measurement, load, base, members, algorithm, dtype, runtime)
     before = runs.rows([], [])  # the file's own values: the 'before' column, and which classes the run uses
     runs.used += sorted({cls for row in before for cls, share in row.link_utilisation.items() if share > 0})
     runs.kept.update({cls: v for cls, v in base.spec.efficiency.classes.items() if cls not in runs.used})
@@ -169,6 +176,7 @@ def fit(
         runs.used,
         runs.kept,
         fit_sizes,
+        runtime,
     )
 
 
@@ -189,7 +197,8 @@ def fit_each_regime(
         return []
     sizes = [row.size_bytes for row in measurement.rows]
     times = [row.time_us for row in measurement.rows]
-    ranges = regimes.detect_regimes(sizes, times, min_rows=max(3, len(choose(knobs)) + 1))
+    runtime = options.get("runtime") or "ideal"
+    ranges = regimes.detect_regimes(sizes, times, min_rows=max(3, len(choose(knobs, runtime)) + 1))
     if len(ranges) < 2:
         return []
     return [

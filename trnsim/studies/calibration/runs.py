@@ -64,9 +64,18 @@ class ModelRuns:
         ``auto``, an algorithm, or ``measured`` (each row with the algorithm the run reports).
     """
 
-    def __init__(self, measurement: Measurement, load, base, members: list[str], algorithm: str, dtype: str):
+    def __init__(
+        self,
+        measurement: Measurement,
+        load,
+        base,
+        members: list[str],
+        algorithm: str,
+        dtype: str,
+        runtime: str = "ideal",
+    ):
         self.measurement, self.load, self.base, self.members = measurement, load, base, members
-        self.algorithm, self.dtype = algorithm, dtype
+        self.algorithm, self.dtype, self.runtime = algorithm, dtype, runtime
         self.sizes = [row.size_bytes for row in measurement.rows]
         self.calls = 0
         self.used: list[str] = []  # link classes the run's traffic crosses (set after the first run)
@@ -94,7 +103,12 @@ class ModelRuns:
         if self.algorithm == "measured":
             return self._as_measured(topology, group_now)
         m = self.measurement
-        return evaluate(topology, m.op, self.sizes, group_now, algo=self.algorithm, dtype=self.dtype).rows
+        ideal = evaluate(topology, m.op, self.sizes, group_now, algo=self.algorithm, dtype=self.dtype)
+        if self.runtime == "ideal":
+            return ideal.rows
+        from trnsim.model.runtime import apply_runtime
+
+        return apply_runtime(topology, ideal, self.runtime).rows  # the runtime's pick and time
 
     def _as_measured(self, topology, group_now) -> list:
         """Each row with the algorithm the run reports (mapped by :data:`MEASURED_ALGORITHMS`)."""
