@@ -9,7 +9,7 @@ def test_range_brackets_every_row_and_says_what_was_ranged(cli):
     )
     assert result.code == 0, result.err
     data = json.loads(result.out)
-    assert set(data["ranges"]) == {"efficiency.default", "latency.step_ns"}
+    assert set(data["ranges"]) == {"efficiency.default", "latency.step_ns", "runtime.neuron.call_us"}
     for row in data["rows"]:
         assert row["busbw_low_gbps"] <= row["busbw_gbps"] <= row["busbw_high_gbps"]
         assert row["busbw_low_gbps"] < row["busbw_high_gbps"]
@@ -21,7 +21,8 @@ def test_a_set_parameter_is_not_ranged_and_a_file_without_ranges_says_so(cli):
     data = json.loads(
         cli(
             "collective", "allreduce", "--sku", "trn2-nl16", "--sizes", "1G", "--range",
-            "--set", "efficiency.default=0.9", "--set", "latency.step_ns=1500", "--format", "json",
+            "--set", "efficiency.default=0.9", "--set", "latency.step_ns=1500",
+            "--set", "runtime.neuron.call_us=3", "--format", "json",
         ).out
     )  # fmt: skip
     row = data["rows"][0]

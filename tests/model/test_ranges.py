@@ -56,7 +56,8 @@ def test_a_file_without_ranges_prices_no_corners_and_a_set_key_is_not_ranged():
 
     edited = load_topology("trn2-nl16", None, ["efficiency.default=0.5"])
     busbw_ranges(edited, price)
-    assert set(seen) == {0.5} and len(seen) == 2  # the latency's two ends only
+    others = len(trn.spec.ranges) - 1  # the latency and the call cost: their corners only
+    assert set(seen) == {0.5} and len(seen) == 2**others
     assert trn.spec.ranges
 
 
