@@ -2,6 +2,8 @@ import json
 
 import pytest
 
+from tests.conftest import topology
+
 
 def test_fabric_prints_the_switch_math_and_the_layers(cli):
     result = cli("cluster", "fabric", "--sku", "nl64", "--chips", "400000")
@@ -116,10 +118,12 @@ def _cluster_json(cli, *args: str) -> dict:
 
 
 def test_cluster_collective_takes_routing_as_the_set_it_stands_for(cli):
-    # --routing edits the domain's graph exactly as the routing fields of the file would
-    default = _cluster_json(cli, "--sku", "nl72x2")
-    single = _cluster_json(cli, "--sku", "nl72x2", "--routing", "single")
-    by_set = _cluster_json(cli, "--sku", "nl72x2", "--set", "routing.policy=single")
+    # --routing edits the domain's graph exactly as the routing fields of the file would (the ideal
+    # composition routes on that graph; a runtime's model has no routing)
+    ideal = ("--sku", "nl72x2", "--runtime", "ideal")
+    default = _cluster_json(cli, *ideal)
+    single = _cluster_json(cli, *ideal, "--routing", "single")
+    by_set = _cluster_json(cli, *ideal, "--set", "routing.policy=single")
     assert single["rows"] == by_set["rows"] and single["routing"] == by_set["routing"] != default["routing"]
     # one path per flow inside the domain: the large all-reduce is slower (the NICs did not change)
     assert single["rows"][1]["busbw_gbps"] < default["rows"][1]["busbw_gbps"]
@@ -139,15 +143,16 @@ def test_cluster_collective_applies_a_calibration_as_its_edits(cli):
 
 
 def test_cluster_collective_fails_a_part_in_every_domain(cli):
-    healthy = _cluster_json(cli, "--sku", "nl72x2")
-    chip = _cluster_json(cli, "--sku", "nl72x2", "--fail", "chip:5")
+    ideal = ("--sku", "nl72x2", "--runtime", "ideal")  # the composition on each domain's graph
+    healthy = _cluster_json(cli, *ideal)
+    chip = _cluster_json(cli, *ideal, "--fail", "chip:5")
     # the survivors of each domain take part; the fabric is the healthy domain's
     assert chip["ranks_per_domain"] == healthy["ranks_per_domain"] - 1
     assert chip["ranks"] == 4 * (healthy["ranks_per_domain"] - 1)
     assert (chip["layers"], chip["nic_gbps"]) == (healthy["layers"], healthy["nic_gbps"])
     assert chip["overrides"] == ["fail=chip:5"]
     # a cross-rack cable costs the in-domain phases (17% of all-reduce on collective), not the ranks
-    cable = _cluster_json(cli, "--sku", "nl72x2", "--fail", "cable:5")
+    cable = _cluster_json(cli, *ideal, "--fail", "cable:5")
     assert cable["ranks"] == healthy["ranks"]
     assert cable["rows"][1]["busbw_gbps"] < healthy["rows"][1]["busbw_gbps"]
     table = cli("cluster", "collective", "allreduce", "--sku", "nl72x2", "--domains", "4", "--sizes", "1G",
@@ -164,13 +169,14 @@ def test_peers_run_a_cluster_from_the_catalog_alone(cli):
     assert ib["network"] == "infiniband" and ib["policy"] == "spray"
 
 
-def test_runtime_ideal_is_the_default_composition_and_nccl_keeps_it_beside(cli):
+def test_the_files_runtime_is_the_default_and_keeps_the_ideal_composition_beside(cli):
     args = ("--sku", "hgx-h100", "--domains", "2")
     default = _cluster_json(cli, *args)
     ideal = _cluster_json(cli, *args, "--runtime", "ideal")
     nccl = _cluster_json(cli, *args, "--runtime", "nccl")
-    assert default["rows"] == ideal["rows"] and default["runtime"] == "ideal"
-    assert nccl["runtime"] == "nccl"
+    assert topology("hgx-h100").spec.runtime.default == "nccl"
+    assert default == nccl and nccl["runtime"] == "nccl"
+    assert ideal["runtime"] == "ideal" and "ideal_busbw_gbps" not in ideal["rows"][0]
     for mine, theirs in zip(nccl["rows"], ideal["rows"], strict=True):
         assert mine["ideal_busbw_gbps"] == theirs["busbw_gbps"]
         assert "/" in mine["algorithm"] and mine["busbw_gbps"] > 0
@@ -190,3 +196,21 @@ def test_runtime_ideal_is_the_default_composition_and_nccl_keeps_it_beside(cli):
 def test_a_runtime_that_cannot_model_the_cluster_is_refused_in_one_line(cli, args, words):
     result = cli("cluster", "collective", "allreduce", "--domains", "2", "--sizes", "1M", *args)
     assert result.code == 2 and words in result.err and result.err.count("\n") == 1, result.err
+
+
+def test_a_default_runtime_that_cannot_model_the_cluster_gives_way_to_the_ideal_with_a_note(cli):
+    """nl72x2 defaults to neuron, whose model takes equal chips: with a chip failed in every domain
+    the run is the ideal composition's, said on stderr; asked for by name, neuron is refused."""
+    argv = ["cluster", "collective", "allreduce", "--sku", "nl72x2", "--domains", "4", "--sizes", "1M,1G"]
+    argv += ["--fail", "chip:5"]
+    given = cli(*argv, "--format", "json")
+    assert given.code == 0, given.err
+    assert given.err.startswith("note: trn3-nl72x2-gen1's default runtime neuron does not model this")
+    assert given.err.count("\n") == 1 and "{" not in given.err
+    ideal = cli(*argv, "--runtime", "ideal", "--format", "json")
+    assert json.loads(given.out) == json.loads(ideal.out) and ideal.err == ""
+    refused = cli(*argv, "--runtime", "neuron")
+    assert refused.code == 2 and "error: --runtime neuron on trn3-nl72x2-gen1" in refused.err
+    # a healthy nl72x2 runs its default
+    healthy = _cluster_json(cli, "--sku", "nl72x2")
+    assert healthy["runtime"] == "neuron"

@@ -1,8 +1,10 @@
 """``trnsim collective``: the table contract, JSON keys, and bad input."""
 
 import csv
+import functools
 import io
 import json
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,8 +23,23 @@ def test_json_contract(cli):
 
 
 def test_table_has_nccl_tests_columns_and_average(cli):
-    # --wide: every column on one line, as nccl-tests prints them (80 columns would leave some out)
-    result = cli("collective", "allgather", "--sku", "nl16", "-b", "1K", "-e", "1M", "-f", "4", "--wide")
+    # --wide: every column on one line, as nccl-tests prints them (80 columns would leave some out);
+    # the engine's own table (a runtime's adds its pick and the ideal's figures, tested below)
+    result = cli(
+        "collective",
+        "allgather",
+        "--sku",
+        "nl16",
+        "-b",
+        "1K",
+        "-e",
+        "1M",
+        "-f",
+        "4",
+        "--wide",
+        "--runtime",
+        "ideal",
+    )
     assert result.code == 0
     header = result.out.splitlines()[2]
     order = [
@@ -70,6 +87,8 @@ def test_kangaring_alias_and_dtype(cli):
             "1M",
             "--dtype",
             "bf16",
+            "--runtime",
+            "ideal",  # trnsim's schedule as asked; a runtime prices its own pick
             "--format",
             "json",
         ).out
@@ -80,7 +99,18 @@ def test_kangaring_alias_and_dtype(cli):
 
 def test_set_and_alpha_override(cli):
     base = json.loads(
-        cli("collective", "allreduce", "--sku", "nl72x2", "--sizes", "8", "--format", "json").out
+        cli(
+            "collective",
+            "allreduce",
+            "--sku",
+            "nl72x2",
+            "--sizes",
+            "8",
+            "--runtime",
+            "ideal",
+            "--format",
+            "json",
+        ).out
     )
     fast = json.loads(
         cli(
@@ -90,6 +120,8 @@ def test_set_and_alpha_override(cli):
             "nl72x2",
             "--sizes",
             "8",
+            "--runtime",
+            "ideal",  # the fabric's latency edits: the ideal's (a runtime has its own per-call cost)
             "--alpha-us",
             "0",
             "--set",
@@ -170,6 +202,7 @@ def test_explain_adds_chunks_and_busy_link_classes(cli):
 
 def test_export_schedule_writes_json_and_refuses_a_bad_path(cli, tmp_path):
     target = tmp_path / "schedule.json"
+    # the exported schedule is the ideal's (trnsim's), whatever runtime prices the table
     result = cli(
         "collective", "allgather", "--sku", "nl16", "-b", "1M", "-e", "1M", "--export-schedule", str(target)
     )
@@ -180,6 +213,24 @@ def test_export_schedule_writes_json_and_refuses_a_bad_path(cli, tmp_path):
         and document["algorithm"]
         == json.loads(
             cli("collective", "allgather", "--sku", "nl16", "-b", "1M", "-e", "1M", "--format", "json").out
+        )["rows"][-1]["ideal_algorithm"]
+        == json.loads(
+            cli(
+                *[
+                    "collective",
+                    "allgather",
+                    "--sku",
+                    "nl16",
+                    "-b",
+                    "1M",
+                    "-e",
+                    "1M",
+                    "--runtime",
+                    "ideal",
+                    "--format",
+                    "json",
+                ]
+            ).out
         )["rows"][-1]["algorithm"]
     )
     bad = cli(
@@ -233,6 +284,9 @@ SHOWN = {
     "algbw (GB/s)": ("algbw_gbps", "{:.2f}".format),
     "busbw (GB/s)": ("busbw_gbps", "{:.2f}".format),
     "algorithm": ("algorithm", str),
+    "neuron algo": ("algorithm", str),  # a runtime's pick, then the ideal's figures beside it
+    "ideal busbw": ("ideal_busbw_gbps", "{:.2f}".format),
+    "ideal algo": ("ideal_algorithm", str),
     "bound busbw": ("bound_busbw_gbps", "{:.2f}".format),
     "eff %": ("efficiency", lambda v: f"{100 * v:.1f}"),
     "max hops": ("max_hops", str),
@@ -253,7 +307,9 @@ def _grid(out: str, fmt: str) -> list[list[str]]:
     """A printed table's header and rows as cells (table: Rich's box lines; Markdown: pipes)."""
     if fmt == "markdown":
         lines = [line for line in out.splitlines() if line.startswith("| ")]
-        return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines]
+        # a cell's Markdown escapes read back as the text (a held pick's "*" is printed "\\*")
+        unescape = functools.partial(re.sub, r"\\(.)", r"\1")
+        return [[unescape(cell.strip()) for cell in line.strip("|").split(" | ")] for line in lines]
     head = [[c.strip() for c in line.split("┃")[1:-1]] for line in out.splitlines() if line.startswith("┃")]
     body = [[c.strip() for c in line.split("│")[1:-1]] for line in out.splitlines() if line.startswith("│")]
     return [[" ".join(filter(None, parts)) for parts in zip(*head, strict=True)], *body]
@@ -265,7 +321,7 @@ def _expected_cells(header: list[str], data: dict) -> list[list[str]]:
     for i, row in enumerate(data["rows"]):
         cells = []
         for name in header:
-            if name.endswith(" busbw") and name != "bound busbw":  # --algo all: one column per algorithm
+            if name.endswith(" busbw") and name not in SHOWN:  # --algo all: one column per algorithm
                 cells.append(f"{data['algorithms'][name[: -len(' busbw')]][i]['busbw_gbps']:.2f}")
             elif name == "best":
                 cells.append(row["algorithm"])
@@ -291,6 +347,7 @@ def test_every_format_carries_the_same_numbers(cli, sku, op, sizes, algo):
     """One run printed as JSON, CSV, Markdown and a table, each parsed back: CSV holds JSON's numbers
     exactly; the table and Markdown print them rounded as their columns say, under the headers the
     README documents, and the same average busbw."""
+    # each file's default runtime (neuron on these three; --algo all gives way to the ideal's rows)
     args = ["collective", op, "--sku", sku, "--sizes", ",".join(sizes), "--algo", algo]
     data = json.loads(cli(*args, "--format", "json").out)
     got = {fmt: cli(*args, "--format", fmt, "--wide") for fmt in ("csv", "markdown", "table")}
@@ -324,12 +381,30 @@ def _json(cli, *args):
     return json.loads(result.out)
 
 
-def test_runtime_ideal_is_the_default_and_changes_nothing(cli):
+def test_the_files_runtime_is_the_default_and_ideal_changes_nothing(cli):
+    """hgx-h100 names nccl as its default: no --runtime is --runtime nccl, row for row; --runtime
+    ideal is the engine's own evaluation, with no runtime's figures."""
+    from tests.conftest import topology
+    from trnsim.model.engine import evaluate
+
     args = ("allreduce", "--sku", "h100", "--sizes", "8,1M,1G")
-    default, ideal = _json(cli, *args), _json(cli, *args, "--runtime", "ideal")
-    assert default == ideal
-    assert default["runtime"] == "ideal" and default["runtime_model"] is None
-    assert "ideal_busbw_gbps" not in default["rows"][0]
+    default, nccl = _json(cli, *args), _json(cli, *args, "--runtime", "nccl")
+    assert topology("hgx-h100").spec.runtime.default == "nccl"
+    assert default == nccl and default["runtime"] == "nccl"
+    ideal = _json(cli, *args, "--runtime", "ideal")
+    assert ideal["runtime"] == "ideal" and ideal["runtime_model"] is None
+    assert "ideal_busbw_gbps" not in ideal["rows"][0]
+    topo = topology("hgx-h100")
+    engine = evaluate(topo, "allreduce", [8, 1 << 20, 1 << 30], topo.chips, algo="auto")
+    for row, want in zip(ideal["rows"], engine.rows, strict=True):
+        assert (row["time_us"], row["busbw_gbps"], row["algorithm"]) == (
+            want.time_us,
+            want.busbw_gbps,
+            want.algorithm,
+        )
+    assert [row["ideal_busbw_gbps"] for row in default["rows"]] == [
+        row["busbw_gbps"] for row in ideal["rows"]
+    ]
 
 
 def test_runtime_nccl_rows_carry_nccls_pick_and_the_ideal(cli):
@@ -338,7 +413,7 @@ def test_runtime_nccl_rows_carry_nccls_pick_and_the_ideal(cli):
     from trnsim.spec.catalog import find_sku, read_document
 
     args = ("allreduce", "--sku", "h100", "--sizes", "8,1M,1G")
-    ideal, nccl = _json(cli, *args), _json(cli, *args, "--runtime", "nccl")
+    ideal, nccl = _json(cli, *args, "--runtime", "ideal"), _json(cli, *args, "--runtime", "nccl")
     assert nccl["runtime"] == "nccl" and "NCCL 2.30.7" in nccl["runtime_model"]
     # NCCL's system from the file's own numbers: its chip's bandwidth over one NVLink's
     document = read_document(find_sku("h100"))
@@ -434,3 +509,22 @@ def test_runtime_xla_on_a_ring_is_the_scaling_books_formula(cli):
     row = out["rows"][0]
     assert row["algorithm"] == "ring"
     assert row["time_us"] == pytest.approx(2.0 + size * 15 / 16 / (2 * 45e3 * 0.95))
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (("--sku", "nl16", "--ranks-per-chip", "8"), "more than its 4 logical NeuronCores"),
+        (("--sku", "h100", "--algo", "all"), "--algo all"),
+        (("--sku", "nl16", "--groups", "blocks:4"), "several at once"),
+    ],
+)
+def test_a_default_runtime_that_cannot_model_the_run_gives_way_to_the_ideal_with_one_note(cli, args, why):
+    """No --runtime: the file's default prices what it can; what it cannot is the ideal's, said in one
+    plain line on stderr (no placeholder left in it); the numbers are --runtime ideal's."""
+    argv = ("collective", "allreduce", *args, "--sizes", "1M,1G", "--format", "json")
+    given, ideal = cli(*argv), cli(*argv, "--runtime", "ideal")
+    assert given.code == 0 and ideal.code == 0 and ideal.err == ""
+    assert given.err.startswith("note: ") and given.err.count("\n") == 1, given.err
+    assert "default runtime" in given.err and why in given.err and "{" not in given.err
+    assert json.loads(given.out) == json.loads(ideal.out)

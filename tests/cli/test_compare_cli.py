@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.conftest import topology
+
 NL72X2_GENS = ["--sku", "trn3-nl72x2-gen1", "--sku", "trn3-nl72x2-gen2", "--sku", "trn3-nl72x2-gen3"]
 SIZES = ["--sizes", "64K,1M,1G"]
 
@@ -64,6 +66,8 @@ def test_compare_what_if_of_one_sku(cli):
             "8",
             "--metric",
             "time",
+            "--runtime",
+            "ideal",  # the fabric's switch latency: the ideal's (a runtime has its own per-call cost)
             "--format",
             "json",
         )
@@ -237,6 +241,8 @@ def test_sweep_skips_what_does_not_apply_and_expands_all(cli, tmp_path):
         "all",
         "--sizes",
         "1M",
+        "--runtime",
+        "ideal",  # trnsim's schedules, each as asked
         "-o",
         str(out),
     )
@@ -491,7 +497,7 @@ def test_a_bad_threshold_is_refused_without_a_baseline(cli):
 
 def test_chunk_limits_are_part_of_a_baseline_row(cli, tmp_path):
     base = tmp_path / "base.json"
-    common = ("compare", "allreduce", "--sku", "nl72x2", "--sizes", "1G")
+    common = ("compare", "allreduce", "--sku", "nl72x2", "--sizes", "1G", "--runtime", "ideal")
     assert cli(*common, "--max-chunks", "1", "--save-baseline", str(base)).code == 0
     other = cli(*common, "--baseline", str(base))
     assert other.code == 2 and "max-chunks 1" in other.err
@@ -522,7 +528,19 @@ def test_groups_on_compare_and_sweep_match_collective(cli, tmp_path):
     saved = tmp_path / "b.json"
     assert cli("compare", "allreduce", "--sku", "nl72x2", *common, "--save-baseline", str(saved)).code == 0
     assert cli("compare", "allreduce", "--sku", "nl72x2", *common, "--baseline", str(saved)).code == 0
-    plain = cli("compare", "allreduce", "--sku", "nl72x2", "--sizes", "1M,1G", "--baseline", str(saved))
+    # several groups are the ideal's: a single group under the same runtime finds no row
+    plain = cli(
+        "compare",
+        "allreduce",
+        "--sku",
+        "nl72x2",
+        "--sizes",
+        "1M,1G",
+        "--runtime",
+        "ideal",
+        "--baseline",
+        str(saved),
+    )
     assert plain.code == 2 and "no row of this run matches" in plain.err
     both = cli("compare", "allreduce", "--sku", "nl72x2", "--groups", "tray:*", "--group", "rack:0")
     assert both.code == 2 and "not both" in both.err
@@ -543,7 +561,7 @@ def test_heatmaps_per_variant_and_the_html_report(cli, tmp_path):
     assert grouped.code == 2 and "--groups is not drawn" in grouped.err
     report = tmp_path / "r.html"
     done = cli("report", "allreduce", "--sku", "nl16", "--sku", "nl16:set=latency.step_ns=3000",
-               "--sizes", "1K,1G", "-o", str(report), "--title", "<b>mine</b>")  # fmt: skip
+               "--sizes", "1K,1G", "--runtime", "ideal", "-o", str(report), "--title", "<b>mine</b>")  # fmt: skip
     assert done.code == 0, done.err
     text = report.read_text()
     assert text.startswith("<!DOCTYPE html>") and "&lt;b&gt;mine&lt;/b&gt;" in text and "<b>mine" not in text
@@ -658,7 +676,7 @@ def test_sweep_under_a_runtime_skips_what_it_cannot_price_and_keeps_columns_unif
         "--topology",
         str(path),
         "--sku",
-        "nl16",
+        "ualink-72",  # the one catalog file whose default is ideal
         "--op",
         "allreduce",
         "--sizes",
@@ -666,6 +684,7 @@ def test_sweep_under_a_runtime_skips_what_it_cannot_price_and_keeps_columns_unif
         "--format",
         "json",
     )
+    assert topology("ualink-72").spec.runtime.default == "ideal"
     rows = _json(mixed)["rows"]
     assert [row["runtime"] for row in rows] == ["nccl", "ideal"]
     assert list(rows[0]) == list(rows[1]) and rows[1]["ideal_busbw_gbps"] == rows[1]["busbw_gbps"]

@@ -65,6 +65,7 @@ SAME_MEANING = {
     "--heatmap": "a picture of the link loads",
     "--op": "the collectives to run",
     "--ranks": "how many ranks run the collective (calibrate: how many the measured run used)",
+    "--ranks-per-chip": "how many ranks share a chip, as chip.ranks (calibrate: on the measured run's chips)",
     "--runtime": "what the numbers model: ideal or a library's runtime (layout and calibrate take ideal only; cluster collective's across domains)",
     "--routing": "the scale-up routing policy (compare, sweep and plot take several)",
     "--output": "the file written",

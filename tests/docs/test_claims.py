@@ -52,8 +52,20 @@ def test_the_spares_claims_are_what_faults_measures(cli):
         stated = re.search(re.escape(phrase) + r" ([\d.]+)%", bullet)
         assert stated, phrase
         assert stated[1] == f"{100 * measured[key]['worst_loss']:.1f}", key
-    fail = cli("collective", "allreduce", "--sku", "nl72x2", "--sizes", "1G", "--fail", "switch:r0.n0.sw0",
-               "--runtime", "ideal", "--format", "json")  # fmt: skip (a fault study is the ideal's)
+    fail = cli(
+        "collective",
+        "allreduce",
+        "--sku",
+        "nl72x2",
+        "--sizes",
+        "1G",
+        "--fail",
+        "switch:r0.n0.sw0",
+        "--runtime",
+        "ideal",
+        "--format",
+        "json",
+    )  # fmt: skip (a fault study is the ideal's)
     healthy = measured[("trn3-nl72x2-gen1", "switch node")]["busbw_before_gbps"]
     after = json.loads(fail.out)["rows"][0]["busbw_gbps"]
     assert f"{after:.2f} GB/s against {healthy:.2f}" in bullet

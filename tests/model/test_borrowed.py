@@ -48,7 +48,19 @@ def test_switches_are_not_chips_outside_the_group():
 def test_a_spread_group_borrows_and_pays_for_it_when_every_group_runs(cli):
     topo = topology("trn3-nl72x2-gen1")
     members = [topo.chips[int(r)] for r in SPREAD.split(",")]
-    args = ("collective", "allgather", "--sku", "nl72x2", "--algo", "ring", "--sizes", "1G")
+    # the fabric's schedule (several groups at once are the ideal's: alone must be too)
+    args = (
+        "collective",
+        "allgather",
+        "--sku",
+        "nl72x2",
+        "--algo",
+        "ring",
+        "--sizes",
+        "1G",
+        "--runtime",
+        "ideal",
+    )
     alone = json.loads(cli(*args, "--group", SPREAD, "--format", "json").out)
     borrowed = alone["borrowed"]
     assert borrowed["chips"] == len(borrowed["chip_names"]) > 0
@@ -68,7 +80,19 @@ def test_a_spread_group_borrows_and_pays_for_it_when_every_group_runs(cli):
 
 
 def test_a_group_of_whole_trays_borrows_nothing_and_loses_nothing_to_the_others(cli):
-    args = ("collective", "allgather", "--sku", "nl72x2", "--algo", "ring", "--sizes", "1G", "--format")
+    args = (
+        "collective",
+        "allgather",
+        "--sku",
+        "nl72x2",
+        "--algo",
+        "ring",
+        "--sizes",
+        "1G",
+        "--runtime",
+        "ideal",
+    )
+    args += ("--format",)
     alone = json.loads(cli(*args, "json", "--group", "0-7").out)
     assert alone["borrowed"] is None
     assert "outside the group" not in cli(*args, "table", "--group", "0-7").out.splitlines()[0]

@@ -67,11 +67,22 @@ def test_ideal_is_the_evaluation_itself(tmp_path):
     assert [row.as_dict() for row in ideal.rows] == before
 
 
-def test_every_catalog_file_defaults_to_ideal():
+# issue 25: each catalog family names the library that runs its collectives
+FAMILY_RUNTIME = {"hgx-": "nccl", "gb200-": "nccl", "trn": "neuron", "tpu": "xla", "ualink-": "ideal"}
+
+
+def test_every_catalog_file_defaults_to_its_own_library_which_models_the_whole_system():
     from trnsim.spec.catalog import catalog_files
 
+    seen = set()
     for path in catalog_files():
-        assert runtime_of(load_topology(topology=path)) == "ideal", path.name
+        (family,) = [prefix for prefix in FAMILY_RUNTIME if path.stem.startswith(prefix)]
+        topology = load_topology(topology=path)
+        default = runtime_of(topology)
+        assert default == FAMILY_RUNTIME[family], path.name
+        check_runtime(topology, topology.chips, default)  # it prices the file's default group
+        seen.add(default)
+    assert seen == set(RUNTIMES)
 
 
 @pytest.mark.parametrize("op", ["allreduce", "allgather", "reducescatter", "alltoall"])
@@ -163,7 +174,7 @@ def test_what_the_one_domain_model_does_not_cover_is_refused(tmp_path):
     _one_line_refusal(lambda: check_runtime(topology, topology.chips, "nccl"), "whole number", "40 GB/s")
     # GPUs joined directly, not through switches
     facts = "runtime={nccl: {compute_capability: 90, nvls: false, nvlink_gbps: 25}}"
-    torus = load_topology("nl16", overrides=[facts])
+    torus = load_topology("nl16", overrides=[facts, "ranges={}"])  # its ranges name runtime.neuron
     _one_line_refusal(lambda: check_runtime(torus, torus.chips, "nccl"), "not to a switch")
     # a failed lane leaves one GPU with less NVLink bandwidth than the others
     topology = load(nvswitch_file(), tmp_path, ["fail=lanes:0:6"])
@@ -176,7 +187,8 @@ def test_what_the_one_domain_model_does_not_cover_is_refused(tmp_path):
 def test_runtime_names():
     topology = load_topology("h100")
     assert RUNTIMES == ("ideal", "nccl", "neuron", "xla")
-    assert runtime_of(topology) == "ideal"
+    assert runtime_of(topology) == "nccl"  # the file's runtime.default
+    assert runtime_of(load_topology("ualink-72")) == "ideal"
     assert runtime_of(topology, " NCCL ") == "nccl"
     with pytest.raises(ParameterError) as caught:
         runtime_of(topology, "mpi")
@@ -192,7 +204,7 @@ def test_the_nvidia_peers_have_18_nvlinks_per_gpu(sku):
     topology = load_topology(sku)
     facts = topology.spec.runtime.nccl
     assert nvlinks_per_gpu(topology, topology.chips, facts.nvlink_gbps) == 18
-    assert facts.nvls and topology.spec.runtime.default == "ideal"
+    assert facts.nvls and topology.spec.runtime.default == "nccl"
 
 
 def test_a_default_runtime_needs_its_facts(tmp_path):
@@ -218,20 +230,26 @@ def test_nccl_with_a_call_cost_keeps_the_pick_and_prices_its_bandwidth(tmp_path,
     document["runtime"]["nccl"]["call_us"] = call_us
     topology = load(document, tmp_path)
     system = single_domain_system(90, 8, 12, nvls=True)  # 4 switches x 6 lanes x 12.5 GB/s / 25
-    result = apply_runtime(topology, _ideal(topology), "nccl")
+    ideal = _ideal(topology)
+    result = apply_runtime(topology, ideal, "nccl")
     assert f"call {call_us:g} us" in result.runtime_model
-    for row in result.rows:
+    for row, base in zip(result.rows, ideal.rows, strict=True):
         pick = predict(system, "allreduce", row.bytes).pick  # NCCL's own choice, unchanged
-        assert row.algorithm == f"{pick.algorithm}/{pick.protocol}"
         # its bandwidth term stays; LL's latency gives way to the call cost, the others' stays unless
         # the call costs more
         bandwidth_us = row.bytes / (1000 * pick.model_bw_gbps)
         fixed = call_us if pick.protocol == "ll" else max(call_us, pick.latency_us)
         nvls = pick.algorithm == "nvls"
         fill = nvls_fill_us(row.bytes, 16 * system.nvls.n_channels, pick.model_bw_gbps) if nvls else 0.0
-        assert math.isclose(row.time_us, fixed + bandwidth_us + fill, rel_tol=1e-9)
-    # at 8 B NCCL picks LL and the time is the call cost (plus nanoseconds); at 1 GiB NVLS, its own time
-    assert result.rows[0].algorithm.endswith("/ll") and result.rows[0].time_us - call_us < 0.01
+        # no runtime beats the fabric's bandwidth bound: below it the time is the bound's, marked *
+        bound_us = base.efficiency * base.time_us
+        held = fixed + bandwidth_us + fill < bound_us
+        assert row.algorithm == f"{pick.algorithm}/{pick.protocol}" + ("*" if held else "")
+        assert math.isclose(row.time_us, max(fixed + bandwidth_us + fill, bound_us), rel_tol=1e-9)
+    # at 8 B NCCL picks LL and the time is the call cost (plus nanoseconds; no less than the bound);
+    # at 1 GiB NVLS, its own time
+    floor = max(call_us, ideal.rows[0].efficiency * ideal.rows[0].time_us)  # held to the bound at 0
+    assert result.rows[0].algorithm.rstrip("*").endswith("/ll") and result.rows[0].time_us - floor < 0.01
     big = predict(system, "allreduce", result.rows[-1].bytes).pick
     assert big.protocol == "simple"
     big_fill = nvls_fill_us(result.rows[-1].bytes, 16 * system.nvls.n_channels, big.model_bw_gbps)

@@ -15,7 +15,10 @@ def test_figure_has_labels_legend_and_dashed_bounds(tmp_path, monkeypatch):
 
     from trnsim.outputs import plot
 
-    results = run_variants([Variant("nl16"), Variant("nl64")], "allreduce", [1024, 1 << 20, 1 << 30])
+    # the engine's lines (a runtime's draw the ideal beside: tests/cli/test_compare_cli.py)
+    results = run_variants(
+        [Variant("nl16"), Variant("nl64")], "allreduce", [1024, 1 << 20, 1 << 30], runtime="ideal"
+    )
     captured = {}
     monkeypatch.setattr(pyplot, "close", lambda figure: captured.setdefault("figure", figure))
     plot.save_figure(results, "allreduce", tmp_path / "c.svg", "title")

@@ -8,6 +8,7 @@ import yaml
 from trnsim.errors import NotApplicableError, ParameterError
 from trnsim.model.backend import ManyGroups, OneGroup, Selection
 from trnsim.model.runtimes.nccl import predict
+from trnsim.model.runtimes.nccl_chunking import nvls_fill_us
 from trnsim.model.runtimes.nccl_domain import nccl_system_of
 from trnsim.studies.runtimes import ideal_only, known_runtime, priced, study_runtime, uniform_rows
 from trnsim.studies.variants import Variant, run_variants
@@ -17,7 +18,7 @@ SIZES = [4096, 1 << 20, 1 << 30]
 
 
 def nccl_default_file(tmp_path: Path) -> Path:
-    """hgx-h100 whose file names nccl as its default runtime (the catalog's still say ideal)."""
+    """hgx-h100 under another name, as a file outside the catalog (it names nccl as its default)."""
     spec = yaml.safe_load(Path("topologies/hgx-h100.yaml").read_text())
     spec["name"], spec["aliases"] = "h100-nccl-default", []
     spec["runtime"]["default"] = "nccl"
@@ -60,9 +61,12 @@ def test_ideal_only_refuses_any_other_runtime(tmp_path):
     ideal_only(h100, "ideal", "groups at once")
     with pytest.raises(NotApplicableError, match="groups at once"):
         ideal_only(h100, "nccl", "groups at once")
+    # a file's default is not asked for: it gives way to the ideal (issue 25), a named one refuses
     own = load_topology(None, nccl_default_file(tmp_path))
-    with pytest.raises(NotApplicableError, match="its file's default"):
-        ideal_only(own, None, "groups at once")
+    assert own.spec.runtime.default == "nccl"
+    ideal_only(own, None, "groups at once")
+    with pytest.raises(NotApplicableError, match="groups at once"):
+        ideal_only(own, "nccl", "groups at once")
 
 
 def test_priced_ideal_is_the_evaluation_itself():
@@ -85,21 +89,28 @@ def test_variants_are_priced_by_nccls_tuner_with_the_ideal_beside():
     ranks = len(topology.chips)
     for row, ideal in zip(nccl_run.evaluation.rows, ideal_run.evaluation.rows, strict=True):
         pick = predict(system, "allreduce", row.bytes).pick
-        assert row.time_us == pytest.approx(pick.time_us, rel=1e-12)
+        # NVLS adds its pipeline fill: two chunk times of a share over 16 CTAs per channel
+        nvls = pick.algorithm == "nvls"
+        fill = nvls_fill_us(row.bytes, 16 * system.nvls.n_channels, pick.model_bw_gbps) if nvls else 0.0
+        time_us = pick.time_us + fill
+        assert row.time_us == pytest.approx(time_us, rel=1e-12)
         assert row.algorithm == f"{pick.algorithm}/{pick.protocol}"
-        expected = 2 * (ranks - 1) / ranks * row.bytes / (pick.time_us * 1e3)
+        expected = 2 * (ranks - 1) / ranks * row.bytes / (time_us * 1e3)
         assert row.busbw_gbps == pytest.approx(expected, rel=1e-12)
         assert (row.ideal_busbw_gbps, row.ideal_algorithm) == (ideal.busbw_gbps, ideal.algorithm)
 
 
 def test_each_system_runs_its_own_default_without_a_runtime(tmp_path):
+    """A file, an NVIDIA peer, a Trainium and the one ideal file of the catalog side by side: each is
+    priced by its own file's default, exactly as that runtime asked for by name prices it alone."""
     path = nccl_default_file(tmp_path)
-    results = run_variants(
-        [Variant.parse(str(path), is_file=True), Variant.parse("nl16")], "allreduce", SIZES
-    )
-    assert [r.runtime for r in results] == ["nccl", "ideal"]
-    alone = run_variants([Variant.parse("nl16")], "allreduce", SIZES, runtime="ideal")[0]
-    assert [r.as_dict() for r in results[1].evaluation.rows] == [r.as_dict() for r in alone.evaluation.rows]
+    variants = [Variant.parse(str(path), is_file=True), *(Variant.parse(s) for s in ("nl16", "ualink-72"))]
+    results = run_variants(variants, "allreduce", SIZES)
+    assert [r.runtime for r in results] == ["nccl", "neuron", "ideal"]
+    for variant, result in zip(variants, results, strict=True):
+        assert result.runtime == result.topology.spec.runtime.default
+        alone = run_variants([variant], "allreduce", SIZES, runtime=result.runtime)[0]
+        assert [r.as_dict() for r in result.evaluation.rows] == [r.as_dict() for r in alone.evaluation.rows]
 
 
 def test_a_study_is_refused_before_any_work_when_one_variant_cannot_be_priced(monkeypatch):

@@ -257,8 +257,8 @@ def choose_runtime(
     if reason is None:
         try:
             check_runtime(topology, group, chosen)
-        except NotApplicableError as exc:
-            reason = exc.template
+        except NotApplicableError as exc:  # its line names the runtime and system the note names
+            reason = exc.template.removeprefix(f"{{runtime}} {chosen} on {topology.name}: ")
     if reason is None:
         return chosen, None
     return (

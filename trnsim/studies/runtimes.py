@@ -49,6 +49,8 @@ def study_runtime(topology: Topology, backend, name: str | None) -> str:
     try:
         return choose_runtime(topology, group, name, why_not)[0]
     except NotApplicableError as exc:
+        if topology.name in exc.template:  # the runtime's own line names the system already
+            raise
         raise exc.within(f"on {topology.name}") from None
 
 

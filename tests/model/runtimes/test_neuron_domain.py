@@ -55,7 +55,8 @@ def test_a_switched_file_is_one_hop_at_the_chips_switch_links():
 
 
 def test_call_cost_unset_is_the_models_assumption():
-    topology = load_topology("trn2", overrides=["runtime.neuron.call_us=null"])
+    # ranges={}: the file's range for runtime.neuron.call_us names the value taken away
+    topology = load_topology("trn2", overrides=["runtime.neuron.call_us=null", "ranges={}"])
     assert neuron_system_of(topology, topology.chips).call_overhead_us == c.CALL_OVERHEAD_US
 
 
@@ -67,7 +68,8 @@ def test_call_cost_unset_is_the_models_assumption():
         ([], [0, 1, 2], "a line, not a ring"),
         ([], [0, 2], "not neighbours"),
         ([], [0], "at least 2"),
-        (["runtime.neuron=null"], range(4), "no runtime.neuron"),
+        # without its facts the file cannot default to neuron, nor give call_us a range
+        (["runtime.neuron=null", "runtime.default=ideal", "ranges={}"], range(4), "no runtime.neuron"),
     ],
 )
 def test_what_the_model_does_not_cover_is_refused_in_one_line(overrides, members, words):

@@ -282,6 +282,33 @@ def check_cluster_runtime(domain: Topology, plan: FabricPlan, name: str) -> None
         neuron_cluster_system(domain, plan)
 
 
+def choose_cluster_runtime(domain: Topology, plan: FabricPlan, name: str | None) -> tuple[str, str | None]:
+    """The runtime a cluster run uses, and a note when the file's default gave way to ``ideal``.
+
+    ``name`` (asked for) is checked and kept: a runtime that cannot model the cluster refuses it, in
+    one line. With no ``name`` the file's ``runtime.default`` prices the run when it can; when it
+    cannot (a failed part left the chips unequal, say), the run is the ideal composition and the note
+    says why, as :func:`trnsim.model.runtime.choose_runtime` does for one domain.
+
+    Raises
+    ------
+    ParameterError, NotApplicableError
+        ``name`` is unknown, or cannot model this cluster.
+    """
+    chosen = cluster_runtime(name, domain.spec.runtime.default)
+    if name is not None or chosen == "ideal":
+        check_cluster_runtime(domain, plan, chosen)
+        return chosen, None
+    try:
+        check_cluster_runtime(domain, plan, chosen)
+    except NotApplicableError as exc:
+        reason = exc.template.removeprefix(f"{{runtime}} {chosen} on {domain.name}: ")
+        return "ideal", (
+            f"{domain.name}'s default runtime {chosen} does not model this cluster ({reason}): ideal numbers"
+        )
+    return chosen, None
+
+
 def apply_cluster_runtime(domain: Topology, ideal: ClusterEvaluation, name: str | None) -> ClusterEvaluation:
     """``ideal`` (a cluster collective over ``ideal.plan``) as runtime ``name`` runs it; ``ideal``
     returns ``ideal`` itself.
