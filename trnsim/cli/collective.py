@@ -99,7 +99,6 @@ def run(
     from trnsim.model.runtime import apply_runtime, choose_runtime, runtime_of
     from trnsim.outputs.collective import each_size, every_algorithm, one_group
     from trnsim.outputs.groups import many_groups
-    from trnsim.outputs.render import print_error
 
     algo = algorithm(algo)  # one spelling in the header and JSON
     overrides = edits(overrides, routing, calibration, fail, ranks_per_chip)
@@ -119,13 +118,12 @@ def run(
     selection = Selection(group, ranks, groups, skew, traffic_file, costing)
     backend = selection.backend(topo)
     group_of = None if isinstance(backend, ManyGroups) else backend.group
-    runtime, note = choose_runtime(topo, group_of, runtime, why_not)
-    if note is not None:
-        print_error(note, label="note")
+    runtime, note = choose_runtime(topo, group_of, runtime, why_not)  # said once the run succeeded
     given = _given(topo, group, ranks, groups, backend.traffic, skew, traffic_file, export_schedule)
     assumed = assumptions(topo, alpha_us)
     if isinstance(backend, ManyGroups):
         result = backend.evaluate(op, size_list, algo, dtype)
+        _note(note)
         emit(*many_groups(topo, result, algo, assumed, given, explain), fmt)
         return
     writable(export_schedule, "--export-schedule")
@@ -147,7 +145,16 @@ def run(
 
         spans = ranged_collective(topo, selection, op, size_list, algo, dtype, runtime)
         with_ranges(topo, payload, table, spans)
+    _note(note)
     emit(payload, [table], fmt)
+
+
+def _note(note: str | None) -> None:
+    """Say why the file's default runtime gave way, once the run has succeeded."""
+    if note is not None:
+        from trnsim.outputs.render import print_error
+
+        print_error(note, label="note")
 
 
 def _check_range(show_range: bool, groups, algo: str) -> None:
@@ -181,6 +188,8 @@ def _why_not(groups, algo: str, skew, traffic_file) -> str | None:
         return "a runtime prices one group, not several at once (--groups)"
     if algo == "all":
         return "a runtime prints its own pick per size; --algo all compares trnsim's own schedules"
+    if algo != "auto":
+        return f"a runtime picks its own algorithm per size; --algo {algo} names one of trnsim's schedules"
     if skew is not None or traffic_file is not None:
         return "a runtime models uniform traffic, not --skew or --traffic"
     return None

@@ -16,7 +16,7 @@ from trnsim.errors import NotApplicableError
 from trnsim.topology.graph import Topology
 
 
-def study_runtime(topology: Topology, backend, name: str | None) -> str:
+def study_runtime(topology: Topology, backend, name: str | None, algo: str = "auto") -> str:
     """The runtime that prices ``backend``'s run on ``topology`` (``name``, else the file's default).
 
     Parameters
@@ -27,6 +27,9 @@ def study_runtime(topology: Topology, backend, name: str | None) -> str:
         Who runs the collective on it (:meth:`trnsim.model.backend.Selection.backend`).
     name : str or None
         The runtime asked for; None: the file's ``runtime.default``.
+    algo : str
+        The algorithm asked for: a runtime picks its own, so one of trnsim's names (or ``all``) is
+        the ideal's.
 
     Raises
     ------
@@ -39,7 +42,9 @@ def study_runtime(topology: Topology, backend, name: str | None) -> str:
     from trnsim.model.runtime import choose_runtime
 
     why_not = None
-    if not isinstance(backend, OneGroup):
+    if algo != "auto":
+        why_not = f"a runtime picks its own algorithm per size; {{algo}} {algo} names trnsim's own schedules"
+    elif not isinstance(backend, OneGroup):
         why_not = (
             "a runtime prices one group on one system; several groups at once and clusters are the ideal's"
         )
