@@ -224,7 +224,18 @@ def test_a_matrix_whose_traffic_vanishes_next_to_its_largest_value_is_refused(tm
 def test_extreme_traffic_runs_on_the_command_line(cli, tmp_path):
     path = tmp_path / "big.txt"
     path.write_text("\n".join(" ".join(["1e308"] * 16) for _ in range(16)))
-    argv = ["collective", "alltoall", "--sku", "nl16", "--sizes", "1G", "--runtime", "ideal", "--format", "json"]
+    argv = [
+        "collective",
+        "alltoall",
+        "--sku",
+        "nl16",
+        "--sizes",
+        "1G",
+        "--runtime",
+        "ideal",
+        "--format",
+        "json",
+    ]
     big = cli(*argv, "--traffic", str(path))
     assert big.code == 0, big.err
     plain = json.loads(cli(*argv).out)["rows"][0]["busbw_gbps"]
