@@ -31,16 +31,3 @@ def test_a_calibrated_variant_is_priced_by_what_its_calibration_was_fitted_again
                     "--sizes", "1G")  # fmt: skip
     runtimes = [variant.get("runtime", "ideal") for variant in data["variants"]]
     assert runtimes == ["nccl", "ideal"]
-
-
-def test_latency_edits_under_a_runtime_say_they_move_only_the_ideal(cli):
-    args = ("collective", "allreduce", "--sku", "nl16", "--sizes", "1M")
-    plain, err = _json(cli, *args)
-    assert "note:" not in err
-    edited, err = _json(cli, *args, "--set", "latency.step_ns=100")
-    assert err.count("note:") == 1 and "latency" in err
-    # the runtime's own numbers do not move; the ideal beside them does
-    assert edited["rows"][0]["busbw_gbps"] == plain["rows"][0]["busbw_gbps"]
-    assert edited["rows"][0]["ideal_busbw_gbps"] != plain["rows"][0]["ideal_busbw_gbps"]
-    _, err = _json(cli, *args, "--set", "latency.step_ns=100", "--runtime", "ideal")
-    assert "note:" not in err

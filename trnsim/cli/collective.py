@@ -119,11 +119,6 @@ def run(
     backend = selection.backend(topo)
     group_of = None if isinstance(backend, ManyGroups) else backend.group
     runtime, note = choose_runtime(topo, group_of, runtime, why_not)  # said once the run succeeded
-    if note is None and runtime != "ideal" and _moves_only_the_ideal(alpha_us, overrides):
-        note = (
-            f"the {runtime} runtime's time has latencies of its own: --alpha-us and --set latency.* move "
-            "the ideal beside it (--runtime ideal prices with them alone)"
-        )
     given = _given(topo, group, ranks, groups, backend.traffic, skew, traffic_file, export_schedule)
     assumed = assumptions(topo, alpha_us)
     if isinstance(backend, ManyGroups):
@@ -185,12 +180,6 @@ def _check_outputs(topo, heatmap, groups, export_schedule, algo: str) -> None:
 
         if (reason := drawable(topo)) is not None:
             raise UsageError(f"--heatmap: {reason}")
-
-
-def _moves_only_the_ideal(alpha_us, overrides) -> bool:
-    """Whether the run edits the ideal model's latencies, which no runtime reads."""
-    keys = [str(edit).split("=", 1)[0].strip() for edit in overrides or []]
-    return alpha_us is not None or any(key.startswith("latency.") for key in keys)
 
 
 def _why_not(groups, algo: str, skew, traffic_file) -> str | None:
