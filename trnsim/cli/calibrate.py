@@ -129,7 +129,7 @@ def calibrate(
     ] = None,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Fit alpha, per-link latency and link efficiency to a measured nccl-tests or nccom-test run.
+    """Fit alpha, per-link latency and link efficiency (or a runtime's call cost) to a measured run.
 
     Prints the parameters with their standard errors and every row's residual; -o writes a
     calibration file that every command applies with --calibration.

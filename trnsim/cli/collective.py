@@ -57,7 +57,8 @@ RangeOption = Annotated[
 ]
 
 app = typer.Typer(
-    help="Model all-reduce, all-gather, reduce-scatter and all-to-all over a topology, congestion included."
+    help="Model all-reduce, all-gather, reduce-scatter and all-to-all as the system's library runs them, "
+    "next to trnsim's best schedule, congestion included."
     "\n\nExamples:\n\ntrnsim collective allreduce --sku nl72x2\ntrnsim collective algorithms",
     no_args_is_help=True,
 )

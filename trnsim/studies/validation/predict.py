@@ -59,16 +59,7 @@ def _one_node(run: PublishedRun, sizes: list[int]) -> Predicted:
     # what a run forced is the runtime's to follow; the ideal is trnsim's best schedule whatever it was
     ideal = backend.evaluate(run.op, sizes, "auto", run.dtype)
     result = apply_runtime(topology, ideal, runtime, dict(run.forced) if runtime == "nccl" else None)
-    model = getattr(result, "runtime_model", "trnsim's ideal schedule at the fabric's limit")
-    return Predicted(
-        run,
-        runtime,
-        model,
-        # by the size the run asked for: the engine rounds a size down to whole elements per rank,
-        # as nccl-tests does (a 10 MB all-gather over 16 ranks is priced at the bytes it moves)
-        {row.requested_bytes: row.time_us for row in result.rows},
-        {row.requested_bytes: row.algorithm for row in result.rows},
-    )
+    return _priced(run, runtime, result, "trnsim's ideal schedule at the fabric's limit")
 
 
 def _across_nodes(run: PublishedRun, sizes: list[int]) -> Predicted:
@@ -91,13 +82,17 @@ def _across_nodes(run: PublishedRun, sizes: list[int]) -> Predicted:
         raise NotApplicableError(f"the {runtime} runtime is not modelled across nodes")
     ideal = Selection(fabric=Fabric(run.nodes)).backend(topology).evaluate(run.op, sizes, "auto", "float")
     result = apply_cluster_runtime(topology, ideal, runtime)
-    model = getattr(result, "runtime_model", "trnsim's ideal composition across nodes")
+    return _priced(run, runtime, result, "trnsim's ideal composition across nodes")
+
+
+def _priced(run: PublishedRun, runtime: str, result, ideal_model: str) -> Predicted:
+    """``result``'s rows as the run's prediction, each by the size the run asked for: the engine
+    rounds a size down to whole elements per rank, as nccl-tests does (a 10 MB all-gather over 16
+    ranks is priced at the bytes it moves)."""
     return Predicted(
         run,
         runtime,
-        model,
-        # by the size the run asked for: the engine rounds a size down to whole elements per rank,
-        # as nccl-tests does (a 10 MB all-gather over 16 ranks is priced at the bytes it moves)
+        getattr(result, "runtime_model", ideal_model),
         {row.requested_bytes: row.time_us for row in result.rows},
         {row.requested_bytes: row.algorithm for row in result.rows},
     )
