@@ -528,3 +528,20 @@ def test_a_default_runtime_that_cannot_model_the_run_gives_way_to_the_ideal_with
     assert given.err.startswith("note: ") and given.err.count("\n") == 1, given.err
     assert "default runtime" in given.err and why in given.err and "{" not in given.err
     assert json.loads(given.out) == json.loads(ideal.out)
+
+
+def test_an_inexact_allreduce_bound_says_where_the_optimum_lies(cli):
+    # one chip of rack 1 with ten of rack 0, the racks joined by one lane per cable: the all-reduce
+    # bound is injection, which reduce-scatter then all-gather at their optima do not reach
+    args = ["--sku", "nl72x2", "--set", "switched.cross_rack.lanes=1", "--group", "0-9,72", "--sizes", "1G"]
+    reduce = _json(cli, "allreduce", *args, "--runtime", "ideal")
+    gather = _json(cli, "allgather", *args, "--runtime", "ideal")
+    assert reduce["bound_exact"] is False and gather["bound_exact"] is True
+    # with links alike both ways, the two phases take twice the all-gather optimum: busbw 2(p-1)/p
+    # over twice the all-gather's time is the all-gather's own busbw at its bound
+    achievable = reduce["bound_achievable_busbw_gbps"]
+    assert achievable == pytest.approx(gather["rows"][0]["bound_busbw_gbps"], rel=1e-6)
+    assert achievable < reduce["rows"][0]["bound_busbw_gbps"]
+    text = cli("collective", "allreduce", *args, "--runtime", "ideal", "--wide").out
+    assert f"the optimum is between it and {achievable:.1f} GB/s busbw" in " ".join(text.split())
+    assert gather["bound_achievable_busbw_gbps"] is None

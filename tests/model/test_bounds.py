@@ -201,3 +201,21 @@ def test_the_cheap_bound_is_the_best_natural_cut_by_brute_force(seed, op):
     size = 1 << 34
     row = evaluate(topo, op, [size], group, algo="ring", exact_bounds=False).rows[0]
     assert row.bound_busbw_gbps == pytest.approx((p - 1) / p / max(found) / 1e9, rel=1e-9, abs=0)
+
+
+def test_an_inexact_allreduce_bound_names_the_gap_to_what_reduce_scatter_then_all_gather_reach():
+    # a triangle of 100 GB/s links and a fourth chip hanging off it by one 10 GB/s bridge
+    links = {("c0", "c1"): 100.0, ("c1", "c2"): 100.0, ("c0", "c2"): 100.0, ("c2", "c3"): 10.0}
+    topo = graph_topology(4, 0, links)
+    bound = lower_bound(topo, topo.chips, get_op("allreduce"), 0.0, 2)
+    # c3 receives the whole size over its one link, and the bridge carries it each way: S / 10 GB/s
+    assert bound.seconds_per_byte == pytest.approx(1 / 10e9, rel=1e-9, abs=0)
+    # reduce-scatter and all-gather each bring c3 three quarters of the size over the bridge
+    assert not bound.exact
+    assert bound.achievable_seconds_per_byte == pytest.approx(2 * 0.75 / 10e9, rel=1e-9, abs=0)
+
+
+def test_an_exact_bound_names_no_gap():
+    topo = complete_topology(4, bw_gbps=B)
+    bound = lower_bound(topo, topo.chips, get_op("allreduce"), 0.0, 1)
+    assert bound.exact and bound.achievable_seconds_per_byte is None

@@ -24,6 +24,38 @@ class Given:
     schedule: str | None = None  # the file the schedule was written to
 
 
+def achievable_busbw_gbps(bound, op: str, ranks: int) -> float | None:
+    """Where a bound is not exact but a known schedule's bandwidth term is, that schedule's busbw (the
+    optimum lies between the two); else None."""
+    from trnsim.model.rows import busbw_gbps
+
+    if bound.exact or bound.achievable_seconds_per_byte is None:
+        return None
+    return busbw_gbps(op, ranks, 1.0, bound.achievable_seconds_per_byte * 1e6)
+
+
+def bound_caveat(bound, op: str, ranks: int) -> str:
+    """What the header adds to the bound's name: nothing when it is the optimum, else how far the
+    optimum can be from it where that is known.
+
+    >>> from trnsim.model.bounds import Bound
+    >>> bound_caveat(Bound(1e-11, 1.0, "injection (c0)", 1e-11, exact=False), "allgather", 4)
+    ' (a valid bound, perhaps not the optimum)'
+    >>> loose = Bound(1e-11, 1.0, "reduction cut", 1e-11, exact=False, achievable_seconds_per_byte=1.5e-11)
+    >>> bound_caveat(loose, "allreduce", 4)  # 2 (4 - 1) / 4 / 1.5e-11 = 100 GB/s
+    ' (a valid bound; the optimum is between it and 100.0 GB/s busbw, what reduce-scatter then all-gather reach at their optima)'
+    """
+    if bound.exact:
+        return ""
+    achievable = achievable_busbw_gbps(bound, op, ranks)
+    if achievable is None:
+        return " (a valid bound, perhaps not the optimum)"
+    return (
+        f" (a valid bound; the optimum is between it and {achievable:.1f} GB/s busbw, what reduce-scatter"
+        " then all-gather reach at their optima)"
+    )
+
+
 def one_group(
     topology, result, algo: str, dtype: str, assumed: set[str], given: Given
 ) -> tuple[str, dict, list[str]]:
@@ -42,7 +74,7 @@ def one_group(
         f"{result.alpha_us:g} us/step{' (assumed)' if 'alpha' in assumed else ''}, "
         f"algorithm {algo}, routing {result.routing.label}; bandwidth bound limited by "
         f"{result.bound.limited_by}"
-        + ("" if result.bound.exact else " (a valid bound, perhaps not the optimum)")
+        + bound_caveat(result.bound, result.op, result.ranks)
         + (
             f"; links at {topology.uniform_efficiency:.0%} of raw rate"
             if topology.uniform_efficiency is not None
@@ -77,6 +109,7 @@ def one_group(
         "avg_busbw_gbps": result.avg_busbw_gbps,
         "bound_limited_by": result.bound.limited_by,
         "bound_exact": result.bound.exact,
+        "bound_achievable_busbw_gbps": achievable_busbw_gbps(result.bound, result.op, result.ranks),
         "routing": result.routing.label,
         "borrowed": borrowed.as_dict() if borrowed is not None else None,
         "rows": [row.as_dict() for row in result.rows],

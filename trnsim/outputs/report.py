@@ -171,6 +171,7 @@ def sections(results, letters: list[str], op: str) -> list[Section]:
     from functools import partial
 
     from trnsim.outputs import draw
+    from trnsim.outputs.collective import bound_caveat
 
     out = []
     for letter, result in zip(letters, results, strict=True):
@@ -179,7 +180,7 @@ def sections(results, letters: list[str], op: str) -> list[Section]:
         if (bound := getattr(evaluation, "bound", None)) is not None:
             notes = [
                 f"{evaluation.ranks} ranks; routing {evaluation.routing.label}; bandwidth bound limited by "
-                f"{bound.limited_by}" + ("" if bound.exact else " (a valid bound, perhaps not the optimum)")
+                f"{bound.limited_by}" + bound_caveat(bound, evaluation.op, evaluation.ranks)
             ]
         if result.runtime != "ideal":  # the rows are the runtime's; the fabric's figures the ideal's
             notes.append(

@@ -24,6 +24,9 @@ class Bound:
     limited_by: str
     peak_seconds_per_byte: float  # the injection bound alone: what the members' own links could carry
     exact: bool = True  # the bandwidth part is the optimum (False: a valid bound that may be loose)
+    # where the bound is not exact: the bandwidth part a known schedule reaches, so the optimum lies
+    # between the two (an all-reduce's reduce-scatter then all-gather at their optima); None: unknown
+    achievable_seconds_per_byte: float | None = None
 
     def time_us(self, size: float) -> float:
         return max(self.latency_us, size * self.seconds_per_byte * 1e6)
@@ -117,6 +120,8 @@ def lower_bound(
     >>> bound.time_us(1024), bound.limit_at(1024)  # a small size: the latency floor binds
     (1.0, 'latency')
     """
+    from trnsim.topology.metrics import reducing_switches
+
     found = candidates(topology, group, op, traffic, with_optimum)
     best = largest(found)
     top = best.seconds_per_byte
@@ -124,13 +129,26 @@ def lower_bound(
     optimal = [c for c in found if c.family == "optimum"]
     # a group of one moves nothing: trivially the optimum, unless the traffic is skewed
     exact = optimal[0].exact if optimal else (with_optimum and len(group) < 2 and traffic is None)
-    if not exact and with_optimum and op.name == "allreduce" and len(group) > 1:
-        # a reduce-scatter then an all-gather, each at its exact optimum, achieves twice the all-gather
-        # optimum (the two mirror each other): a bound that high is the optimum
-        from trnsim.model.optimum import optimum
-
-        gather = optimum(topology, group, "allgather")
-        exact = gather.exact and 2 * gather.seconds_per_byte <= top * (1 + 1e-6)
+    achievable = None
+    if not exact and with_optimum and op.name == "allreduce" and len(group) > 1 and traffic is None:
+        achievable = _two_phase(topology, group)
+        # a bound as high as what reduce-scatter then all-gather reach is the optimum
+        exact = achievable is not None and achievable <= top * (1 + 1e-6)
+        if reducing_switches(topology, group):
+            achievable = None  # in-network reduction beats the two phases: they say little of the gap
     min_link_ns = min(data["latency_ns"] for data in topology.links.values())
     latency_us = (alpha_ns + max_links * min_link_ns) / 1e3
-    return Bound(top, latency_us, best.label, peak, exact)
+    return Bound(top, latency_us, best.label, peak, exact, None if exact else achievable)
+
+
+def _two_phase(topology: Topology, group: list[str]) -> float | None:
+    """Seconds per byte of an all-reduce done as a reduce-scatter then an all-gather, each at its exact
+    optimum (achievable by tree packing: ForestColl, Zhao et al. 2024), or None if either optimum is
+    only a bound. Any all-reduce that is not faster than this is within the gap it leaves."""
+    from trnsim.model.optimum import optimum
+
+    gather = optimum(topology, group, "allgather")
+    scatter = optimum(topology, group, "reducescatter")
+    if not (gather.exact and scatter.exact):
+        return None
+    return gather.seconds_per_byte + scatter.seconds_per_byte
