@@ -130,6 +130,7 @@ def _sku_cases(folder) -> dict[tuple[str, ...], list[str]]:
         ("topo", "draw"): ["--sku", file, "-o", str(folder / "d.svg")],
         ("cluster", "fabric"): ["--sku", file, "--domains", "2"],
         ("cluster", "collective"): ["allreduce", "--sku", file, "--domains", "2"],
+        ("measure-plan",): ["allreduce", "--sku", file],
     }
     for op in ("allreduce", "allgather", "reducescatter", "alltoall"):
         lines[("collective", op)] = ["--sku", file]

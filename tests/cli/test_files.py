@@ -35,6 +35,7 @@ CASES = [
     (["plot", "allreduce", "--sku", "nl16", "--measured", "FILE.png", "-o", "FILE.png"], "-o", "--measured"),
     (["report", "allreduce", "--sku", "nl16:calibration=FILE.html", "-o", "FILE.html"], "-o",
      "the calibration file"),
+    (["measure-plan", "allreduce", "--topology", "FILE.yaml", "-o", "FILE.yaml"], "-o", "--topology"),
 ]  # fmt: skip
 # output options of commands that read no file: nothing to replace (`topo new` refuses an existing
 # file unless --force: tests/cli/test_topo_cli.py)

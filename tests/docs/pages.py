@@ -57,6 +57,8 @@ def command_lines(text: str) -> list[tuple[str, tuple[str, ...]]]:
     """(kind, lines): each fenced block's command lines (run in order, in one folder), and each
     inline code span that starts with ``trnsim``."""
     found = []
+    # a pasted output is what a command printed (tests/docs/test_outputs.py checks it), not commands
+    text = re.sub(r"<!-- output:.*?<!-- end output -->", "", text, flags=re.S)
     for block in re.findall(r"```[a-z]*\n(.*?)```", text, re.S):
         lines, current = [], None
         for line in block.split("\n"):

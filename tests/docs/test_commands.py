@@ -16,6 +16,7 @@ SKIPPED = {
     "trnsim layout": "names the command",
     "trnsim faults": "names the command",
     "trnsim calibrate": "names the command",
+    "trnsim measure-plan": "names the command",
     "trnsim cluster": "names the command group",
     "trnsim collective OP --sku NAME": "placeholders OP and NAME",
     "trnsim topo path --topology my.yaml 0 5": "my.yaml stands for the reader's own file",

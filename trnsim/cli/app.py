@@ -34,6 +34,7 @@ def _register_collective() -> None:
         from trnsim.cli.compare import compare
         from trnsim.cli.faults import faults
         from trnsim.cli.layout import layout
+        from trnsim.cli.measure_plan import measure_plan
         from trnsim.cli.plot import plot
         from trnsim.cli.report import report
         from trnsim.cli.sweep import sweep
@@ -49,6 +50,7 @@ def _register_collective() -> None:
         app.command("faults")(faults)
         app.add_typer(cluster.app, name="cluster")
         app.command("validate")(validate)
+        app.command("measure-plan")(measure_plan)
         _reflow_help(app)
         _guard_files(app)
 
