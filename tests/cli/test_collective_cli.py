@@ -209,7 +209,7 @@ def test_export_schedule_writes_json_and_refuses_a_bad_path(cli, tmp_path):
     assert result.code == 0
     document = json.loads(target.read_text())
     assert (
-        document["format"] == "trnsim-schedule/1"
+        document["format"] == "trnsim-schedule/2"
         and document["algorithm"]
         == json.loads(
             cli("collective", "allgather", "--sku", "nl16", "-b", "1M", "-e", "1M", "--format", "json").out

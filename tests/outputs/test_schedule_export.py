@@ -63,6 +63,8 @@ def test_multidim_document_names_dimensions_streams_and_paths():
     document = schedule_document(topo, topo.chips, "allreduce", result.plans["multidim"], [1 << 30])
     assert sorted(d["size"] for d in document["dimensions"]) == [2, 4, 18]
     assert sum(s["weight"] for s in document["streams"]) == pytest.approx(1)
-    tray_mates = next(r for r in document["routes"] if r["link_classes"] == ["pcb"])
-    # two tray-mates go through one of the tray's 8 switches, never over the plane
-    assert tray_mates["paths_total"] == 8 and all(len(path) == 3 for path in tray_mates["paths"])
+    tray_mates = next(p for p in document["patterns"] if p["link_classes"] == ["pcb"])
+    paths = tray_mates["routes"]["paths"][0]
+    # two tray-mates go through one of the tray's 8 switches, never over the plane, 1/8 of the bytes each
+    assert len(paths) == 8 and all(len(path) == 3 and share == 1 / 8 for path, share in paths)
+    assert {document["graph"]["nodes"][path[1]] for path, _ in paths} <= set(topo.nodes) - set(topo.chips)

@@ -31,6 +31,8 @@ class Plan:
     others: list["Plan"] = field(default_factory=list)
 
     fixed_us: float = 0.0  # once per collective (latency.collective_ns)
+    alpha_ns: float = 0.0  # per step, as costed (an exported schedule states it)
+    chunking: tuple[int, int] = (MAX_CHUNKS, MIN_CHUNK_BYTES)  # pipelines' chunk limits, as costed
 
     def _own_time_us(self, size: float) -> float:
         return self.fixed_us + sum(item.time_us(size) for item in self.items)
@@ -149,6 +151,14 @@ def make_plan(
             items.append(PipelineCost(chains, alpha_ns, bw_bps, *chunking))
         else:
             items.append(StepCost(entry, routes[id(entry)], alpha_ns))
+    fixed_us = topology.spec.latency.collective_ns / 1e3
     return Plan(
-        algo.name, items, schedule, edge_class, bw_bps, fixed_us=topology.spec.latency.collective_ns / 1e3
+        algo.name,
+        items,
+        schedule,
+        edge_class,
+        bw_bps,
+        fixed_us=fixed_us,
+        alpha_ns=alpha_ns,
+        chunking=chunking,
     )
