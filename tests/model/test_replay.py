@@ -29,7 +29,11 @@ def _document(sku: str, op: str, row) -> dict:
     return json.loads(json.dumps(schedule_document(topology, result.group, op, plan, [row.bytes])))
 
 
-@pytest.mark.parametrize("sku", ["nl16", "nl64", "nl32x2", "nl72x2"])
+# the switched systems list tens of thousands of paths in Python: a few seconds each, so slow-marked
+SYSTEMS = ["nl16", "nl64", *(pytest.param(s, marks=pytest.mark.slow) for s in ("nl32x2", "nl72x2"))]
+
+
+@pytest.mark.parametrize("sku", SYSTEMS)
 @pytest.mark.parametrize("op", ["allreduce", "allgather", "reducescatter", "alltoall"])
 def test_replay_reproduces_the_reported_time(sku, op):
     _, result = _evaluated(sku, op)
