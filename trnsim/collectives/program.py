@@ -97,6 +97,7 @@ class Program:
     block_sizes: tuple[float, ...] | None = None  # per block, its share of S (None: 1/p each)
     algorithm: str = ""
     pipelined: bool = False  # the cost model splits the data into chunks and overlaps these rounds
+    relays: int = 0  # positions p .. p + relays - 1: chips outside the group that forward data
 
     @property
     def blocks(self) -> int:
