@@ -187,3 +187,43 @@ def test_dropping_redirecting_or_flipping_any_transfer_breaks_the_program(graph,
             flipped = check(_without(program, index, replace(t, reduce=not t.reduce)))
             assert not flipped.ok, ("flip", t)
             assert flipped.violation.rule in ("double-count", "unavailable", "incomplete", "conflict")
+
+
+def _relayed(op: str, transfers, relays: int = 1) -> Program:
+    return Program(op, 2, 1 + max(t.round for t in transfers), tuple(transfers), relays=relays)
+
+
+def test_a_relay_forwards_copies_and_reduces_without_holding_anything_itself():
+    # all-gather of two ranks through relay 2; reduce-scatter of block 0 reduced at the relay
+    through = [Transfer(0, 0, 2, (Chunk(0),)), Transfer(1, 2, 1, (Chunk(0),)), Transfer(0, 1, 0, (Chunk(1),))]
+    assert check(_relayed("allgather", through)).ok
+    reduced = [
+        Transfer(0, 0, 2, (Chunk(0),), True),
+        Transfer(0, 1, 2, (Chunk(0),), True),
+        Transfer(1, 2, 0, (Chunk(0),)),
+        Transfer(0, 0, 1, (Chunk(1),), True),
+    ]
+    assert check(_relayed("reducescatter", reduced)).ok
+
+
+def test_a_relay_cannot_send_what_it_never_received_nor_be_left_out_of_the_range():
+    made_up = [Transfer(0, 2, 1, (Chunk(0),)), Transfer(0, 1, 0, (Chunk(1),))]
+    report = check(_relayed("allgather", made_up))
+    assert report.violation.rule == "unavailable" and report.violation.rank == 2
+    beyond = [Transfer(0, 0, 3, (Chunk(0),))]
+    report = check(_relayed("allgather", beyond))
+    assert report.violation.rule == "endpoint" and "outside 0..2" in str(report)
+    # without relays the same position is outside the group
+    assert (
+        check(_relayed("allgather", [Transfer(0, 0, 2, (Chunk(0),))], relays=0)).violation.rule == "endpoint"
+    )
+
+
+def test_a_relay_does_not_count_as_a_contributor_and_members_still_need_everything():
+    # rank 0 reduces its block 0 into the relay twice: a double count there too
+    twice = [Transfer(0, 0, 2, (Chunk(0),), True), Transfer(1, 0, 2, (Chunk(0),), True)]
+    assert check(_relayed("reducescatter", twice)).violation.rule == "double-count"
+    # the relay receives rank 1's block but the member never does
+    stops = [Transfer(0, 0, 2, (Chunk(0),)), Transfer(0, 1, 0, (Chunk(1),))]
+    report = check(_relayed("allgather", stops))
+    assert report.violation.rule == "missing" and report.violation.rank == 1

@@ -43,6 +43,7 @@ from trnsim.cli.options import (
     writable,
     write_text,
 )
+from trnsim.cli.referee import ScheduleFile, ScheduleFormatOption
 from trnsim.collectives.ops import OPS
 from trnsim.outputs.render import Format, emit
 
@@ -93,8 +94,11 @@ def run(
     runtime: str | None = None,
     ranks_per_chip: int | None = None,
     show_range: bool = False,
+    schedule=None,
+    schedule_format: str | None = None,
 ) -> None:
-    """Evaluate and print one collective: one group, or several at once with ``groups``."""
+    """Evaluate and print one collective: one group, or several at once with ``groups``; with
+    ``schedule``, referee that file's schedule (:mod:`trnsim.cli.referee`)."""
     from trnsim.model.backend import Costing, ManyGroups, Selection
     from trnsim.model.cost import assumptions
     from trnsim.model.runtime import apply_runtime, choose_runtime, runtime_of
@@ -107,6 +111,15 @@ def run(
     topo = load(sku, topology, overrides)
     note_calibration_target(calibration, [topo.name])
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
+    if schedule is not None:
+        from trnsim.cli.referee import referee_run
+
+        options = dict(algo=algo, groups=groups, skew=skew, traffic_file=traffic_file, heatmap=heatmap)
+        options.update(export_schedule=export_schedule, show_range=show_range, runtime=runtime, group=group)
+        options.update(ranks=ranks, dtype=dtype, alpha_us=alpha_us, fmt=fmt)
+        options["chunking"] = (max_chunks, chunk_bytes(min_chunk))
+        referee_run(op, schedule, schedule_format, topo, size_list, options)
+        return
     _check_outputs(topo, heatmap, groups, export_schedule, algo)
     if calibration is not None and runtime is None:  # a calibration models what it was fitted against
         from trnsim.studies.calibration.files import calibration_runtime
@@ -282,6 +295,8 @@ def _register(op: str) -> None:
         runtime: RuntimeOption = None,
         ranks_per_chip: RanksPerChip = None,
         show_range: RangeOption = False,
+        schedule: ScheduleFile = None,
+        schedule_format: ScheduleFormatOption = None,
     ) -> None:
         run(
             op,
@@ -312,6 +327,8 @@ def _register(op: str) -> None:
             runtime,
             ranks_per_chip,
             show_range,
+            schedule,
+            schedule_format,
         )
 
     examples = "".join(f"    trnsim collective {op} {line}\n" for line in EXAMPLES[op])

@@ -8,7 +8,11 @@ what the collective gives each rank:
 * reduce-scatter and all-reduce: every rank holds every block, of its own input;
 * all-to-all: rank ``i`` holds blocks ``i -> j`` for every ``j``;
 
-and proves that every rank ends with exactly what the collective defines:
+and proves that every rank ends with exactly what the collective defines. A program's *relays*
+(positions ``p .. p + relays - 1``: chips outside the group that forward data, as a synthesizer's
+schedule may route through them) start with nothing, contribute nothing and need nothing at the end;
+they may hold and forward copies, and reduce what they receive (a relay's first reduction of a chunk
+starts from nothing, as the switches' does, since it has no input to add). The members must end with:
 
 * all-gather: every block ``b``, from rank ``b`` alone;
 * reduce-scatter: block ``r`` at rank ``r``, summed over all ``p`` ranks, each once;
@@ -89,6 +93,11 @@ def initial(program: Program) -> list[dict[Chunk, int]]:
     return [{Chunk(b, k): 1 << r for b in range(p) for k in parts} for r in range(p)]
 
 
+def _initial(program: Program) -> list[dict[Chunk, int]]:
+    """:func:`initial`, and an empty buffer for each relay."""
+    return initial(program) + [{} for _ in range(program.relays)]
+
+
 def expected(program: Program):
     """``(rank, chunk, mask)`` for every chunk a rank must end with, and its contributors."""
     p, parts = program.p, range(len(program.parts))
@@ -112,7 +121,7 @@ def check(program: Program) -> Report:
     violation = _sizes(program)
     if violation is not None:
         return Report(False, violation, program.rounds, len(program.transfers))
-    state = initial(program)
+    state = _initial(program)
     for number, transfers in enumerate(program.by_round()):
         violation = _round(program, state, number, transfers)
         if violation is not None:
@@ -146,11 +155,13 @@ def _sizes(program: Program) -> Violation | None:
 
 
 def _endpoints(program: Program, number: int, t: Transfer) -> Violation | None:
+    last = program.p + program.relays - 1
+
     def valid(x: int) -> bool:
-        return 0 <= x < program.p or x == NETWORK
+        return 0 <= x <= last or x == NETWORK
 
     if not (valid(t.src) and valid(t.dst)) or t.src == t.dst:
-        what = "sends to itself" if t.src == t.dst else f"names a rank outside 0..{program.p - 1}"
+        what = "sends to itself" if t.src == t.dst else f"names a rank outside 0..{last}"
         return Violation("endpoint", number, t.src, None, f"transfer {t.src} -> {t.dst} {what}")
     for chunk in t.chunks:
         if not (0 <= chunk.block < program.blocks and 0 <= chunk.part < len(program.parts)):
@@ -189,7 +200,7 @@ def _write(program, number, buffer, written, rank, t, values) -> Violation | Non
             return Violation("conflict", number, rank, program.describe(chunk), detail)
         written[rank, chunk] = "reduce" if t.reduce else "copy"
         have = buffer.get(chunk)
-        if t.reduce and have is None and rank != NETWORK:
+        if t.reduce and have is None and rank != NETWORK and rank < program.p:
             # a rank reduces into its own copy: without one it would add to garbage (the switches
             # start every round empty and reduce what arrives)
             detail = f"reduced from {t.src} into a rank that does not hold it"

@@ -97,6 +97,7 @@ class Program:
     block_sizes: tuple[float, ...] | None = None  # per block, its share of S (None: 1/p each)
     algorithm: str = ""
     pipelined: bool = False  # the cost model splits the data into chunks and overlaps these rounds
+    relays: int = 0  # positions p .. p + relays - 1: chips outside the group that forward data
 
     @property
     def blocks(self) -> int:
@@ -230,3 +231,27 @@ def order_of(pairs: Sequence[tuple[int, int]]) -> list[int]:
     while nxt[order[-1]] != order[0]:
         order.append(nxt[order[-1]])
     return order
+
+
+def as_op(program: Program, op: str) -> Program:
+    """An all-gather program run as ``op``: a reduce-scatter is its mirror image
+    (:func:`dual`: every transfer reversed, reducing, in reverse round order), an all-reduce that and
+    then the all-gather. What a synthesizer of all-gather trees or flows (ForestColl, TE-CCL) says of
+    the other two; :func:`~trnsim.collectives.check.check` proves the result, as it does any program.
+
+    Raises :class:`~trnsim.errors.UsageError` for any other pair of collectives.
+    """
+    from dataclasses import replace
+
+    from trnsim.errors import UsageError
+
+    if op == program.op:
+        return program
+    if program.op != "allgather" or op not in ("reducescatter", "allreduce"):
+        raise UsageError(f"the schedule is a {program.op}; it does not make a {op}")
+    transfers = dual(program.transfers, program.rounds)
+    rounds = program.rounds
+    if op == "allreduce":
+        transfers += [replace(t, round=t.round + rounds) for t in program.transfers]
+        rounds *= 2
+    return replace(program, op=op, rounds=rounds, transfers=tuple(transfers))

@@ -16,11 +16,12 @@ from trnsim import limits
 from trnsim.collectives import algorithms
 from trnsim.collectives.algorithms import Context, NotApplicable, Pipeline
 from trnsim.collectives.ops import Op, dtype_size, get_op
+from trnsim.collectives.program import NETWORK, Program
 from trnsim.collectives.traffic import check_traffic
 from trnsim.errors import NotApplicableError, UsageError
 from trnsim.model.bounds import Bound, lower_bound
 from trnsim.model.cost import cost_options
-from trnsim.model.plan import LinkHeat, Plan, make_plan
+from trnsim.model.plan import LinkHeat, Plan, make_plan, plan_schedule
 from trnsim.model.router import Router
 from trnsim.model.rows import Evaluation, Row, algbw_gbps, busbw_gbps
 from trnsim.routing.paths import routing_work
@@ -179,6 +180,8 @@ def evaluate(
     min_chunk_bytes: int | None = None,
     traffic: np.ndarray | None = None,
     exact_bounds: bool = True,
+    program: Program | None = None,
+    relays: list[str] | None = None,
 ) -> GroupEvaluation:
     """Model ``op_name`` on ``group`` of ``topology`` for every size.
 
@@ -196,6 +199,10 @@ def evaluate(
         A skewed all-to-all's ``p x p`` traffic matrix (:mod:`trnsim.collectives.traffic`).
     exact_bounds : bool
         Compute the exact optimum for the bound (False: injection and natural cuts only, cheaper).
+    program : Program, optional
+        Cost this program (:mod:`trnsim.model.program_cost`) instead of the registered algorithms
+        (``algo`` is then ignored); its positions are ``group`` and then ``relays``, the chips outside
+        the group that forward its data.
 
     Examples
     --------
@@ -212,6 +219,8 @@ def evaluate(
     """
     op = get_op(op_name)
     check_traffic(op.name, traffic, len(group))
+    if program is not None and (program.op, program.p) != (op.name, len(group)):
+        raise UsageError(f"a {program.op} program on {program.p} ranks cannot cost {op.name} on {len(group)}")
     dtype = dtype.strip().lower()  # names are case-insensitive; rows and baselines carry one spelling
     alpha_ns, alpha_us_used, chunking = cost_options(topology, alpha_us, max_chunks, min_chunk_bytes)
     limits.ROUTING.check(
@@ -220,12 +229,18 @@ def evaluate(
     )
     aligned, dropped = align_sizes(op, sizes, len(group), dtype)
     ctx = Context(topology.planner, group, traffic)  # planned on the healthy system
-    router = Router(topology, group)
+    router = Router(topology, group + list(relays or []))
     routers = [router] + [router.with_seed(seed) for seed in range(1, router.routing.realisations)]
     bound = lower_bound(topology, group, op, alpha_ns, router.max_links, traffic, exact_bounds)
     raw_bound = _raw_bound(topology, group, op, alpha_ns, router.max_links, bound, traffic, exact_bounds)
 
-    plans, skipped = _plan_each(topology, routers, ctx, op, algo, alpha_ns, chunking)
+    if program is not None:
+        plans, skipped = (
+            {program.algorithm or "imported": _plan_program(topology, routers, program, alpha_ns, chunking)},
+            {},
+        )
+    else:
+        plans, skipped = _plan_each(topology, routers, ctx, op, algo, alpha_ns, chunking)
     by_algorithm = {
         name: [_row(plan, op, *entry, dtype, len(group), bound, raw_bound) for entry in aligned]
         for name, plan in plans.items()
@@ -247,6 +262,26 @@ def evaluate(
         plans=plans,
         routing=router.routing,
     )
+
+
+def _plan_program(
+    topology: Topology, routers: list[Router], program: Program, alpha_ns: float, chunking
+) -> Plan:
+    """A program's schedule (:func:`~trnsim.model.program_cost.schedule_of`) routed under every seed."""
+    from trnsim.model.program_cost import schedule_of
+    from trnsim.topology.metrics import reducing_switches
+
+    group = routers[0].group[: program.p]
+    switches = (
+        reducing_switches(topology.planner, group)
+        if any(NETWORK in (t.src, t.dst) for t in program.transfers)
+        else []
+    )
+    schedule = schedule_of(program, switches)
+    name = program.algorithm or "imported"
+    plan = plan_schedule(topology, routers[0], name, schedule, alpha_ns, chunking)
+    plan.others = [plan_schedule(topology, r, name, schedule, alpha_ns, chunking) for r in routers[1:]]
+    return plan
 
 
 def _plan_each(

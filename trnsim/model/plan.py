@@ -137,6 +137,18 @@ def make_plan(
     algo = algorithms.find(name)
     if schedule is None:
         schedule = algo.schedule(ctx, op)
+    return plan_schedule(topology, router, algo.name, schedule, alpha_ns, chunking)
+
+
+def plan_schedule(
+    topology: Topology,
+    router: Router,
+    name: str,
+    schedule: list[Step | Pipeline],
+    alpha_ns: float,
+    chunking: tuple[int, int] = (MAX_CHUNKS, MIN_CHUNK_BYTES),
+) -> Plan:
+    """Route and cost a schedule made elsewhere (an algorithm's, or a program's) under ``name``."""
     flat = [step for entry in schedule for step in (entry.steps if isinstance(entry, Pipeline) else [entry])]
     routes = dict(zip(map(id, flat), router.route_all(flat), strict=True))
     arrays = router.arrays
@@ -153,12 +165,5 @@ def make_plan(
             items.append(StepCost(entry, routes[id(entry)], alpha_ns))
     fixed_us = topology.spec.latency.collective_ns / 1e3
     return Plan(
-        algo.name,
-        items,
-        schedule,
-        edge_class,
-        bw_bps,
-        fixed_us=fixed_us,
-        alpha_ns=alpha_ns,
-        chunking=chunking,
+        name, items, schedule, edge_class, bw_bps, fixed_us=fixed_us, alpha_ns=alpha_ns, chunking=chunking
     )
