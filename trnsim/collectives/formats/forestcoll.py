@@ -147,7 +147,8 @@ def read(data: bytes, where: str) -> Imported:
     ]
     if others:
         notes.append(
-            f"{len(others)} node(s) in the trees root none and relay only: {', '.join(sorted(others, key=_order))}"
+            f"{len(others)} of the file's nodes root no tree and only relay: "
+            + ", ".join(sorted(others, key=_order))
         )
     return Imported(program, "forestcoll", names, notes)
 
