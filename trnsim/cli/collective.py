@@ -5,6 +5,7 @@ from typing import Annotated
 import typer
 
 from trnsim.cli.chip_options import RanksPerChip
+from trnsim.cli.export_format import ScheduleFormatOption, schedule_shape
 from trnsim.cli.flags import edits_text
 from trnsim.cli.options import (
     Algo,
@@ -93,6 +94,7 @@ def run(
     runtime: str | None = None,
     ranks_per_chip: int | None = None,
     show_range: bool = False,
+    schedule_format: str | None = None,
 ) -> None:
     """Evaluate and print one collective: one group, or several at once with ``groups``."""
     from trnsim.model.backend import Costing, ManyGroups, Selection
@@ -128,8 +130,13 @@ def run(
         emit(*many_groups(topo, result, algo, assumed, given, explain), fmt)
         return
     writable(export_schedule, "--export-schedule")
+    shape = schedule_shape(export_schedule, schedule_format)
+    if shape is not None and algo not in ("auto", "all"):  # refused before the run
+        shape.program(topo, backend.group, backend.traffic, algo, op)
     result = backend.evaluate(op, size_list, algo, dtype)
-    if export_schedule is not None:
+    if shape is not None:
+        shape.write(topo, backend.traffic, result, export_schedule)
+    elif export_schedule is not None:
         _export_schedule(topo, result, export_schedule, given.group)
     if heatmap is not None:
         _draw_heatmap(topo, result, heatmap, given.group)
@@ -282,6 +289,7 @@ def _register(op: str) -> None:
         runtime: RuntimeOption = None,
         ranks_per_chip: RanksPerChip = None,
         show_range: RangeOption = False,
+        schedule_format: ScheduleFormatOption = None,
     ) -> None:
         run(
             op,
@@ -312,6 +320,7 @@ def _register(op: str) -> None:
             runtime,
             ranks_per_chip,
             show_range,
+            schedule_format,
         )
 
     examples = "".join(f"    trnsim collective {op} {line}\n" for line in EXAMPLES[op])
