@@ -31,10 +31,10 @@ def check_command(
     schedule_format: Annotated[
         str | None,
         typer.Option(
-            "--format-in", "--schedule-format", help="Its format (default: recognised from the bytes)."
+            "--format", help="Its format, as 'trnsim schedule formats' lists (default: recognised)."
         ),
     ] = None,
-    fmt: FormatOption = Format.table,
+    fmt: FormatOut = Format.table,
 ) -> None:
     """Read a schedule file, run its program symbolically and prove it computes its collective.
 
