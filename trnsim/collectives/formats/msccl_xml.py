@@ -329,10 +329,8 @@ def _step(step, s: int, rank: int, send: int, recv: int, chan: int, size: dict, 
     if kind == "nop":
         return op
     src, dst = (srcbuf, values["srcoff"]), (dstbuf, values["dstoff"])
-    for buf, off, used in (
-        (*src, sends and reads == "src" or kind in ("cpy", "rrs")),
-        (*dst, receives or kind == "cpy"),
-    ):
+    reads_src = kind in ("s", "rrc", "rrs", "rrcs", "cpy")  # rrc reduces its source into the sum
+    for buf, off, used in ((*src, reads_src), (*dst, receives or kind == "cpy")):
         if used and (buf not in size or off < 0 or cnt < 1 or off + cnt > size[buf]):
             raise UsageError(f"{here}: {cnt} chunks at {buf} {off} lie outside the gpu's buffers {size}")
     if (receives and recv < 0) or (sends and send < 0):
