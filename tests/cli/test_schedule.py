@@ -67,7 +67,7 @@ def test_a_wrong_program_exits_1_with_its_first_violation(cli, tmp_path):
     wrong.write_bytes(ET.tostring(root))
     result = cli("schedule", "check", str(wrong))
     assert result.code == 1
-    assert "wrong: incomplete: at the end: rank " in result.out and result.err.count("\n") == 1
+    assert "wrong: incomplete: at the end, rank " in result.out and result.err.count("\n") == 1
 
 
 def test_unreadable_files_and_inexpressible_programs_are_one_line_exit_2(cli, tmp_path):
