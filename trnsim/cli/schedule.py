@@ -13,7 +13,7 @@ FormatOut = Annotated[Format, typer.Option("--format-out", help="Output format."
 
 app = typer.Typer(
     help="Read schedule files (MSCCL XML, ...) and prove them correct.\n\nExamples:\n\n"
-    "trnsim schedule check ring.xml\ntrnsim schedule formats",
+    "trnsim schedule check examples/schedules/ring4.xml\ntrnsim schedule formats",
     no_args_is_help=True,
 )
 
@@ -45,8 +45,8 @@ def check_command(
 
     Examples:
 
-        trnsim schedule check ring.xml
-        trnsim schedule check ring.xml --format-out json
+        trnsim schedule check examples/schedules/ring4.xml
+        trnsim schedule check examples/schedules/ring4.xml --format-out json
     """
     from trnsim.collectives.check import check
     from trnsim.collectives.formats import read
@@ -105,7 +105,12 @@ def check_command(
 
 @app.command("formats")
 def formats_command(fmt: FormatOption = Format.table) -> None:
-    """List the schedule formats trnsim writes (collective --export-schedule) and reads (schedule check)."""
+    """List the schedule formats trnsim writes (collective --export-schedule) and reads (schedule check).
+
+    Examples:
+
+        trnsim schedule formats
+    """
     from trnsim.collectives.formats import FORMATS, _load
     from trnsim.outputs.render import Column, Table
 
