@@ -98,7 +98,8 @@ def test_the_page_says_which_commands_take_the_what_ifs():
     from trnsim.cli.app import _register_collective, app
 
     assert (
-        "all but `topo list`, `topo validate`, `topo new`, `collective algorithms` and `validate`, except that "
+        "all but `topo list`, `topo validate`, `topo new`, `collective algorithms`, `validate` and the `schedule` "
+        "commands (which read a file, not a system), except that "
         "`cluster fabric` "
         "(which only counts switches) takes `--set` alone, `topo draw` `--set` and `--fail`, and "
         "`calibrate` no `--calibration`" in _flat(OUTPUT)
@@ -110,6 +111,8 @@ def test_the_page_says_which_commands_take_the_what_ifs():
         "topo new": set(),
         "collective algorithms": set(),
         "validate": set(),
+        "schedule check": set(),
+        "schedule formats": set(),
         "cluster fabric": {"--set"},
         "topo draw": {"--set", "--fail"},
         "calibrate": every - {"--calibration"},

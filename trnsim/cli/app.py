@@ -37,6 +37,7 @@ def _register_collective() -> None:
         from trnsim.cli.measure_plan import measure_plan
         from trnsim.cli.plot import plot
         from trnsim.cli.report import report
+        from trnsim.cli.schedule import app as schedule_app
         from trnsim.cli.sweep import sweep
         from trnsim.cli.typed import OrderedCommand
         from trnsim.cli.validate import validate
@@ -51,6 +52,7 @@ def _register_collective() -> None:
         app.add_typer(cluster.app, name="cluster")
         app.command("validate")(validate)
         app.command("measure-plan")(measure_plan)
+        app.add_typer(schedule_app, name="schedule")
         _reflow_help(app)
         _guard_files(app)
 

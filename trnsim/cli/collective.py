@@ -5,6 +5,7 @@ from typing import Annotated
 import typer
 
 from trnsim.cli.chip_options import RanksPerChip
+from trnsim.cli.export_format import ScheduleFormatOption, schedule_shape
 from trnsim.cli.flags import edits_text
 from trnsim.cli.options import (
     Algo,
@@ -43,7 +44,7 @@ from trnsim.cli.options import (
     writable,
     write_text,
 )
-from trnsim.cli.referee import ScheduleFile, ScheduleFormatOption
+from trnsim.cli.referee import ScheduleFile
 from trnsim.collectives.ops import OPS
 from trnsim.outputs.render import Format, emit
 
@@ -141,8 +142,13 @@ def run(
         emit(*many_groups(topo, result, algo, assumed, given, explain), fmt)
         return
     writable(export_schedule, "--export-schedule")
+    shape = schedule_shape(export_schedule, schedule_format)
+    if shape is not None and algo not in ("auto", "all"):  # refused before the run
+        shape.program(topo, backend.group, backend.traffic, algo, op)
     result = backend.evaluate(op, size_list, algo, dtype)
-    if export_schedule is not None:
+    if shape is not None:
+        shape.write(topo, backend.traffic, result, export_schedule)
+    elif export_schedule is not None:
         _export_schedule(topo, result, export_schedule, given.group)
     if heatmap is not None:
         _draw_heatmap(topo, result, heatmap, given.group)

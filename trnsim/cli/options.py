@@ -317,7 +317,8 @@ ExportSchedule = Annotated[
     typer.Option(
         "--export-schedule",
         help="Write the schedule (steps, pipelines, flows with their shares, the shortest paths each pair "
-        "uses, chunk counts per size) as JSON: the --algo named, else the best one at the largest size.",
+        "uses, chunk counts per size) as JSON, or with --schedule-format (or a .xml name) its program in that "
+        "format: the --algo named, else the best one at the largest size.",
         show_default=False,
     ),
 ]

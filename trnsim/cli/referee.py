@@ -16,13 +16,6 @@ ScheduleFile = Annotated[
         "it beside the bound and trnsim's best algorithm.",
     ),
 ]
-ScheduleFormatOption = Annotated[
-    str | None,
-    typer.Option(
-        "--schedule-format", help="The --schedule file's format (default: recognised from its content)."
-    ),
-]
-
 # what --schedule does not combine with, and why (the run is one group's, of the file's schedule)
 _NOT_WITH = {
     "groups": "--groups",
