@@ -134,7 +134,8 @@ def depth_bound(text: str) -> int:
 
 
 def read_text(path: Path, what: str = "file", limit: limits.Limit = limits.FILE_BYTES) -> str:
-    """Read a regular UTF-8 text file of bounded size: every file trnsim reads comes through here.
+    """Read a regular UTF-8 text file of bounded size: every text file trnsim reads comes through here
+    (binary files through :func:`read_bytes`).
 
     Parameters
     ----------
@@ -151,6 +152,16 @@ def read_text(path: Path, what: str = "file", limit: limits.Limit = limits.FILE_
     ConfigError
         For a missing file, a folder, a FIFO or device, an oversized file or one that is not UTF-8.
     """
+    data = read_bytes(path, what, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file (byte {exc.start} is not UTF-8)") from None
+
+
+def read_bytes(path: Path, what: str = "file", limit: limits.Limit = limits.FILE_BYTES) -> bytes:
+    """Read a regular file of bounded size as bytes (a binary format such as Chakra's traces); the
+    same refusals as :func:`read_text` but the encoding."""
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -169,10 +180,7 @@ def read_text(path: Path, what: str = "file", limit: limits.Limit = limits.FILE_
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     limit.check(len(data), f"{path}: the file has")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not a text file (byte {exc.start} is not UTF-8)") from None
+    return data
 
 
 def _check_shape(text: str, where: str, loader=SafeLoader) -> int:

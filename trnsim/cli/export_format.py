@@ -10,6 +10,8 @@ import typer
 from trnsim.errors import UsageError
 
 OWN = "trnsim-schedule"  # trnsim's own JSON, written by trnsim.outputs.schedule_export
+# the format a suffix means when --schedule-format is not given (any other suffix: trnsim's own JSON)
+BY_SUFFIX = {".xml": "msccl-xml", ".et": "chakra"}
 
 ScheduleFormatOption = Annotated[
     str | None,
@@ -74,15 +76,11 @@ def schedule_shape(path: Path | None, name: str | None) -> Shape | None:
         if name is not None:
             raise UsageError("--schedule-format says the format of --export-schedule FILE; give the file too")
         return None
-    from trnsim.collectives.formats import FORMATS, get
+    from trnsim.collectives.formats import get
 
-    if name is None:
-        from trnsim.collectives.formats import _load
-
-        _load()  # every format module registers itself
-        suffix = path.suffix.lower()
-        guesses = [f.name for f in FORMATS.values() if f.write and suffix in f.suffixes and suffix != ".json"]
-        return Shape(guesses[0]) if len(guesses) == 1 else None
+    if name is None:  # by the suffix; several formats write XML, and .xml means MSCCL's
+        name = BY_SUFFIX.get(path.suffix.lower())
+        return None if name is None else Shape(name)
     if name.startswith(OWN):  # written from the routed plan (trnsim-schedule/2), not by the registry
         return None
     try:

@@ -36,7 +36,7 @@ def referee_run(op: str, schedule: Path, schedule_format: str | None, topo, size
     from trnsim.outputs.render import emit, print_error
     from trnsim.studies.referee import referee
     from trnsim.topology.groups import group_label, select_group
-    from trnsim.yamlio import read_text
+    from trnsim.yamlio import read_bytes
 
     given = [flag for key, flag in _NOT_WITH.items() if options.get(key)]
     if options.get("algo", "auto") != "auto":
@@ -46,7 +46,7 @@ def referee_run(op: str, schedule: Path, schedule_format: str | None, topo, size
     _, note = choose_runtime(
         topo, None, options.get("runtime"), "a runtime picks its own algorithm per size; --schedule gives one"
     )
-    data = read_text(schedule, "schedule file", limits.TRAFFIC_BYTES).encode()
+    data = read_bytes(schedule, "schedule file", limits.TRAFFIC_BYTES)
     group, ranks = options.get("group"), options.get("ranks")
     chosen = select_group(topo, group, ranks) if group is not None or ranks is not None else None
     result = referee(

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from trnsim.cli.options import FormatOption
-from trnsim.errors import ThresholdError, UsageError
+from trnsim.errors import ThresholdError
 from trnsim.outputs.render import Format, emit, kv_table
 
 FormatOut = Annotated[Format, typer.Option("--format-out", help="Output format.", case_sensitive=False)]
@@ -48,13 +48,12 @@ def check_command(
         trnsim schedule check examples/schedules/ring4.xml
         trnsim schedule check examples/schedules/ring4.xml --format-out json
     """
+    from trnsim import limits
     from trnsim.collectives.check import check
     from trnsim.collectives.formats import read
+    from trnsim.yamlio import read_bytes
 
-    try:
-        data = file.read_bytes()
-    except OSError as error:
-        raise UsageError(f"{file}: cannot read it ({error.strerror or error})") from None
+    data = read_bytes(file, "schedule file", limits.TRAFFIC_BYTES)
     imported = read(data, str(file), schedule_format)
     program = imported.program
     report = check(program)

@@ -19,6 +19,13 @@ delivered its chunk, a receive for the steps that last wrote or still read the s
 it, as msccl-tools writes them, and ``hasdep`` marks the steps waited for. An all-to-all's own block
 is copied from input to output by a ``cpy`` step.
 
+Two attributes the runtime does not read (NCCL's XML parser keeps unknown attributes and MSCCL's
+parser asks only for its own) carry what MSCCL's format has no place for: ``round`` on each send and
+receive step (the program's round of that transfer) and ``pipelined="1"`` on ``<algo>`` (trnsim's cost
+model overlaps the rounds as pipeline stages; MSCCL's runtime pipelines over the buffer by itself).
+A file trnsim wrote thus reads back as the same rounds; without them a transfer runs in the earliest
+round its dependencies allow.
+
 Reading rebuilds the program (:mod:`~trnsim.collectives.formats.replay`) with one part per chunk of a
 block; ``rcs``, ``rrs`` and ``rrcs`` are read as a receive then a send (``rrs`` as if it kept the sum),
 a ``cpy`` as moving nothing between ranks; local reductions (``re``) are refused.
@@ -50,6 +57,7 @@ class _Step:
     tb: tuple
     deps: list = field(default_factory=list)
     index: int = -1  # its position in its threadblock, nops included
+    round: int | None = None  # the program's round of the transfer a send or receive is half of
 
 
 def _tb_order(key: tuple) -> tuple[int, int, int]:
@@ -96,9 +104,14 @@ def _steps(program: Program, layout: Layout) -> dict[int, dict[tuple, list[_Step
         for t in sorted(transfers, key=lambda t: (t.src, t.dst, t.channel)):
             ch = channel[t.channel]
             for src, dst, cnt, chunks in _runs(layout, t):
-                send = _Step("s", src, dst, cnt, (t.src, ("s", t.dst, ch)))
+                send = _Step("s", src, dst, cnt, (t.src, ("s", t.dst, ch)), round=t.round)
                 recv = _Step(
-                    "rrc" if t.reduce else "r", dst if t.reduce else src, dst, cnt, (t.dst, ("r", t.src, ch))
+                    "rrc" if t.reduce else "r",
+                    dst if t.reduce else src,
+                    dst,
+                    cnt,
+                    (t.dst, ("r", t.src, ch)),
+                    round=t.round,
                 )
                 tbs[t.src][send.tb[1]].append(send)
                 tbs[t.dst][recv.tb[1]].append(recv)
@@ -177,6 +190,8 @@ def write(program: Program, ranks: list[str]) -> bytes:
         ("maxBytes", MAX_BYTES),
     ):
         algo.set(attr, str(value))
+    if program.pipelined:  # read by trnsim only: its cost model overlaps the rounds as stages
+        algo.set("pipelined", "1")
     waited = {id(dep) for tbs in gpus.values() for steps in tbs.values() for s in steps for dep in s.deps}
     for rank in range(program.p):
         tbs = gpus.get(rank, {})
@@ -202,6 +217,8 @@ def write(program: Program, ranks: list[str]) -> bytes:
                     deps=str(dep.index if dep else -1),
                     hasdep=str(int(id(step) in waited)),
                 )
+                if step.round is not None:  # read by trnsim only (see the module docstring)
+                    tb[-1].set("round", str(step.round))
     ET.indent(algo, space="  ")
     return ET.tostring(algo, encoding="unicode").encode() + b"\n"
 
@@ -270,7 +287,14 @@ def read(data: bytes, where: str) -> Imported:
     ops: list[Op] = []
     for gpu in sorted(gpus, key=lambda gpu: _int(gpu, "id", where)):
         _gpu(gpu, p, ops, where)
-    program = replay.program(op, p, g, ops, root.get("name", ""), where)
+    pipelined, name = root.get("pipelined") == "1", root.get("name", "")
+    # what the runtime may do: every step as early as its dependencies allow
+    program = replay.program(op, p, g, ops, name, where, pipelined, named=False)
+    if any(o.round is not None for o in ops):
+        from trnsim.collectives.check import check
+
+        if check(program).ok:  # sound as the runtime runs it: keep the rounds trnsim wrote
+            program = replay.program(op, p, g, ops, name, where, pipelined)
     notes = [f"each block is {g} chunk{'s' * (g > 1)} of the file; every chunk is one part"]
     if any(step.get("type") == "rrs" for step in root.iter("step")):
         notes.append("rrs steps are read as keeping the sum they send (the runtime does not)")
@@ -325,7 +349,7 @@ def _step(step, s: int, rank: int, send: int, recv: int, chan: int, size: dict, 
     if kind not in _TYPES:
         raise UsageError(f"{here}: unknown type {kind!r}; MSCCL's are {', '.join([*_TYPES, 're'])}")
     receives, reduces, sends, reads = _TYPES[kind]
-    op = Op(rank, here, reduce=reduces)
+    op = Op(rank, here, reduce=reduces, round=_int(step, "round", here) if step.get("round") else None)
     if kind == "nop":
         return op
     src, dst = (srcbuf, values["srcoff"]), (dstbuf, values["dstoff"])

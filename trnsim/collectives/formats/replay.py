@@ -31,10 +31,18 @@ class Op:
     send: tuple | None = None
     copy: tuple | None = None  # a local copy (srcbuf, srcoff, dstbuf, dstoff, cnt)
     after: list[int] = field(default_factory=list)
+    round: int | None = None  # the BSP round the file itself names for this send, if it names one
 
 
-def program(op: str, p: int, g: int, ops: list[Op], name: str, where: str) -> Program:
-    """The program the operations ``ops`` run (see the module docstring)."""
+def program(
+    op: str, p: int, g: int, ops: list[Op], name: str, where: str, pipelined: bool = False, named: bool = True
+) -> Program:
+    """The program the operations ``ops`` run (see the module docstring).
+
+    Where every send names its round (a file trnsim wrote) and ``named``, transfers keep those rounds
+    instead of the earliest ones the dependencies allow; a reader checks the dependencies' own program
+    first (:func:`trnsim.collectives.formats.msccl_xml.read`), so a file whose rounds hide a missing
+    dependency is caught, not trusted."""
     event = _match(ops, where)
     levels = _levels(ops, event, where)
     state: list[dict[tuple[str, int], Chunk]] = [{} for _ in range(p)]
@@ -61,13 +69,17 @@ def program(op: str, p: int, g: int, ops: list[Op], name: str, where: str) -> Pr
             chunk = _get(op, p, g, state, ops[send], sbuf, soff + u)
             _put(op, p, g, state, ops[recv], rbuf, roff + u, chunk)
             chunks.append(chunk)
-        found[level, ops[send].rank, ops[recv].rank, ops[recv].reduce, channel].extend(chunks)
-    rounds = {level: r for r, level in enumerate(sorted({key[0] for key in found}))}
+        found[level, ops[send].rank, ops[recv].rank, ops[recv].reduce, channel, send].extend(chunks)
+    named = named and all(o.round is not None for o in ops if o.send is not None)
+    merged: dict[tuple, list[Chunk]] = defaultdict(list)  # one transfer per round, pair, kind, channel
+    for (level, src, dst, reduce, channel, send), chunks in sorted(found.items()):
+        merged[ops[send].round if named else level, src, dst, reduce, channel].extend(chunks)
+    rounds = {level: r for r, level in enumerate(sorted({key[0] for key in merged}))}
     transfers = tuple(
         Transfer(rounds[level], src, dst, tuple(chunks), reduce, channel)
-        for (level, src, dst, reduce, channel), chunks in sorted(found.items())
+        for (level, src, dst, reduce, channel), chunks in sorted(merged.items())
     )
-    return Program(op, p, len(rounds), transfers, (1 / g,) * g, None, name)
+    return Program(op, p, len(rounds), transfers, (1 / g,) * g, None, name, pipelined)
 
 
 def _pair(ops: list[Op], key) -> tuple[int, int]:
