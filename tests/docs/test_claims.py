@@ -6,6 +6,8 @@ import re
 
 from tests.docs.pages import DOCS
 
+ROOT = DOCS.parent
+
 FAULTS = DOCS / "guide" / "faults.md"
 COMPARE = DOCS / "guide" / "compare.md"
 CLUSTERS = DOCS / "guide" / "clusters.md"
@@ -182,3 +184,10 @@ def test_the_runtime_section_states_nccls_nvl72_figures(cli):
     assert claim in text
     assert large["algorithm"] == small["algorithm"] == "nvls/simple"
     assert f"NCCL's own latencies ({small['time_us']:.0f} us for NVLS)" in text
+
+
+def test_the_schedule_page_quotes_the_example_file_as_it_is():
+    page = (ROOT / "docs" / "schedules.md").read_text()
+    quoted = page.split("```xml\n", 1)[1].split("```", 1)[0].splitlines()
+    lines = (ROOT / "examples" / "schedules" / "ring4.xml").read_text().splitlines()
+    assert quoted == lines[: len(quoted)]

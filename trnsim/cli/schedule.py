@@ -118,7 +118,7 @@ def formats_command(fmt: FormatOption = Format.table) -> None:
         {
             "name": f.name,
             "suffixes": " ".join(f.suffixes),
-            "writes": "yes" if f.write else "no",
+            "writes": "yes" if f.write or f.name.startswith("trnsim-schedule") else "no",  # from the plan
             "reads": "yes" if f.read else "no",
             "summary": f.summary,
         }
