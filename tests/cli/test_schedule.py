@@ -106,3 +106,23 @@ def test_json_export_stays_trnsims_own(cli, tmp_path):
         == 0
     )
     assert json.loads(path.read_text())["format"].startswith("trnsim-schedule")
+
+
+def test_mscclpp_plan_exports_checks_and_costs_as_the_algorithm(cli, tmp_path):
+    path = tmp_path / "r.json"
+    args = ("collective", "allreduce", "--sku", "nl16", "--sizes", "1M,1G", "--format", "json")
+    run = cli(
+        *args[:-2], "--algo", "ring", "--export-schedule", str(path), "--schedule-format", "mscclpp-json"
+    )
+    assert run.code == 0, run.err
+    checked = cli("schedule", "check", str(path), "--format-out", "json")
+    assert checked.code == 0 and json.loads(checked.out)["format"] == "mscclpp-json"
+
+    def busbw(*extra):
+        result = cli(*args, *extra)
+        assert result.code == 0, result.err
+        data = json.loads(result.out)
+        return [row["busbw_gbps"] for row in (data["rows"] if isinstance(data, dict) else data)]
+
+    imported, ring = busbw("--schedule", str(path)), busbw("--algo", "ring", "--runtime", "ideal")
+    assert all(abs(a - b) <= 1e-9 * b for a, b in zip(imported, ring, strict=True))
