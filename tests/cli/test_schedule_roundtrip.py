@@ -28,8 +28,8 @@ def _round_trip(cli, tmp_path, system: list[str], algo: str, fmt: str, name: str
 
 @pytest.mark.parametrize(
     ("fmt", "name"),
-    [("msccl-xml", "ring.xml"), ("nccl-graph-xml", "ring-graph.xml"), ("chakra", "ring.et"),
-     ("trnsim-schedule", "ring.json")],
+    [("msccl-xml", "ring.xml"), ("mscclpp-json", "ring-plan.json"), ("nccl-graph-xml", "ring-graph.xml"),
+     ("chakra", "ring.et"), ("trnsim-schedule", "ring.json")],
 )  # fmt: skip
 def test_a_ring_on_nl16_comes_back_at_its_busbw_in_every_format(cli, tmp_path, fmt, name):
     _round_trip(cli, tmp_path, ["--sku", "nl16"], "ring", fmt, name)
