@@ -82,11 +82,12 @@ def _ranks(mask: int) -> str:
 def initial(program: Program) -> list[dict[Chunk, int]]:
     """What each rank holds before the collective: chunk -> mask of contributing ranks."""
     p, parts = program.p, range(len(program.parts))
+    relays: list[dict[Chunk, int]] = [{} for _ in range(program.relays)]  # relays start empty
     if program.op == "allgather":
-        return [{Chunk(r, k): 1 << r for k in parts} for r in range(p)]
+        return [{Chunk(r, k): 1 << r for k in parts} for r in range(p)] + relays
     if program.op == "alltoall":
-        return [{Chunk(r * p + j, k): 1 << r for j in range(p) for k in parts} for r in range(p)]
-    return [{Chunk(b, k): 1 << r for b in range(p) for k in parts} for r in range(p)]
+        return [{Chunk(r * p + j, k): 1 << r for j in range(p) for k in parts} for r in range(p)] + relays
+    return [{Chunk(b, k): 1 << r for b in range(p) for k in parts} for r in range(p)] + relays
 
 
 def expected(program: Program):
@@ -147,10 +148,14 @@ def _sizes(program: Program) -> Violation | None:
 
 def _endpoints(program: Program, number: int, t: Transfer) -> Violation | None:
     def valid(x: int) -> bool:
-        return 0 <= x < program.p or x == NETWORK
+        return 0 <= x < program.p + program.relays or x == NETWORK
 
     if not (valid(t.src) and valid(t.dst)) or t.src == t.dst:
-        what = "sends to itself" if t.src == t.dst else f"names a rank outside 0..{program.p - 1}"
+        what = (
+            "sends to itself"
+            if t.src == t.dst
+            else f"names a rank outside 0..{program.p + program.relays - 1}"
+        )
         return Violation("endpoint", number, t.src, None, f"transfer {t.src} -> {t.dst} {what}")
     for chunk in t.chunks:
         if not (0 <= chunk.block < program.blocks and 0 <= chunk.part < len(program.parts)):
@@ -189,9 +194,10 @@ def _write(program, number, buffer, written, rank, t, values) -> Violation | Non
             return Violation("conflict", number, rank, program.describe(chunk), detail)
         written[rank, chunk] = "reduce" if t.reduce else "copy"
         have = buffer.get(chunk)
-        if t.reduce and have is None and rank != NETWORK:
+        if t.reduce and have is None and rank != NETWORK and rank < program.p:
             # a rank reduces into its own copy: without one it would add to garbage (the switches
-            # start every round empty and reduce what arrives)
+            # start every round empty and reduce what arrives, and a relay rank, which holds no
+            # input of its own, starts a sum with the first contribution it receives)
             detail = f"reduced from {t.src} into a rank that does not hold it"
             return Violation("unavailable", number, rank, program.describe(chunk), detail)
         if t.reduce and have is not None:
