@@ -39,7 +39,7 @@ from trnsim.topology.graph import Topology
 MAX_CHIPS = 1024
 MAX_MEMBERS = 128
 MAX_OVERLAY_ARCS = 200_000
-ROUNDS = 16  # trees per member; 16 reach 90-100% of the cut bound on the catalog's fabrics
+ROUNDS = 32  # trees per member (the program's parts); more pack closer to the bound, at more transfers
 HOP_PENALTY = 1.0
 SHARPNESS = 12.0  # how steeply a link's price grows with its utilisation relative to the busiest
 
