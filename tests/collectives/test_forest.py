@@ -32,8 +32,11 @@ def test_a_relay_doubles_the_rate_on_a_ring():
     # by hand: S/2 over one link of 100 GB/s, against S/2 over two
     assert direct.busbw_gbps == pytest.approx(100.0, rel=1e-3)
     assert forest.bound_busbw_gbps == pytest.approx(200.0, rel=1e-9)
-    # 32 equal trees per member split 18/14 between the two ways (not yet the even 16/16): 0.5/0.5625
-    assert forest.busbw_gbps >= 0.85 * 200.0
+    # the linear program splits each block evenly between the two ways: every link carries S/4 of the
+    # steady state's S/2 per member, so the steady state is the bound exactly; only the pipeline's
+    # fill (the far way is three levels deep) costs anything, at most 1024 chunks
+    assert forest.peak_busbw_gbps == pytest.approx(200.0, rel=1e-6)
+    assert forest.busbw_gbps >= 200.0 * 1024 / (1024 + 2)
 
 
 def _groups(n: int, count: int, seed: int):
@@ -51,7 +54,7 @@ def test_random_subgroups_reach_most_of_the_bound(sku, n):
         ev = evaluate(topology, "allgather", [GIB], group, algo="all")
         mine = ev.by_algorithm["forest"][0]
         others = max(rows[0].busbw_gbps for name, rows in ev.by_algorithm.items() if name != "forest")
-        assert mine.busbw_gbps >= 0.78 * mine.bound_busbw_gbps, ranks
+        assert mine.busbw_gbps >= 0.85 * mine.bound_busbw_gbps, ranks
         assert mine.busbw_gbps >= 1.5 * others, ranks
 
 
@@ -93,4 +96,4 @@ def test_oversized_fabrics_are_refused_before_the_work():
 def test_many_random_subgroups(sku, n):
     topology = load_topology(sku)
     for ranks in _groups(n, 10, seed=2026):
-        assert _efficiency(topology, [topology.chips[i] for i in ranks]) >= 0.78, ranks
+        assert _efficiency(topology, [topology.chips[i] for i in ranks]) >= 0.85, ranks

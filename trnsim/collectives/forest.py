@@ -17,12 +17,20 @@ without chips forwarding, so the load the packing plans is the load the cost mod
 
 The packing
 -----------
-Multiplicative weights over the links (Garg and Koenemann's scheme for concurrent flows, with a
-shortest-path Steiner tree as the oracle): in each of ``rounds`` rounds, each member in turn gets
-the tree of shortest paths to every other member under the current link prices, and every link the
-tree loads gets dearer exponentially in its utilisation. Every tree carries ``1 / rounds`` of its
-root's block, so each member ends with ``rounds`` trees of equal share (the program's parts). The
-result is not proven optimal; the engine's bound (an independent cut computation) measures it.
+Candidates, then weights. Candidates: multiplicative weights over the links (Garg and Koenemann's
+scheme for concurrent flows, with a shortest-path Steiner tree as the oracle), run once per hop
+penalty in :data:`HOP_PENALTIES` (deeper and shallower trees): in each of ``rounds`` rounds, each
+member in turn gets the tree of shortest paths to every other member under the current link prices,
+and every link the tree loads gets dearer exponentially in its utilisation. Weights: a linear program
+(HiGHS) gives each tree a share of its root's block, each root's shares summing to 1, minimising the
+busiest link's utilisation; its vertex keeps few trees. Depth costs the pipeline (fill rounds, one
+alpha per round), so only trees up to the least depth that packs within :data:`DEPTH_SLACK` of the
+best are used. Then column generation: each member's shortest-path tree under the program's dual
+link prices joins when it would lower the optimum, until none does (or :data:`GENERATIONS`). The
+shortest-path oracle is a heuristic for the cheapest Steiner tree, so the result is not proven
+optimal; the engine's bound (an independent cut computation) measures it. On the catalog's switched
+and torus fabrics the program's steady state reaches that bound (the pipeline's fill and per-round
+alpha are what remains).
 """
 
 from dataclasses import dataclass
@@ -39,8 +47,14 @@ from trnsim.topology.graph import Topology
 MAX_CHIPS = 1024
 MAX_MEMBERS = 128
 MAX_OVERLAY_ARCS = 200_000
-ROUNDS = 32  # trees per member (the program's parts); more pack closer to the bound, at more transfers
-HOP_PENALTY = 1.0
+ROUNDS = 16  # rounds of each multiplicative-weights run: candidate trees per member for the linear program
+GENERATIONS = (
+    20  # column-generation rounds after them (each adds, per member, its cheapest tree under the duals)
+)
+HOP_PENALTIES = (1.0, 4.0, 16.0)  # one multiplicative-weights run each: deeper and shallower candidates
+DEPTH_SLACK = 0.01  # the shallowest trees whose packing is within this of the best are kept (fewer levels)
+PRICING_HOP = 0.01  # the hop share while pricing: small, so it only breaks ties towards shallow trees
+MIN_WEIGHT = 1e-9  # lighter trees are dropped (a vertex's zeros come back as roundoff)
 SHARPNESS = 12.0  # how steeply a link's price grows with its utilisation relative to the busiest
 
 
@@ -59,7 +73,7 @@ class Tree:
     """One broadcast tree: ``(parent, child, depth of the child)`` arcs as chip node indices."""
 
     root: int  # the root's group position
-    part: int  # which of its root's ``rounds`` equal parts it carries
+    weight: float  # the share of its root's block it carries (a root's trees' weights sum to 1)
     arcs: tuple[tuple[int, int, int], ...]
 
 
@@ -128,13 +142,14 @@ def overlay(topology: Topology, p: int) -> Overlay:
     return topology.cache.forest_overlay
 
 
-def _tree(graph, root: int, members: np.ndarray, prices: np.ndarray, net: Overlay) -> list[tuple[int, int]]:
-    """The arcs (overlay indices) of the shortest-path tree from ``root`` to every member."""
+def _tree(graph, root: int, members: np.ndarray, prices: np.ndarray, hop: float) -> list[tuple[int, int]]:
+    """The arcs (overlay indices) of the shortest-path tree from ``root`` to every member, each arc
+    costing its bytes' prices plus ``hop`` times the mean arc's cost."""
     from scipy.sparse.csgraph import dijkstra
 
-    cost = net.loads @ prices
-    # every arc also costs a share of the mean: fewer levels, so fewer pipeline rounds to fill
-    cost = cost + HOP_PENALTY * cost.mean() + 1e-12  # (never zero: csgraph drops zeros)
+    cost = graph.loads @ prices
+    # a share of the mean on every arc: fewer levels, so fewer pipeline rounds to fill
+    cost = cost + hop * cost.mean() + 1e-12  # (never zero: csgraph drops zeros)
     graph.data[:] = cost[graph.indices_order]
     _, pred = dijkstra(graph.matrix, indices=root, return_predecessors=True)
     used: set[tuple[int, int]] = set()
@@ -160,11 +175,104 @@ class _Graph:
         self.matrix.sort_indices()
         self.indices_order = order  # the CSR holds the arcs in (tail, head) order
         self.data = self.matrix.data
+        self.loads = net.loads
         self.arc = {(int(a), int(b)): i for i, (a, b) in enumerate(zip(net.tail, net.head, strict=True))}
 
 
-def pack(topology: Topology, group: list[str], rounds: int = ROUNDS) -> list[Tree]:
-    """``rounds`` broadcast trees per member, spanning the group (module docstring)."""
+class _Columns:
+    """The candidate trees: each one's root, arcs, depth and utilisation of every directed link (its
+    bytes there per byte of its root's block, over the link's capacity), without repeats."""
+
+    def __init__(self, graph: _Graph, cap: np.ndarray, members: np.ndarray):
+        self.graph, self.cap, self.members = graph, cap, members
+        self.roots: list[int] = []
+        self.arcs: list[tuple[tuple[int, int, int], ...]] = []
+        self.depth: list[int] = []
+        self.use: list[np.ndarray] = []
+        self.seen: set[tuple] = set()
+
+    def utilisation(self, pairs: list[tuple[int, int]]) -> np.ndarray:
+        arcs = np.fromiter((self.graph.arc[pair] for pair in pairs), dtype=np.int64, count=len(pairs))
+        return np.asarray(self.graph.loads[arcs].sum(axis=0)).ravel() / self.cap
+
+    def add(
+        self, position: int, pairs: list[tuple[int, int]], use: np.ndarray, limit: int | None = None
+    ) -> bool:
+        """Add the tree unless it is known or deeper than ``limit``; whether it was added."""
+        key = (position, tuple(pairs))
+        arcs = _depths(pairs, int(self.members[position]))
+        depth = max(d for *_, d in arcs)
+        if key in self.seen or (limit is not None and depth > limit):
+            return False
+        self.seen.add(key)
+        self.roots.append(position)
+        self.arcs.append(arcs)
+        self.depth.append(depth)
+        self.use.append(use)
+        return True
+
+
+def _weights(columns: _Columns, limit: int) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
+    """The weights of the trees at most ``limit`` deep, by linear program: each member's sum to 1, the
+    busiest link's utilisation as low as it goes. Returns the weights (zero for deeper trees), that
+    utilisation, and the duals: the links' prices and each member's price (a tree whose utilisation
+    costs less than its root's price would lower it); None if a member has no such tree."""
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+
+    p = len(columns.members)
+    pick = np.flatnonzero(np.asarray(columns.depth) <= limit)
+    roots = np.asarray(columns.roots)[pick]
+    if len(set(roots.tolist())) < p:
+        return None
+    n = len(pick)
+    use = sp.csr_array(np.column_stack([columns.use[i] for i in pick]))
+    live = np.flatnonzero(use.sum(axis=1) > 0)  # the links some tree loads
+    a_ub = sp.hstack([use[live], sp.csr_array(-np.ones((len(live), 1)))], format="csc")
+    a_eq = sp.csc_array((np.ones(n), (roots, np.arange(n))), shape=(p, n + 1))
+    objective = np.zeros(n + 1)
+    objective[-1] = 1.0
+    # dual simplex: a vertex, so few trees carry weight (at most one per member and per busy link)
+    res = linprog(objective, a_ub, np.zeros(len(live)), a_eq, np.ones(p), bounds=(0, None), method="highs-ds")
+    if res.status != 0:
+        raise NotApplicable(f"the trees' weights have no solution ({res.message})")
+    weights, prices = np.zeros(len(columns.use)), np.zeros(len(columns.cap))
+    weights[pick] = res.x[:-1]
+    prices[live] = -res.ineqlin.marginals
+    return weights, float(res.x[-1]), prices, res.eqlin.marginals
+
+
+def _candidates(columns: _Columns, graph: _Graph, rounds: int) -> None:
+    """Multiplicative weights, once per hop penalty: each round, each member's shortest-path tree
+    under the links' prices, every loaded link then dearer exponentially in its utilisation."""
+    cap = columns.cap
+    for hop in HOP_PENALTIES:
+        used = np.zeros(len(cap))
+        prices = 1.0 / cap
+        for _ in range(rounds):
+            for position, root in enumerate(columns.members):
+                pairs = _tree(graph, int(root), columns.members, prices, hop)
+                use = columns.utilisation(pairs)
+                columns.add(position, pairs, use)
+                used += use
+                prices = np.exp(SHARPNESS * (used / used.max() - 1.0)) / cap
+
+
+def _shallowest(columns: _Columns) -> int:
+    """The least depth whose trees pack within :data:`DEPTH_SLACK` of the deepest's packing."""
+    depths = sorted(set(columns.depth))
+    best = _weights(columns, depths[-1])[1]
+    for limit in depths:
+        found = _weights(columns, limit)
+        if found is not None and found[1] <= best * (1 + DEPTH_SLACK):
+            return limit
+    return depths[-1]
+
+
+def pack(
+    topology: Topology, group: list[str], rounds: int = ROUNDS, generations: int = GENERATIONS
+) -> list[Tree]:
+    """Broadcast trees per member, spanning the group, and their weights (module docstring)."""
     arrays = graph_arrays(topology)
     _refuse(arrays, len(group))
     net = overlay(topology, len(group))
@@ -172,19 +280,30 @@ def pack(topology: Topology, group: list[str], rounds: int = ROUNDS) -> list[Tre
     if np.any(members >= arrays.n_chips):
         raise NotApplicable("a member is not a chip of the fabric")
     graph = _Graph(net)
-    cap = arrays.bw_gbps
-    used = np.zeros(len(cap))  # utilisation: bytes per unit of capacity
-    prices = 1.0 / cap
-    trees = []
-    for part in range(rounds):
+    columns = _Columns(graph, arrays.bw_gbps, members)
+    _candidates(columns, graph, rounds)
+    limit = _shallowest(columns)
+    for _ in range(generations):
+        weights, top, link_prices, member_prices = _weights(columns, limit)
+        added = False
         for position, root in enumerate(members):
-            pairs = _tree(graph, int(root), members, prices, net)
-            arcs = np.fromiter((graph.arc[pair] for pair in pairs), dtype=np.int64, count=len(pairs))
-            used += np.asarray(net.loads[arcs].sum(axis=0)).ravel() / cap
-            top = used.max()
-            prices = np.exp(SHARPNESS * (used / top - 1.0)) / cap
-            trees.append(Tree(position, part, _depths(pairs, int(root))))
-    return trees
+            pairs = _tree(graph, int(root), members, link_prices / columns.cap, PRICING_HOP)
+            use = columns.utilisation(pairs)
+            if use @ link_prices < member_prices[position] - 1e-9 * top:
+                added |= columns.add(position, pairs, use, limit)
+        if not added:
+            break
+    else:
+        weights = _weights(columns, limit)[0]
+    return _trees(columns, weights)
+
+
+def _trees(columns: _Columns, weights: np.ndarray) -> list[Tree]:
+    """The trees the weights keep, each root's scaled to sum to exactly 1."""
+    keep = np.flatnonzero(weights > MIN_WEIGHT)
+    roots = np.asarray(columns.roots)
+    total = np.bincount(roots[keep], weights[keep], minlength=len(columns.members))
+    return [Tree(int(roots[i]), float(weights[i] / total[roots[i]]), columns.arcs[i]) for i in keep]
 
 
 def _depths(pairs: list[tuple[int, int]], root: int) -> tuple[tuple[int, int, int], ...]:

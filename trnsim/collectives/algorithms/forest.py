@@ -28,7 +28,7 @@ from dataclasses import replace
 import numpy as np
 
 from trnsim.collectives.algorithms.registry import REDUCTIONS, algorithm, program_of
-from trnsim.collectives.forest import ROUNDS, Tree, pack
+from trnsim.collectives.forest import Tree, pack
 from trnsim.collectives.program import Builder, Chunk, Program, dual
 from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
 from trnsim.topology.arrays import graph_arrays
@@ -47,9 +47,24 @@ def _layout(ctx: Context) -> tuple[list[Tree], dict[int, int], tuple[str, ...], 
     return trees, position, tuple(arrays.nodes[node] for node in used), depth
 
 
+def parts(trees: list[Tree], p: int) -> tuple[tuple[float, ...], list[range]]:
+    """The parts every block is cut into, and the parts each tree carries: each root's trees lie end
+    to end on its block in order, and the parts are the pieces between all roots' boundaries."""
+    ends = [np.cumsum([0.0] + [tree.weight for tree in trees if tree.root == r]) for r in range(p)]
+    for end in ends:
+        end[-1] = 1.0
+    cuts = np.unique(np.round(np.concatenate(ends), 12))
+    out, seen = [], [0] * p
+    for tree in trees:
+        i = seen[tree.root]
+        seen[tree.root] += 1
+        lo, hi = (int(np.searchsorted(cuts, round(x, 12))) for x in ends[tree.root][i : i + 2])
+        out.append(range(lo, hi))
+    return tuple(float(x) for x in np.diff(cuts)), out
+
+
 def _stages(ctx: Context, trees, position, relays, depth) -> list[Step]:
     """Per depth ``d``, the all-gather's flows into that depth (every tree's part, merged by pair)."""
-    share = 1.0 / (ctx.p * ROUNDS)  # each tree carries 1/ROUNDS of its root's block of S/p
     stages = []
     for d in range(1, depth + 1):
         load: dict[tuple[int, int], float] = {}
@@ -57,7 +72,7 @@ def _stages(ctx: Context, trees, position, relays, depth) -> list[Step]:
             for a, b, level in tree.arcs:
                 if level == d:
                     pair = (position[a], position[b])
-                    load[pair] = load.get(pair, 0.0) + share
+                    load[pair] = load.get(pair, 0.0) + tree.weight / ctx.p  # of a block of S/p
         src = np.fromiter((a for a, _ in load), dtype=np.int64, count=len(load))
         dst = np.fromiter((b for _, b in load), dtype=np.int64, count=len(load))
         weight = np.fromiter(load.values(), dtype=float, count=len(load))
@@ -82,14 +97,15 @@ def schedule(ctx: Context, op: str) -> list[Pipeline]:
 
 @program_of("forest")
 def program(ctx: Context, op: str) -> Program:
-    """Tree ``k`` of root ``r`` carries part ``k`` of block ``r``: copied down its levels (all-gather),
+    """Each tree of root ``r`` carries its parts of block ``r`` (:func:`parts`): copied down its levels (all-gather),
     reduced up them into ``r`` (reduce-scatter), or both (all-reduce)."""
     trees, position, relays, depth = _layout(ctx)
-    b = Builder(op, ctx.p, "forest", parts=(1.0 / ROUNDS,) * ROUNDS, pipelined=True, relays=len(relays))
+    shares, carried = parts(trees, ctx.p)
+    b = Builder(op, ctx.p, "forest", parts=shares, pipelined=True, relays=len(relays))
     gather = Builder("allgather", ctx.p)
-    for tree in trees:
+    for i, (tree, mine) in enumerate(zip(trees, carried, strict=True)):
         for a, c, level in tree.arcs:
-            gather.send(level - 1, position[a], position[c], [Chunk(tree.root, tree.part)], False, tree.part)
+            gather.send(level - 1, position[a], position[c], [Chunk(tree.root, k) for k in mine], False, i)
     if op in ("reducescatter", "allreduce"):
         b.transfers += dual(gather.transfers, depth)
     if op in ("allgather", "allreduce"):
