@@ -83,8 +83,8 @@ def _stages(ctx: Context, trees, position, relays, depth) -> list[Step]:
 @algorithm(
     "forest",
     REDUCTIONS,
-    "broadcast trees packed over every chip of the fabric, relaying through chips outside the group "
-    "(ForestColl); pipelined in chunks",
+    "relays a sub-group's data through chips outside it: per member, broadcast trees packed over every "
+    "chip, weighted by an LP (ForestColl-style), pipelined in chunks; up to 1,024 chips and 128 ranks",
     aliases=("relay", "forestcoll"),
 )
 def schedule(ctx: Context, op: str) -> list[Pipeline]:
