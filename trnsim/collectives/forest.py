@@ -25,7 +25,8 @@ and every link the tree loads gets dearer exponentially in its utilisation. Weig
 (HiGHS) gives each tree a share of its root's block, each root's shares summing to 1, minimising the
 busiest link's utilisation; its vertex keeps few trees. Depth costs the pipeline (fill rounds, one
 alpha per round), so only trees up to the least depth that packs within :data:`DEPTH_SLACK` of the
-best are used. Then column generation: each member's shortest-path tree under the program's dual
+best are used (groups of up to :data:`LP_MEMBERS`; larger ones keep the multiplicative weights'
+equal shares). Then column generation: each member's shortest-path tree under the program's dual
 link prices joins when it would lower the optimum, until none does (or :data:`GENERATIONS`). The
 shortest-path oracle is a heuristic for the cheapest Steiner tree, so the result is not proven
 optimal; the engine's bound (an independent cut computation) measures it. On the catalog's switched
@@ -54,6 +55,9 @@ GENERATIONS = (
 HOP_PENALTIES = (1.0, 4.0, 16.0)  # one multiplicative-weights run each: deeper and shallower candidates
 DEPTH_SLACK = 0.01  # the shallowest trees whose packing is within this of the best are kept (fewer levels)
 PRICING_HOP = 0.01  # the hop share while pricing: small, so it only breaks ties towards shallow trees
+# the linear program's time grows steeply with members x candidates (a 128-rank torus: minutes);
+# larger groups keep the multiplicative weights' own packing, every tree at an equal share
+LP_MEMBERS = 32
 MIN_WEIGHT = 1e-9  # lighter trees are dropped (a vertex's zeros come back as roundoff)
 SHARPNESS = 12.0  # how steeply a link's price grows with its utilisation relative to the busiest
 
@@ -189,7 +193,8 @@ class _Columns:
         self.arcs: list[tuple[tuple[int, int, int], ...]] = []
         self.depth: list[int] = []
         self.use: list[np.ndarray] = []
-        self.seen: set[tuple] = set()
+        self.seen: dict[tuple, int] = {}
+        self.count: list[int] = []  # how often the multiplicative weights chose each tree
 
     def utilisation(self, pairs: list[tuple[int, int]]) -> np.ndarray:
         arcs = np.fromiter((self.graph.arc[pair] for pair in pairs), dtype=np.int64, count=len(pairs))
@@ -200,11 +205,15 @@ class _Columns:
     ) -> bool:
         """Add the tree unless it is known or deeper than ``limit``; whether it was added."""
         key = (position, tuple(pairs))
+        if key in self.seen:
+            self.count[self.seen[key]] += 1
+            return False
         arcs = _depths(pairs, int(self.members[position]))
         depth = max(d for *_, d in arcs)
-        if key in self.seen or (limit is not None and depth > limit):
+        if limit is not None and depth > limit:
             return False
-        self.seen.add(key)
+        self.seen[key] = len(self.use)
+        self.count.append(1)
         self.roots.append(position)
         self.arcs.append(arcs)
         self.depth.append(depth)
@@ -282,6 +291,8 @@ def pack(
     graph = _Graph(net)
     columns = _Columns(graph, arrays.bw_gbps, members)
     _candidates(columns, graph, rounds)
+    if len(group) > LP_MEMBERS:  # every choice of the multiplicative weights at an equal share
+        return _trees(columns, np.asarray(columns.count, dtype=float))
     limit = _shallowest(columns)
     for _ in range(generations):
         weights, top, link_prices, member_prices = _weights(columns, limit)
