@@ -148,6 +148,7 @@ def test_algorithms_lists_the_registry(cli):
         "bruck",
         "hierarchical",
         "nvls",
+        "forest",
     }
 
 

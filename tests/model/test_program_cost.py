@@ -29,7 +29,12 @@ def _assert_same_cost(topology, ctx: Context, algo: str, op: str):
     alpha = topology.spec.latency.step_ns
     schedule_plan = make_plan(topology, router, ctx, op, algo, alpha)
     program = REGISTRY[algo].program(ctx, op)
-    program_plan = _plan_program(topology, [router], program, alpha, CHUNKING)
+    # a program's relays are positions p..; the chips they stand for are the schedule's (forest)
+    steps = [s for e in schedule_plan.schedule for s in (e.steps if isinstance(e, Pipeline) else [e])]
+    relays = next((list(s.relays) for s in steps if s.relays), [])
+    assert len(relays) == program.relays
+    program_router = Router(topology, ctx.group + relays) if relays else router
+    program_plan = _plan_program(topology, [program_router], program, alpha, CHUNKING)
     for size in SIZES:
         want, got = schedule_plan.time_us(size), program_plan.time_us(size)
         assert got == pytest.approx(want, rel=1e-9), f"{algo} {op} at {size} B: {got} us, schedule {want} us"

@@ -86,16 +86,12 @@ def _ranks(mask: int) -> str:
 def initial(program: Program) -> list[dict[Chunk, int]]:
     """What each rank holds before the collective: chunk -> mask of contributing ranks."""
     p, parts = program.p, range(len(program.parts))
+    relays: list[dict[Chunk, int]] = [{} for _ in range(program.relays)]  # relays start empty
     if program.op == "allgather":
-        return [{Chunk(r, k): 1 << r for k in parts} for r in range(p)]
+        return [{Chunk(r, k): 1 << r for k in parts} for r in range(p)] + relays
     if program.op == "alltoall":
-        return [{Chunk(r * p + j, k): 1 << r for j in range(p) for k in parts} for r in range(p)]
-    return [{Chunk(b, k): 1 << r for b in range(p) for k in parts} for r in range(p)]
-
-
-def _initial(program: Program) -> list[dict[Chunk, int]]:
-    """:func:`initial`, and an empty buffer for each relay."""
-    return initial(program) + [{} for _ in range(program.relays)]
+        return [{Chunk(r * p + j, k): 1 << r for j in range(p) for k in parts} for r in range(p)] + relays
+    return [{Chunk(b, k): 1 << r for b in range(p) for k in parts} for r in range(p)] + relays
 
 
 def expected(program: Program):
@@ -121,7 +117,7 @@ def check(program: Program) -> Report:
     violation = _sizes(program)
     if violation is not None:
         return Report(False, violation, program.rounds, len(program.transfers))
-    state = _initial(program)
+    state = initial(program)
     for number, transfers in enumerate(program.by_round()):
         violation = _round(program, state, number, transfers)
         if violation is not None:
@@ -202,7 +198,8 @@ def _write(program, number, buffer, written, rank, t, values) -> Violation | Non
         have = buffer.get(chunk)
         if t.reduce and have is None and rank != NETWORK and rank < program.p:
             # a rank reduces into its own copy: without one it would add to garbage (the switches
-            # start every round empty and reduce what arrives)
+            # start every round empty and reduce what arrives, and a relay rank, which holds no
+            # input of its own, starts a sum with the first contribution it receives)
             detail = f"reduced from {t.src} into a rank that does not hold it"
             return Violation("unavailable", number, rank, program.describe(chunk), detail)
         if t.reduce and have is not None:

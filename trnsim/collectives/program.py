@@ -97,7 +97,9 @@ class Program:
     block_sizes: tuple[float, ...] | None = None  # per block, its share of S (None: 1/p each)
     algorithm: str = ""
     pipelined: bool = False  # the cost model splits the data into chunks and overlaps these rounds
-    relays: int = 0  # positions p .. p + relays - 1: chips outside the group that forward data
+    # ranks p..p+relays-1: chips outside the group that forward (and reduce) data for it; they start
+    # empty and the collective asks nothing of them at the end (``forest``)
+    relays: int = 0
 
     @property
     def blocks(self) -> int:
@@ -138,6 +140,7 @@ class Builder:
     block_sizes: tuple[float, ...] | None = None
     pipelined: bool = False
     transfers: list[Transfer] = field(default_factory=list)
+    relays: int = 0
 
     def send(self, round: int, src: int, dst: int, chunks: Iterable[Chunk], reduce=False, channel=0):
         chunks = tuple(chunks)
@@ -157,6 +160,7 @@ class Builder:
             self.block_sizes,
             self.algorithm,
             self.pipelined,
+            self.relays,
         )
 
 

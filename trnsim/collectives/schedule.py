@@ -45,6 +45,9 @@ class Step:
     in_network: tuple[str, ...] = ()
     up: np.ndarray | None = None
     down: np.ndarray | None = None
+    # chips outside the group that relay: positions p, p+1, ... of the flows name them in this order
+    # (the router routes the step as if the group were these chips too: ``forest``)
+    relays: tuple[str, ...] = ()
 
     @staticmethod
     def through_switches(switches, up, down, label: str = "") -> "Step":
@@ -74,6 +77,7 @@ class Step:
             self.links,
             base,
             self.scale * factor,
+            relays=self.relays,
         )
 
     @staticmethod
@@ -106,7 +110,15 @@ class Step:
         """The same flows in the opposite direction (a reduce-scatter mirrors an all-gather)."""
         if self.all_pairs:
             return self
-        return Step(self.dst, self.src, self.weight, self.repeat, label or self.label, links=self.links)
+        return Step(
+            self.dst,
+            self.src,
+            self.weight,
+            self.repeat,
+            label or self.label,
+            links=self.links,
+            relays=self.relays,
+        )
 
 
 @dataclass(frozen=True, eq=False)

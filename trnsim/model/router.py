@@ -124,6 +124,7 @@ class Router:
         *,
         _paths: GroupPaths | None = None,
         _parts: dict[frozenset[str], _Parts] | None = None,
+        _relays: int = 0,
     ):
         self.topology, self.group, self.seed = topology, group, seed
         self.routing = routing = routing or routing_of(topology.spec)
@@ -132,6 +133,8 @@ class Router:
         self._keep: list[Step] = []  # the cache is keyed by identity: keep the steps alive
         # pinned subgraphs by link classes, shared with every seed (they do not depend on it)
         self._parts = {} if _parts is None else _parts
+        self._relayed: dict[tuple[str, ...], Router] = {}  # the group with relay chips, by relays
+        self._relays = _relays  # how many of the group's last chips are another router's relays
 
     def _group_paths(self) -> GroupPaths:
         topology, group, routing = self.topology, self.group, self.routing
@@ -178,6 +181,8 @@ class Router:
 
     def route_all(self, steps: list[Step]) -> list[StepRoute]:
         """Summarise many steps, routing those that share a strategy together."""
+        if not self._relays and any(step.relays for step in steps):
+            return self._with_relays(steps)
         if any(step.in_network for step in steps):
             special = {id(step): self._in_network(step) for step in steps if step.in_network}
             plain = [step for step in steps if not step.in_network]
@@ -217,6 +222,26 @@ class Router:
         for step, found in zip(plain, loads(self.paths, [_demand(s) for s in plain], self.seed), strict=True):
             self._cache[_key(step)] = self._route(found)
         return [self._cache[_key(step)] for step in steps]
+
+    def _with_relays(self, steps: list[Step]) -> list[StepRoute]:
+        """Route steps whose flows name relay chips (positions ``p..``, ``Step.relays``) with a router
+        for the group extended by those chips: their flows are then ordinary flows between positions."""
+        routed: dict[int, StepRoute] = {}
+        for relays in dict.fromkeys(step.relays for step in steps):
+            mine = [step for step in steps if step.relays == relays]
+            if relays and relays not in self._relayed:
+                try:
+                    self._relayed[relays] = Router(
+                        self.topology, self.group + list(relays), self.routing, self.seed, _relays=len(relays)
+                    )
+                except (UsageError, KeyError):
+                    # a relay chip failed or was cut off: the plan made on the healthy system cannot run
+                    raise NotApplicable(
+                        "a chip the schedule relays through is gone after the failures"
+                    ) from None
+            router = self._relayed[relays] if relays else self
+            routed.update(zip(map(id, mine), router.route_all(mine), strict=True))
+        return [routed[id(step)] for step in steps]
 
     def _pinned_parts(self, links: frozenset[str]) -> _Parts:
         """The subgraph of ``links``: the group's paths over the nodes of its parts that hold group

@@ -84,7 +84,8 @@ class TopologyCache:
     * ``chip_bw_gbps``: each chip's bandwidth, by ``raw`` (:func:`trnsim.topology.metrics.chip_bandwidth_gbps`);
     * ``cut_bw_gbps``: every natural cut's bandwidth (:func:`trnsim.topology.metrics.cut_bandwidths`);
     * ``optimum``: bandwidth lower bounds by (group, op) (:func:`trnsim.model.optimum.optimum`);
-    * ``optimum_gather``: all-gather optima by (group, reversed) (``trnsim.model.optimum``).
+    * ``optimum_gather``: all-gather optima by (group, reversed) (``trnsim.model.optimum``);
+    * ``forest_overlay``: the chip overlay trees are packed on (:func:`trnsim.collectives.forest.overlay`).
     """
 
     arrays: Any = None
@@ -92,6 +93,7 @@ class TopologyCache:
     cut_bw_gbps: dict[str, float] | None = None
     optimum: dict[tuple, Any] = field(default_factory=dict)
     optimum_gather: dict[tuple, Any] = field(default_factory=dict)
+    forest_overlay: Any = None
 
 
 @dataclass

@@ -29,7 +29,18 @@ def _program(case):
     return REGISTRY[algo].program(ctx, op), list(ctx.group)
 
 
-LINK_CASES = [case for case in ALL_CASES if case[1] != "nvls"]
+# in-network steps and relays (chips outside the group: forest) have no place in the traces
+LINK_CASES = [case for case in ALL_CASES if case[1] not in ("nvls", "forest")]
+
+
+def test_a_program_through_relays_is_refused_in_one_line():
+    program, group = next(
+        (program, group)
+        for program, group in map(_program, (c for c in ALL_CASES if c[1] == "forest"))
+        if program.relays
+    )
+    with pytest.raises(UsageError, match="outside the group"):
+        write_traces(program, group, SIZE)
 
 
 @pytest.mark.parametrize("case", LINK_CASES, ids=["-".join(map(str, c)) for c in LINK_CASES])

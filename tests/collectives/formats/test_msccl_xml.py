@@ -12,6 +12,7 @@ from trnsim.collectives.agreement import program_rounds
 from trnsim.collectives.algorithms import REGISTRY
 from trnsim.collectives.check import check
 from trnsim.collectives.formats import get, read
+from trnsim.collectives.formats.grid import units
 from trnsim.collectives.program import NETWORK
 from trnsim.errors import UsageError
 
@@ -34,7 +35,7 @@ def _expressible(program) -> bool:
     in_network = any(NETWORK in (t.src, t.dst) for t in program.transfers)
     sizes = program.block_sizes
     unequal = sizes is not None and not np.allclose(sizes, 1 / program.p)
-    return not in_network and not unequal
+    return not in_network and not unequal and not program.relays
 
 
 def _structure(root) -> None:
@@ -81,14 +82,20 @@ def test_every_expressible_program_round_trips(name, algo, op, skewed):
         with pytest.raises(UsageError, match=algo):
             FMT.write(program, [str(i) for i in range(program.p)])
         return
-    data = FMT.write(program, [str(i) for i in range(program.p)])
+    try:
+        data = FMT.write(program, [str(i) for i in range(program.p)])
+    except UsageError as error:  # more threadblocks or steps than the runtime loads (forest's trees)
+        assert "MSCCL runs at most" in str(error) and algo == "forest", error
+        return
     _structure(ET.fromstring(data))
     back = read(data, "f.xml")  # by sniffing
     assert back.format == "msccl-xml"
     assert check(back.program).ok, check(back.program)
     mine, theirs = _totals(program), _totals(back.program)
     assert set(mine) == set(theirs)
-    assert all(np.isclose(mine[pair], theirs[pair], rtol=1e-12) for pair in mine)
+    # parts that are not small fractions (forest's LP weights) are rounded to 1/120 of a block
+    rtol = 1e-12 if units(program.parts)[2] else 0.1
+    assert all(np.isclose(mine[pair], theirs[pair], rtol=rtol) for pair in mine)
 
 
 def _ring() -> ET.Element:

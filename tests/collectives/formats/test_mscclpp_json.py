@@ -13,6 +13,7 @@ from trnsim.collectives.agreement import program_rounds
 from trnsim.collectives.algorithms import REGISTRY
 from trnsim.collectives.check import check
 from trnsim.collectives.formats import FORMATS, get, read
+from trnsim.collectives.formats.grid import units
 from trnsim.collectives.program import NETWORK
 from trnsim.errors import UsageError
 
@@ -34,7 +35,8 @@ def _totals(program) -> dict:
 def _expressible(program) -> bool:
     in_network = any(NETWORK in (t.src, t.dst) for t in program.transfers)
     sizes = program.block_sizes
-    return not in_network and not (sizes is not None and not np.allclose(sizes, 1 / program.p))
+    unequal = sizes is not None and not np.allclose(sizes, 1 / program.p)
+    return not in_network and not unequal and not program.relays
 
 
 def _structure(plan: dict) -> None:
@@ -89,7 +91,9 @@ def test_every_expressible_program_round_trips(name, algo, op, skewed):
     assert check(back.program).ok, check(back.program)
     mine, theirs = _totals(program), _totals(back.program)
     assert set(mine) == set(theirs)
-    assert all(np.isclose(mine[pair], theirs[pair], rtol=1e-12) for pair in mine)
+    # parts that are not small fractions (forest's LP weights) are rounded to 1/120 of a block
+    rtol = 1e-12 if units(program.parts)[2] else 0.1
+    assert all(np.isclose(mine[pair], theirs[pair], rtol=rtol) for pair in mine)
 
 
 def test_no_other_format_sniffs_a_plan_and_a_plan_sniffs_as_no_other():

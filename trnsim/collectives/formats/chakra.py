@@ -204,6 +204,11 @@ def _comm_attrs(program: Program, tag: int, t: Transfer, size_bytes: int) -> lis
 def write_traces(program: Program, ranks: list[str], size_bytes: int) -> dict[int, bytes]:
     """Each rank's Chakra trace of ``program`` at a collective of ``size_bytes`` (the module docstring
     says what is written); the caller writes rank ``r``'s as ``PREFIX.{r}.et``."""
+    if program.relays:
+        raise UsageError(
+            f"{program.algorithm or 'this program'} forwards through {program.relays} chips outside the "
+            "group: the traces name only the collective's ranks"
+        )
     if any(NETWORK in (t.src, t.dst) for t in program.transfers):
         raise UsageError(
             f"{program.algorithm or 'the program'} reduces in the network (NVLS); Chakra's traces have "

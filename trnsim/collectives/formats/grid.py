@@ -38,6 +38,11 @@ def refuse(program: Program, fmt: str) -> None:
         raise UsageError(f"{name} reduces in the network (NVLS/SHARP): {fmt} has no in-network steps")
     if program.op not in OPS:
         raise UsageError(f"{fmt} has no {program.op}; it writes {', '.join(OPS)}")
+    if program.relays:
+        raise UsageError(
+            f"{name} forwards through {program.relays} chips outside the group: {fmt} names only the "
+            "collective's ranks"
+        )
     sizes = program.block_sizes
     if sizes is not None and any(abs(s - 1 / program.p) > 1e-12 for s in sizes):
         raise UsageError(
