@@ -25,8 +25,8 @@ and every link the tree loads gets dearer exponentially in its utilisation. Weig
 (HiGHS) gives each tree a share of its root's block, each root's shares summing to 1, minimising the
 busiest link's utilisation; its vertex keeps few trees. Depth costs the pipeline (fill rounds, one
 alpha per round), so only trees up to the least depth that packs within :data:`DEPTH_SLACK` of the
-best are used (groups of up to :data:`LP_MEMBERS`; larger ones keep the multiplicative weights'
-equal shares). Then column generation: each member's shortest-path tree under the program's dual
+best are used (groups of up to :data:`LP_MEMBERS`; larger ones keep one multiplicative-weights run
+of ``2 x rounds`` rounds at equal shares). Then column generation: each member's shortest-path tree under the program's dual
 link prices joins when it would lower the optimum, until none does (or :data:`GENERATIONS`). The
 shortest-path oracle is a heuristic for the cheapest Steiner tree, so the result is not proven
 optimal; the engine's bound (an independent cut computation) measures it. On the catalog's switched
@@ -251,11 +251,11 @@ def _weights(columns: _Columns, limit: int) -> tuple[np.ndarray, float, np.ndarr
     return weights, float(res.x[-1]), prices, res.eqlin.marginals
 
 
-def _candidates(columns: _Columns, graph: _Graph, rounds: int) -> None:
+def _candidates(columns: _Columns, graph: _Graph, rounds: int, penalties: tuple[float, ...]) -> None:
     """Multiplicative weights, once per hop penalty: each round, each member's shortest-path tree
     under the links' prices, every loaded link then dearer exponentially in its utilisation."""
     cap = columns.cap
-    for hop in HOP_PENALTIES:
+    for hop in penalties:
         used = np.zeros(len(cap))
         prices = 1.0 / cap
         for _ in range(rounds):
@@ -290,9 +290,10 @@ def pack(
         raise NotApplicable("a member is not a chip of the fabric")
     graph = _Graph(net)
     columns = _Columns(graph, arrays.bw_gbps, members)
-    _candidates(columns, graph, rounds)
-    if len(group) > LP_MEMBERS:  # every choice of the multiplicative weights at an equal share
+    if len(group) > LP_MEMBERS:  # one run, every choice of the multiplicative weights at an equal share
+        _candidates(columns, graph, 2 * rounds, HOP_PENALTIES[:1])
         return _trees(columns, np.asarray(columns.count, dtype=float))
+    _candidates(columns, graph, rounds, HOP_PENALTIES)
     limit = _shallowest(columns)
     for _ in range(generations):
         weights, top, link_prices, member_prices = _weights(columns, limit)
