@@ -38,6 +38,10 @@ def _layout(ctx: Context) -> tuple[list[Tree], dict[int, int], tuple[str, ...], 
     """The trees, each chip's position (members first, then the relays), the relays, the depth."""
     if ctx.p < 2:
         raise NotApplicable("needs at least two ranks")
+    if ctx.p == ctx.topology.n_ranks:
+        # nothing outside the group to relay through; the whole system's own algorithms (multidim,
+        # torus, nvls) already meet its bound, and packing trees for every rank costs seconds
+        raise NotApplicable("relays through chips outside the group: the group is the whole system")
     trees = pack(ctx.topology, ctx.group)
     arrays = graph_arrays(ctx.topology)
     position = {arrays.index[chip]: i for i, chip in enumerate(ctx.group)}
@@ -84,7 +88,8 @@ def _stages(ctx: Context, trees, position, relays, depth) -> list[Step]:
     "forest",
     REDUCTIONS,
     "relays a sub-group's data through chips outside it: per member, broadcast trees packed over every "
-    "chip, weighted by an LP (ForestColl-style), pipelined in chunks; up to 1,024 chips and 128 ranks",
+    "chip, weighted by an LP (ForestColl-style), pipelined in chunks; up to 1,024 chips and 128 ranks, "
+    "not the whole system",
     aliases=("relay", "forestcoll"),
 )
 def schedule(ctx: Context, op: str) -> list[Pipeline]:
