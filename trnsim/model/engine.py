@@ -291,7 +291,13 @@ def _plan_each(
     were skipped (an algorithm asked for by name that does not apply raises NotApplicableError)."""
     router = routers[0]
     if algo in ("auto", "all"):
-        names = [name for name, a in algorithms.REGISTRY.items() if op.name in a.ops]
+        # an algorithm that relays through chips outside the group is asked for by name or with all:
+        # under auto those chips may be another group's (several groups at once, a measured ring)
+        names = [
+            name
+            for name, a in algorithms.REGISTRY.items()
+            if op.name in a.ops and (algo == "all" or not a.named_only)
+        ]
     else:
         names = [algorithms.find(algo).name]
     plans, skipped = {}, {}

@@ -91,6 +91,7 @@ def _stages(ctx: Context, trees, position, relays, depth) -> list[Step]:
     "chip, weighted by an LP (ForestColl-style), pipelined in chunks; up to 1,024 chips and 128 ranks, "
     "not the whole system",
     aliases=("relay", "forestcoll"),
+    named_only=True,
 )
 def schedule(ctx: Context, op: str) -> list[Pipeline]:
     trees, position, relays, depth = _layout(ctx)

@@ -29,6 +29,7 @@ class Algorithm:
     dominated_by: str | None = None  # never faster than this one under the model, where both apply
     takes_traffic: bool = False  # builds a skewed all-to-all from the context's traffic matrix
     lower: Callable[[Context, str], Program] | None = None  # the program builder
+    named_only: bool = False  # left out of auto: run by name or with all
 
     def schedule(self, ctx: Context, op: str) -> list[Step]:
         """The schedule of ``op`` on this group (what the cost model routes and costs)."""
@@ -64,11 +65,14 @@ def algorithm(
     aliases: tuple[str, ...] = (),
     dominated_by: str | None = None,
     takes_traffic: bool = False,
+    named_only: bool = False,
 ):
     """Register a schedule builder under ``name``."""
 
     def register(build):
-        REGISTRY[name] = Algorithm(name, frozenset(ops), summary, build, aliases, dominated_by, takes_traffic)
+        REGISTRY[name] = Algorithm(
+            name, frozenset(ops), summary, build, aliases, dominated_by, takes_traffic, named_only=named_only
+        )
         return build
 
     return register

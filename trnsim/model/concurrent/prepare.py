@@ -174,7 +174,7 @@ def _schedules(topology, op_name: str, groups, images, algo: str, traffic):
     """Per algorithm that applies, each group's schedule (a translate takes its original's); the
     others with the reason (``auto``), or a refusal (a named algorithm)."""
     names = (
-        [name for name, a in algorithms.REGISTRY.items() if op_name in a.ops]
+        [name for name, a in algorithms.REGISTRY.items() if op_name in a.ops and not a.named_only]
         if algo == "auto"
         else [algorithms.find(algo).name]
     )
