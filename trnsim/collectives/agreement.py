@@ -58,6 +58,11 @@ def program_rounds(program: Program) -> list[Loads]:
     return rounds
 
 
+def program_totals(program: Program) -> Loads:
+    """The share of ``S`` each ``(src, dst)`` pair carries over the whole program."""
+    return _total(program_rounds(program))
+
+
 def _total(rounds: list[Loads]) -> Loads:
     out: Loads = {}
     for loads in rounds:

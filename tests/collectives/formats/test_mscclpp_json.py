@@ -8,35 +8,15 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from collectives.graphs import ALL_CASES, contexts
-from trnsim.collectives.agreement import program_rounds
-from trnsim.collectives.algorithms import REGISTRY
+from collectives.formats.cases import case_program, expressible
+from collectives.graphs import ALL_CASES
+from trnsim.collectives.agreement import program_totals
 from trnsim.collectives.check import check
 from trnsim.collectives.formats import FORMATS, get, read
 from trnsim.collectives.formats.grid import units
-from trnsim.collectives.program import NETWORK
 from trnsim.errors import UsageError
 
 FMT = get("mscclpp-json")
-
-
-def _program(name, algo, op, skewed):
-    return REGISTRY[algo].program(contexts(name)[1 if skewed else 0], op)
-
-
-def _totals(program) -> dict:
-    out: dict = {}
-    for loads in program_rounds(program):
-        for pair, share in loads.items():
-            out[pair] = out.get(pair, 0.0) + share
-    return out
-
-
-def _expressible(program) -> bool:
-    in_network = any(NETWORK in (t.src, t.dst) for t in program.transfers)
-    sizes = program.block_sizes
-    unequal = sizes is not None and not np.allclose(sizes, 1 / program.p)
-    return not in_network and not unequal and not program.relays
 
 
 def _structure(plan: dict) -> None:
@@ -79,8 +59,8 @@ def _structure(plan: dict) -> None:
 
 @pytest.mark.parametrize(("name", "algo", "op", "skewed"), ALL_CASES)
 def test_every_expressible_program_round_trips(name, algo, op, skewed):
-    program = _program(name, algo, op, skewed)
-    if not _expressible(program):
+    program = case_program(name, algo, op, skewed)
+    if not expressible(program):
         with pytest.raises(UsageError, match=algo):
             FMT.write(program, [str(i) for i in range(program.p)])
         return
@@ -89,7 +69,7 @@ def test_every_expressible_program_round_trips(name, algo, op, skewed):
     back = read(data, "f.json")  # by sniffing
     assert back.format == "mscclpp-json"
     assert check(back.program).ok, check(back.program)
-    mine, theirs = _totals(program), _totals(back.program)
+    mine, theirs = program_totals(program), program_totals(back.program)
     assert set(mine) == set(theirs)
     # parts that are not small fractions (forest's LP weights) are rounded to 1/120 of a block
     rtol = 1e-12 if units(program.parts)[2] else 0.1
@@ -97,14 +77,14 @@ def test_every_expressible_program_round_trips(name, algo, op, skewed):
 
 
 def test_no_other_format_sniffs_a_plan_and_a_plan_sniffs_as_no_other():
-    data = FMT.write(_program("complete4", "ring", "allreduce", False), list("abcd"))
+    data = FMT.write(case_program("complete4", "ring", "allreduce", False), list("abcd"))
     assert [name for name, f in FORMATS.items() if f.sniff and f.sniff(data)] == ["mscclpp-json"]
     others = [b'{"format": "trnsim-schedule/2", "gpus": []}', b'{"7-Flows": {}, "collective": "x"}']
     assert not any(FMT.sniff(other) for other in others)
 
 
 def _plan(name="complete4", algo="ring") -> dict:
-    return json.loads(FMT.write(_program(name, algo, "allreduce", False), list("abcd")))
+    return json.loads(FMT.write(case_program(name, algo, "allreduce", False), list("abcd")))
 
 
 def _read(plan) -> object:
@@ -173,7 +153,7 @@ def test_not_json_is_one_line():
 
 
 def test_in_network_reduction_is_refused_naming_the_algorithm():
-    program = _program("hgx8", "nvls", "allreduce", False)
+    program = case_program("hgx8", "nvls", "allreduce", False)
     with pytest.raises(UsageError, match="nvls reduces in the network"):
         FMT.write(program, [str(i) for i in range(program.p)])
 

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from collectives.graphs import contexts
-from trnsim.collectives.agreement import program_rounds
+from trnsim.collectives.agreement import program_totals
 from trnsim.collectives.algorithms import REGISTRY
 from trnsim.collectives.check import check
 from trnsim.collectives.formats import get, read
@@ -13,14 +13,6 @@ from trnsim.collectives.formats.nccl_graph_xml import Builder, chain_collective,
 from trnsim.collectives.schedule import Context
 from trnsim.errors import UsageError
 from trnsim.topology.load import load_topology
-
-
-def _totals(program) -> dict:
-    out: dict = {}
-    for loads in program_rounds(program):
-        for pair, share in loads.items():
-            out[pair] = out.get(pair, 0.0) + share
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +28,7 @@ def test_rings_round_trip_with_the_same_bytes_per_pair(nl16, algo, op):
     data = get("nccl-graph-xml").write(program, nl16.group)
     imported = program_from_graph(data, "g.xml", op)
     assert check(imported.program).ok
-    mine, theirs = _totals(program), _totals(imported.program)
+    mine, theirs = program_totals(program), program_totals(imported.program)
     assert mine.keys() == theirs.keys()
     assert all(theirs[pair] == pytest.approx(share, rel=1e-12) for pair, share in mine.items())
     # the file lists one channel per ring, each through all 16 GPUs, in the order the data flows
@@ -63,7 +55,7 @@ def test_chains_are_written_as_a_tree_graph_and_read_back():
     data = get("nccl-graph-xml").write(program, ["a", "b", "c", "d"])
     assert b'pattern="1"' in data and b'id="1"' in data
     back = read(data, "t.xml").program
-    assert _totals(back) == pytest.approx(_totals(program)) and back.pipelined
+    assert program_totals(back) == pytest.approx(program_totals(program)) and back.pipelined
 
 
 @pytest.mark.parametrize(
@@ -87,7 +79,7 @@ def test_two_rank_tree_is_a_chain_and_is_written():
     ctx, _ = contexts("complete2")
     program = REGISTRY["tree"].program(ctx, "allreduce")
     back = read(get("nccl-graph-xml").write(program, list(ctx.group)), "t.xml").program
-    assert _totals(back) == pytest.approx(_totals(program))
+    assert program_totals(back) == pytest.approx(program_totals(program))
 
 
 @pytest.mark.parametrize(

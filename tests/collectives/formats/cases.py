@@ -1,0 +1,20 @@
+"""What the format tests share: a test graph's program, and which programs a format of equal chunks
+between the collective's own ranks can hold (worked out here, not by the writers' own checks)."""
+
+import numpy as np
+
+from collectives.graphs import contexts
+from trnsim.collectives.algorithms import REGISTRY
+from trnsim.collectives.program import NETWORK
+
+
+def case_program(name, algo, op, skewed):
+    return REGISTRY[algo].program(contexts(name)[1 if skewed else 0], op)
+
+
+def expressible(program) -> bool:
+    """No in-network steps, equal blocks, no relays: what MSCCL's and MSCCL++'s files can hold."""
+    in_network = any(NETWORK in (t.src, t.dst) for t in program.transfers)
+    sizes = program.block_sizes
+    unequal = sizes is not None and not np.allclose(sizes, 1 / program.p)
+    return not in_network and not unequal and not program.relays
