@@ -93,27 +93,8 @@ def referee(
     chips, placed = place(topology, imported.ranks, positions, where, group)
     members, relays = chips[: program.p], chips[program.p :]
     max_chunks, min_chunk = chunking
-    costed = evaluate(
-        topology,
-        op,
-        sizes,
-        members,
-        dtype=dtype,
-        alpha_us=alpha_us,
-        max_chunks=max_chunks,
-        min_chunk_bytes=min_chunk,
-        program=program,
-        relays=relays,
-    )
-    best = evaluate(
-        topology,
-        op,
-        sizes,
-        members,
-        dtype=dtype,
-        alpha_us=alpha_us,
-        max_chunks=max_chunks,
-        min_chunk_bytes=min_chunk,
-    )
+    costing = {"dtype": dtype, "alpha_us": alpha_us, "max_chunks": max_chunks, "min_chunk_bytes": min_chunk}
+    costed = evaluate(topology, op, sizes, members, program=program, relays=relays, **costing)
+    best = evaluate(topology, op, sizes, members, **costing)  # trnsim's own, the same way
     notes = list(imported.notes) + ([placed] if placed else [])
     return Refereed(where, imported.format, program, members, relays, costed, best, str(report), notes)
