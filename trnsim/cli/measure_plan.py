@@ -71,7 +71,7 @@ def measure_plan(
     from trnsim.cli.options import edits, load, resolve_sizes
     from trnsim.model.backend import Costing, Selection
     from trnsim.model.runtime import runtime_of
-    from trnsim.studies.measure_plan import with_prediction
+    from trnsim.studies.measure_plan import check_runtime, with_prediction
 
     edited = edits(overrides, routing, calibration, fail, None)
     topo = load(sku, topology, edited)
@@ -81,13 +81,7 @@ def measure_plan(
         runtime = calibration_runtime(calibration)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     name = runtime_of(topo, runtime)
-    if name not in ("neuron", "nccl"):
-        from trnsim.errors import UsageError
-
-        raise UsageError(
-            f"{topo.name}: no benchmark command to write for the {name} runtime (nccom-test runs under neuron, "
-            "nccl-tests under nccl); choose --runtime neuron or nccl"
-        )
+    check_runtime(topo, name)  # before any work
     targets = _targets(output)
     backend = Selection(group, ranks, None, None, None, Costing()).backend(topo)
     plan = with_prediction(backend, op, size_list, dtype, name)

@@ -82,15 +82,20 @@ def measure_plan(
     model's rows name them; without it NCCL chooses at run time and the commands pin nothing.
     """
     op = get_op(op).name
+    check_runtime(topology, runtime)
     if runtime == "neuron":
         return _nccom(topology, group, op, sorted(sizes), dtype)
-    if runtime == "nccl":
-        return _nccl(topology, group, op, sizes, dtype, picks)
-    raise UsageError(
-        f"{topology.name}: no benchmark command to write for the {runtime} runtime (nccom-test runs "
-        "under neuron, nccl-tests under nccl); choose {runtime} neuron or nccl",
-        names="runtime",
-    )
+    return _nccl(topology, group, op, sizes, dtype, picks)
+
+
+def check_runtime(topology: Topology, runtime: str) -> None:
+    """Refuse, before any work, a runtime with no benchmark command to write."""
+    if runtime not in ("neuron", "nccl"):
+        raise UsageError(
+            f"{topology.name}: no benchmark command to write for the {runtime} runtime (nccom-test runs "
+            "under neuron, nccl-tests under nccl); choose {runtime} neuron or nccl",
+            names="runtime",
+        )
 
 
 def with_prediction(backend, op: str, sizes: list[int], dtype: str, runtime: str) -> MeasurePlan:
@@ -102,6 +107,7 @@ def with_prediction(backend, op: str, sizes: list[int], dtype: str, runtime: str
     from trnsim.model.runtime import apply_runtime
 
     topology = backend.topology
+    check_runtime(topology, runtime)
     result = apply_runtime(topology, backend.evaluate(op, sizes, "auto", dtype), runtime)
     aligned = [row.bytes for row in result.rows]
     picks = [row.algorithm for row in result.rows] if runtime == "nccl" else None
