@@ -33,8 +33,9 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check trnsim tests benchmarks
 	$(BIN)/ruff format --check trnsim tests benchmarks
 
+# one pytest worker per core (pytest-xdist): the suite is CPU-bound and its tests share no files
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 FUZZ_EXAMPLES ?= 400
 FUZZ_REPORT   ?= build/fuzz/report.txt
