@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from conftest import cli_commands
 
+from trnsim.collectives.ops import OPS
 from trnsim.errors import UsageError
 from trnsim.spec.catalog import find_sku
 
@@ -132,7 +133,7 @@ def _sku_cases(folder) -> dict[tuple[str, ...], list[str]]:
         ("cluster", "collective"): ["allreduce", "--sku", file, "--domains", "2"],
         ("measure-plan",): ["allreduce", "--sku", file],
     }
-    for op in ("allreduce", "allgather", "reducescatter", "alltoall"):
+    for op in OPS:
         lines[("collective", op)] = ["--sku", file]
     return lines
 

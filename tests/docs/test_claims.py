@@ -77,7 +77,7 @@ def test_the_sweep_row_count_is_the_catalog_s():
     # the rows a default sweep writes: every catalog system x the four ops x 8 B..1 GiB (factor 2),
     # less the sizes nccl-tests would align to nothing on that many ranks
     from tests.conftest import CATALOG
-    from trnsim.collectives.ops import OPS, dtype_size
+    from trnsim.collectives.ops import BASIC, dtype_size, get_op
     from trnsim.topology import load_topology
     from trnsim.units import size_sweep
 
@@ -86,7 +86,7 @@ def test_the_sweep_row_count_is_the_catalog_s():
     for path in CATALOG:
         ranks = load_topology(path.stem).n_ranks
         rows += sum(
-            1 for op in OPS.values() for size in sizes if op.align(size, ranks, dtype_size("float"))[0]
+            1 for op in map(get_op, BASIC) for size in sizes if op.align(size, ranks, dtype_size("float"))[0]
         )
     claim = re.search(r"8 B\.\.1 GiB: ([\d,]+) rows", COMPARE.read_text(encoding="utf-8"))
     assert claim and int(claim[1].replace(",", "")) == rows

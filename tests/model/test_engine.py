@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from model import systems
 from trnsim.collectives.algorithms import Context, Pipeline
-from trnsim.collectives.ops import OPS
+from trnsim.collectives.ops import BASIC, OPS
 from trnsim.model.engine import evaluate
 from trnsim.model.plan import make_plan
 from trnsim.model.router import Router
@@ -35,7 +35,7 @@ def _check_rows(result, op):
 
 
 @pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
-@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("op", list(BASIC))
 def test_every_sku_and_op_runs_with_auto(path, op):
     topo = topology(path.stem)
     result = evaluate(topo, op, SIZES, topo.chips, algo="auto")
@@ -45,7 +45,7 @@ def test_every_sku_and_op_runs_with_auto(path, op):
     _check_rows(result, op)
 
 
-@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("op", list(BASIC))
 @pytest.mark.parametrize(
     "ranks, dtype, element", [(2, "float", 4), (16, "bf16", 2), (144, "double", 8), (7, "int8", 1)]
 )
@@ -69,7 +69,7 @@ def test_sizes_below_one_unit_are_left_out_and_named():
 
 
 @pytest.mark.parametrize("sku", ["trn2-nl16", "trn3-nl32x2-gen1", "trn3-ultraserver-gen1"])
-@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("op", list(BASIC))
 def test_every_applicable_algorithm_respects_the_bound(sku, op):
     topo = topology(sku)
     result = evaluate(topo, op, SIZES, topo.chips, algo="all")
@@ -86,7 +86,7 @@ def test_every_applicable_algorithm_respects_the_bound(sku, op):
     sku=st.sampled_from(
         ["trn2-nl16", "trn2-nl64", "trn3-nl32x2-gen1", "trn3-nl72x2-gen1", "trn3-ultraserver-gen2"]
     ),
-    op=st.sampled_from(list(OPS)),
+    op=st.sampled_from(list(BASIC)),
     data=st.data(),
 )
 def test_random_groups_never_beat_their_bound(sku, op, data):
@@ -288,7 +288,7 @@ def test_the_raw_bound_is_the_bound_with_every_link_at_its_raw_rate(p, tmp_path)
     raw rates, the effective one over the effective rates."""
     size = 1 << 30
     uniform = systems.load(systems.complete(p), tmp_path, ["efficiency.default=0.8"])
-    for op in OPS:
+    for op in BASIC:
         row = evaluate(uniform, op, [size], uniform.chips, algo="mesh").rows[0]
         assert row.raw_bound_busbw_gbps == pytest.approx((p - 1) * 100.0, rel=1e-9, abs=0), op
         assert row.bound_busbw_gbps == pytest.approx(0.8 * (p - 1) * 100.0, rel=1e-9, abs=0), op
@@ -380,7 +380,7 @@ def _never_faster(healthy, worse):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(name=st.sampled_from(sorted(SMALL)), op=st.sampled_from(list(OPS)), data=st.data())
+@given(name=st.sampled_from(sorted(SMALL)), op=st.sampled_from(list(BASIC)), data=st.data())
 def test_slower_links_never_make_an_algorithm_faster_nor_lower_the_bound(name, op, data, folder):
     edits = data.draw(_slower(name), label="edits")
     worse = _small(name, folder, edits)
@@ -388,7 +388,7 @@ def test_slower_links_never_make_an_algorithm_faster_nor_lower_the_bound(name, o
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(name=st.sampled_from(sorted(SMALL)), op=st.sampled_from(list(OPS)), data=st.data())
+@given(name=st.sampled_from(sorted(SMALL)), op=st.sampled_from(list(BASIC)), data=st.data())
 def test_a_failed_link_never_lowers_the_bound(name, op, data, folder):
     """A failed link that leaves the group connected: the group is the same, the bound (the best any
     routing could do) can only rise."""

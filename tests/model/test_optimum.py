@@ -8,7 +8,7 @@ from collectives.synthetic import CHIP, LATENCY, complete_topology, graph_topolo
 from conftest import topology
 
 from model import systems
-from trnsim.collectives.ops import OPS
+from trnsim.collectives.ops import BASIC, OPS
 from trnsim.model import optimum as O
 from trnsim.model.bounds import lower_bound
 from trnsim.model.optimum.symmetry import member_orbit_reps
@@ -451,7 +451,7 @@ def test_link_efficiency_scales_every_bound_by_itself(sku):
     raw, effective = topology(sku, raw=True), topology(sku)
     share = effective.spec.efficiency.default
     assert share < 1 and not effective.spec.efficiency.classes
-    for op in OPS:
+    for op in BASIC:
         got = busbw(effective, effective.chips, op)
         assert got == pytest.approx(share * busbw(raw, raw.chips, op), rel=1e-6, abs=0), op
 
@@ -485,7 +485,7 @@ def _by_hand(topo, group: list[str], op: str) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize("spec", GROUPS)
-@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("op", list(BASIC))
 def test_subgroup_bounds_are_never_below_the_natural_cuts(spec, op):
     """The bound is at least every candidate worked out by hand from the links, the exact optimum
     too, and its peak is the members' own links."""
@@ -562,7 +562,7 @@ def test_one_target_per_orbit_finds_the_cut_every_target_finds(groups, fails, mo
 
 def test_one_member_moves_nothing():
     topo = topology("trn2-nl16")
-    for op in OPS:
+    for op in BASIC:
         assert O.optimum(topo, topo.chips[:1], op).seconds_per_byte == 0.0
 
 

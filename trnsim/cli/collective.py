@@ -1,5 +1,6 @@
 """``trnsim collective``: model a collective at every message size, in nccl-tests' conventions."""
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -7,6 +8,7 @@ import typer
 from trnsim.cli.chip_options import RanksPerChip
 from trnsim.cli.export_format import ScheduleFormatOption, schedule_shape
 from trnsim.cli.flags import edits_text
+from trnsim.cli.op_options import Counts, Pairs, Root, offered, shape_text
 from trnsim.cli.options import (
     Algo,
     AlphaUs,
@@ -97,12 +99,15 @@ def run(
     show_range: bool = False,
     schedule=None,
     schedule_format: str | None = None,
+    root: int | None = None,
+    pairs: str | None = None,
+    counts=None,
 ) -> None:
     """Evaluate and print one collective: one group, or several at once with ``groups``; with
     ``schedule``, referee that file's schedule (:mod:`trnsim.cli.referee`)."""
     from trnsim.model.backend import Costing, ManyGroups, Selection
     from trnsim.model.cost import assumptions
-    from trnsim.model.runtime import apply_runtime, choose_runtime, runtime_of
+    from trnsim.model.runtime import apply_runtime
     from trnsim.outputs.collective import each_size, every_algorithm, one_group
     from trnsim.outputs.groups import many_groups
 
@@ -122,19 +127,12 @@ def run(
         referee_run(op, schedule, schedule_format, topo, size_list, options)
         return
     _check_outputs(topo, heatmap, groups, export_schedule, algo)
-    if calibration is not None and runtime is None:  # a calibration models what it was fitted against
-        from trnsim.studies.calibration.files import calibration_runtime
-
-        runtime = calibration_runtime(calibration)
-    runtime_of(topo, runtime)  # an unknown name is refused first
-    why_not = _why_not(groups, algo, skew, traffic_file)
     _check_range(show_range, groups, algo)
     costing = Costing(alpha_us, max_chunks, chunk_bytes(min_chunk))
-    selection = Selection(group, ranks, groups, skew, traffic_file, costing)
-    backend = selection.backend(topo)
-    group_of = None if isinstance(backend, ManyGroups) else backend.group
-    runtime, note = choose_runtime(topo, group_of, runtime, why_not)  # said once the run succeeded
+    chosen = Selection(group, ranks, groups, skew, traffic_file, costing, None, root, pairs, counts)
+    selection, backend, runtime, note = _prepare(topo, op, chosen, calibration, runtime, algo)
     given = _given(topo, group, ranks, groups, backend.traffic, skew, traffic_file, export_schedule)
+    given = replace(given, shape=shape_text(op, backend, selection))
     assumed = assumptions(topo, alpha_us)
     if isinstance(backend, ManyGroups):
         result = backend.evaluate(op, size_list, algo, dtype)
@@ -167,6 +165,24 @@ def run(
         with_ranges(topo, payload, table, spans)
     _note(note)
     emit(payload, [table], fmt)
+
+
+def _prepare(topo, op: str, selection, calibration, runtime: str | None, algo: str):
+    """The selection, its backend, the runtime that prices the run and the note saying why the
+    file's default gave way (None: it did not)."""
+    from trnsim.model.backend import ManyGroups
+    from trnsim.model.runtime import choose_runtime, runtime_of
+
+    if calibration is not None and runtime is None:  # a calibration models what it was fitted against
+        from trnsim.studies.calibration.files import calibration_runtime
+
+        runtime = calibration_runtime(calibration)
+    runtime_of(topo, runtime)  # an unknown name is refused first
+    why_not = _why_not(selection.groups, algo, selection.skew, selection.traffic_file)
+    backend = selection.backend(topo)
+    group_of = None if isinstance(backend, ManyGroups) else backend.group
+    runtime, note = choose_runtime(topo, group_of, runtime, why_not, op)  # said once the run succeeded
+    return selection, backend, runtime, note
 
 
 def _note(note: str | None) -> None:
@@ -269,6 +285,15 @@ EXAMPLES = {
     "allgather": ["--sku nl64 --group 0-15 --sizes 1M,1G", "--sku nl72x2 --groups 'server:*' --sizes 1M"],
     "reducescatter": ["--sku nl32x2 --sizes 1M,1G --explain"],
     "alltoall": ["--sku nl72x2 --sizes 1M,1G --fail cable:5", "--sku nl72x2 --skew 2:4 --sizes 256M"],
+    "broadcast": ["--sku nl16 --sizes 1M,1G", "--sku nl72x2 --root 5 --algo all --sizes 1G"],
+    "reduce": ["--sku nl64 --sizes 1M,1G"],
+    "gather": ["--sku nl16 --root 3 --sizes 1M,1G"],
+    "scatter": ["--sku nl64 --group 0-15 --sizes 1M,1G"],
+    "sendrecv": ["--sku nl16 --sizes 1M,1G", "--sku nl72x2 --group 0,100 --pairs 0:1 --sizes 1G"],
+    "permute": ["--sku nl64 --pairs 0:21,21:42,42:0 --sizes 1G"],
+    "alltoallv": ["--sku nl16 --sizes 1M,1G"],
+    "allgatherv": ["--sku nl16 --sizes 1M,1G"],
+    "reducescatterv": ["--sku nl16 --sizes 1M,1G"],
 }
 
 
@@ -303,6 +328,9 @@ def _register(op: str) -> None:
         show_range: RangeOption = False,
         schedule: ScheduleFile = None,
         schedule_format: ScheduleFormatOption = None,
+        root: Root = None,
+        pairs: Pairs = None,
+        counts: Counts = None,
     ) -> None:
         run(
             op,
@@ -335,16 +363,14 @@ def _register(op: str) -> None:
             show_range,
             schedule,
             schedule_format,
+            root,
+            pairs,
+            counts,
         )
 
     examples = "".join(f"    trnsim collective {op} {line}\n" for line in EXAMPLES[op])
     command.__doc__ = f"Model {op}: {OPS[op].description}.\n\nExamples:\n\n{examples}"
-    if op != "alltoall":  # skewed traffic is an all-to-all's: the other ops do not offer the options
-        import inspect
-
-        signature = inspect.signature(command)
-        kept = [p for name, p in signature.parameters.items() if name not in ("skew", "traffic")]
-        command.__signature__ = signature.replace(parameters=kept)
+    offered(command, op)
     app.command(op)(command)
 
 

@@ -57,7 +57,13 @@ def sweep(
     ] = None,
     topology: Files = None,
     op: Annotated[
-        list[str] | None, typer.Option("--op", help="Ops to run (default: all four); repeatable.")
+        list[str] | None,
+        typer.Option(
+            "--op",
+            help="Ops to run (default: allreduce, allgather, reducescatter, alltoall); repeatable. "
+            "Every op of `trnsim collective` runs; broadcast and reduce from root 0, sendrecv rank "
+            "i to i+1, the v ops with even counts.",
+        ),
     ] = None,
     algo: Annotated[
         list[str] | None, typer.Option("--algo", help="Algorithms (default auto); repeatable.")
@@ -97,7 +103,7 @@ def sweep(
         trnsim sweep --sku nl16 --sku nl64 --sizes 1M,1G -o results.csv
         trnsim sweep --sku h100 --sku b200 --op allreduce --runtime nccl --sizes 1M
     """
-    from trnsim.collectives.ops import OPS, get_op
+    from trnsim.collectives.ops import BASIC, get_op
     from trnsim.studies.runtimes import known_runtime
     from trnsim.studies.sweep import Task
 
@@ -107,7 +113,7 @@ def sweep(
     runtime = known_runtime(runtime)
     named = _whole_catalog_for_all(in_typed_order(ctx, sku=sku, topology=topology))
     variants, common = variants_of(named, overrides, routing, calibration, fail, alpha_us)
-    ops = [get_op(name).name for name in (op or list(OPS))]
+    ops = [get_op(name).name for name in (op or list(BASIC))]
     size_list = tuple(resolve_sizes(minbytes, maxbytes, stepfactor, sizes))
     chosen, algos = (
         selection(group, ranks, groups, None, None, alpha_us, max_chunks, min_chunk),

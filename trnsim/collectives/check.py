@@ -5,8 +5,9 @@ every rank and chunk the set of ranks whose input the rank's copy sums (a bit ma
 what the collective gives each rank:
 
 * all-gather: rank ``r`` holds block ``r``;
-* reduce-scatter and all-reduce: every rank holds every block, of its own input;
+* reduce-scatter, all-reduce and reduce: every rank holds every block, of its own input;
 * all-to-all: rank ``i`` holds blocks ``i -> j`` for every ``j``;
+* broadcast: the root holds every block; the others hold nothing;
 
 and proves that every rank ends with exactly what the collective defines. A program's *relays*
 (positions ``p .. p + relays - 1``: chips outside the group that forward data, as a synthesizer's
@@ -17,7 +18,13 @@ starts from nothing, as the switches' does, since it has no input to add). The m
 * all-gather: every block ``b``, from rank ``b`` alone;
 * reduce-scatter: block ``r`` at rank ``r``, summed over all ``p`` ranks, each once;
 * all-reduce: every block at every rank, summed over all ``p`` ranks, each once;
-* all-to-all: block ``i -> j`` at rank ``j``, rank ``i``'s (a chunk of zero bytes is not required).
+* all-to-all: block ``i -> j`` at rank ``j``, rank ``i``'s (a chunk of zero bytes is not required);
+* broadcast: every block at every rank, the root's;
+* reduce: every block at the root, summed over all ``p`` ranks, each once.
+
+The other ops run as one of these (:attr:`trnsim.collectives.ops.Op.base`): gather, scatter,
+sendrecv, permute and all-to-allv as an all-to-all of their traffic matrix, all-gatherv and
+reduce-scatterv as all-gather and reduce-scatter with blocks of unequal sizes.
 
 The first broken rule stops the run; the report names it, with the round, the rank and the chunk:
 
@@ -91,6 +98,9 @@ def initial(program: Program) -> list[dict[Chunk, int]]:
         return [{Chunk(r, k): 1 << r for k in parts} for r in range(p)] + relays
     if program.op == "alltoall":
         return [{Chunk(r * p + j, k): 1 << r for j in range(p) for k in parts} for r in range(p)] + relays
+    if program.op == "broadcast":
+        root = {Chunk(b, k): 1 << program.root for b in range(p) for k in parts}
+        return [dict(root) if r == program.root else {} for r in range(p)] + relays
     return [{Chunk(b, k): 1 << r for b in range(p) for k in parts} for r in range(p)] + relays
 
 
@@ -105,6 +115,10 @@ def expected(program: Program):
             wanted = [(Chunk(r, k), everyone) for k in parts]
         elif program.op == "allreduce":
             wanted = [(Chunk(b, k), everyone) for b in range(p) for k in parts]
+        elif program.op == "broadcast":
+            wanted = [(Chunk(b, k), 1 << program.root) for b in range(p) for k in parts]
+        elif program.op == "reduce":
+            wanted = [(Chunk(b, k), everyone) for b in range(p) for k in parts] if r == program.root else []
         else:
             wanted = [(Chunk(i * p + r, k), 1 << i) for i in range(p) for k in parts]
         for chunk, mask in wanted:

@@ -100,6 +100,7 @@ class Program:
     # ranks p..p+relays-1: chips outside the group that forward (and reduce) data for it; they start
     # empty and the collective asks nothing of them at the end (``forest``)
     relays: int = 0
+    root: int = 0  # broadcast and reduce: the rank whose buffer is sent, or that ends with the sum
 
     @property
     def blocks(self) -> int:
@@ -141,6 +142,7 @@ class Builder:
     pipelined: bool = False
     transfers: list[Transfer] = field(default_factory=list)
     relays: int = 0
+    root: int = 0
 
     def send(self, round: int, src: int, dst: int, chunks: Iterable[Chunk], reduce=False, channel=0):
         chunks = tuple(chunks)
@@ -161,6 +163,7 @@ class Builder:
             self.algorithm,
             self.pipelined,
             self.relays,
+            self.root,
         )
 
 

@@ -146,12 +146,16 @@ _RINGS: dict[tuple, list | None] = {}  # ring searches done in this process, by 
 
 @dataclass
 class Context:
-    """What an algorithm may look at: the topology, the group (chips in rank order) and, for a skewed
-    all-to-all, its traffic matrix (:mod:`trnsim.collectives.traffic`; None: uniform)."""
+    """What an algorithm may look at: the topology, the group (chips in rank order), for an all-to-all
+    of uneven demands its traffic matrix (:mod:`trnsim.collectives.traffic`; None: uniform), for a
+    broadcast or reduce its root, and for an all-gather or reduce-scatter of unequal blocks each
+    block's share of the size (None: ``1/p`` each; :mod:`trnsim.collectives.arguments`)."""
 
     topology: Topology
     group: list[str]
     traffic: np.ndarray | None = field(default=None, compare=False)
+    root: int = 0
+    blocks: tuple[float, ...] | None = None
 
     @property
     def p(self) -> int:

@@ -16,6 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
+from trnsim.collectives.arguments import Arguments
 from trnsim.errors import UsageError
 from trnsim.model.rows import Evaluation
 from trnsim.topology.graph import Topology
@@ -61,6 +62,7 @@ class OneGroup:
     costing: Costing = Costing()
     traffic: np.ndarray | None = None  # a skewed all-to-all's traffic matrix
     exact_bounds: bool = True
+    arguments: Arguments | None = None  # the op's root, pairs or counts
 
     def evaluate(self, op: str, sizes: list[int], algo: str = "auto", dtype: str = "float") -> Evaluation:
         """A :class:`~trnsim.model.engine.GroupEvaluation` (:func:`trnsim.model.engine.evaluate`)."""
@@ -75,6 +77,7 @@ class OneGroup:
             dtype=dtype,
             traffic=self.traffic,
             exact_bounds=self.exact_bounds,
+            arguments=self.arguments,
             **self.costing.options(),
         )
 
@@ -88,6 +91,7 @@ class ManyGroups:
     costing: Costing = Costing()
     traffic: np.ndarray | None = None  # the same skew in every group, by position
     bounds: bool = True
+    arguments: Arguments | None = None  # the same root, pairs or counts in every group, by position
 
     def evaluate(self, op: str, sizes: list[int], algo: str = "auto", dtype: str = "float") -> Evaluation:
         """A :class:`~trnsim.model.concurrent.ConcurrentEvaluation`
@@ -103,6 +107,7 @@ class ManyGroups:
             dtype=dtype,
             traffic=self.traffic,
             bounds=self.bounds,
+            arguments=self.arguments,
             **self.costing.options(),
         )
 
@@ -162,7 +167,8 @@ class Selection:
     else ``group`` or ``ranks`` selects one (:func:`~trnsim.topology.groups.select_group`; every
     rank by default). ``fabric`` runs every rank of a cluster of copies of the system instead.
     ``skew`` or ``traffic_file`` skews an all-to-all
-    (:func:`~trnsim.collectives.traffic.traffic_matrix`).
+    (:func:`~trnsim.collectives.traffic.traffic_matrix`); ``root``, ``pairs`` and ``counts_file``
+    shape the ops that take them (:mod:`trnsim.collectives.arguments`).
     """
 
     group: str | None = None
@@ -172,6 +178,21 @@ class Selection:
     traffic_file: Path | None = None
     costing: Costing = Costing()
     fabric: Fabric | None = None
+    root: int | None = None
+    pairs: str | None = None
+    counts_file: Path | None = None
+
+    def arguments(self) -> Arguments | None:
+        """The op's root, pairs and counts as given (None: none given)."""
+        from trnsim.collectives.arguments import parse_pairs, read_counts
+
+        if self.root is None and self.pairs is None and self.counts_file is None:
+            return None
+        return Arguments(
+            root=self.root or 0,
+            pairs=None if self.pairs is None else parse_pairs(self.pairs),
+            counts=None if self.counts_file is None else read_counts(self.counts_file),
+        )
 
     def backend(self, topology: Topology) -> "OneGroup | ManyGroups | Cluster":
         """The one place that decides between one group, several at once and a cluster."""
@@ -179,11 +200,12 @@ class Selection:
         from trnsim.topology.groups import select_group, select_groups
 
         if self.fabric is not None:
-            given = [
-                name for name in ("group", "ranks", "groups", "skew", "traffic_file") if getattr(self, name)
-            ]
+            names = ("group", "ranks", "groups", "skew", "traffic_file", "root", "pairs", "counts_file")
+            given = [name for name in names if getattr(self, name) is not None]
             if given:
-                named = ", ".join("{" + ("traffic" if n == "traffic_file" else n) + "}" for n in given)
+                named = ", ".join(
+                    "{" + n.removesuffix("_file").replace("traffic", "traffic") + "}" for n in given
+                )
                 raise UsageError(f"a cluster runs every rank of every domain, evenly: {named} do not apply")
             if self.costing != Costing():
                 raise UsageError(
@@ -196,11 +218,10 @@ class Selection:
                 raise UsageError("give {groups}, or {group}/{ranks} for one group, not both")
             chosen = select_groups(topology, self.groups)
             traffic = traffic_matrix(self.skew, self.traffic_file, len(chosen[0]))
-            return ManyGroups(topology, chosen, self.costing, traffic)
+            return ManyGroups(topology, chosen, self.costing, traffic, arguments=self.arguments())
         chips = select_group(topology, self.group, self.ranks)
-        return OneGroup(
-            topology, chips, self.costing, traffic_matrix(self.skew, self.traffic_file, len(chips))
-        )
+        traffic = traffic_matrix(self.skew, self.traffic_file, len(chips))
+        return OneGroup(topology, chips, self.costing, traffic, arguments=self.arguments())
 
 
 def backend_for(topology: Topology, **selection) -> "OneGroup | ManyGroups | Cluster":

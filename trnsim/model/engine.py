@@ -15,6 +15,7 @@ import numpy as np
 from trnsim import limits
 from trnsim.collectives import algorithms
 from trnsim.collectives.algorithms import Context, NotApplicable, Pipeline
+from trnsim.collectives.arguments import Arguments
 from trnsim.collectives.ops import Op, dtype_size, get_op
 from trnsim.collectives.program import NETWORK, Program
 from trnsim.collectives.traffic import check_traffic
@@ -130,8 +131,8 @@ def _raw_bound(
     alpha_ns: float,
     max_links: int,
     bound: Bound,
-    traffic=None,
     exact_bounds: bool = True,
+    shape: dict | None = None,
 ) -> Bound:
     """The bound at raw link rates: the effective one scaled when every link shares one efficiency."""
     share = topology.uniform_efficiency
@@ -141,7 +142,9 @@ def _raw_bound(
             seconds_per_byte=bound.seconds_per_byte * share,
             peak_seconds_per_byte=bound.peak_seconds_per_byte * share,
         )
-    return lower_bound(topology.at_raw_rates(), group, op, alpha_ns, max_links, traffic, exact_bounds)
+    return lower_bound(
+        topology.at_raw_rates(), group, op, alpha_ns, max_links, with_optimum=exact_bounds, **(shape or {})
+    )
 
 
 def align_sizes(op: Op, sizes: list[int], p: int, dtype: str) -> tuple[list[tuple[int, int, int]], list[int]]:
@@ -160,7 +163,7 @@ def align_sizes(op: Op, sizes: list[int], p: int, dtype: str) -> tuple[list[tupl
         else:
             dropped.append(size)
     if not aligned:
-        smallest = element if op.name == "allreduce" else p * max(16, element)
+        smallest = element if not op.split else p * max(16, element)
         raise UsageError(
             f"every size is below the smallest {op.name} nccl-tests runs on {p} ranks of "
             f"{dtype.strip().lower()} ({smallest} bytes): give larger sizes"
@@ -182,6 +185,7 @@ def evaluate(
     exact_bounds: bool = True,
     program: Program | None = None,
     relays: list[str] | None = None,
+    arguments: Arguments | None = None,
 ) -> GroupEvaluation:
     """Model ``op_name`` on ``group`` of ``topology`` for every size.
 
@@ -203,6 +207,9 @@ def evaluate(
         Cost this program (:mod:`trnsim.model.program_cost`) instead of the registered algorithms
         (``algo`` is then ignored); its positions are ``group`` and then ``relays``, the chips outside
         the group that forward its data.
+    arguments : Arguments, optional
+        The op's root, source-target pairs or counts (:mod:`trnsim.collectives.arguments`; None: root
+        0, each rank to the next, even counts).
 
     Examples
     --------
@@ -219,7 +226,12 @@ def evaluate(
     """
     op = get_op(op_name)
     check_traffic(op.name, traffic, len(group))
-    if program is not None and (program.op, program.p) != (op.name, len(group)):
+    arguments = arguments or Arguments()
+    arguments.check(op, len(group))
+    if traffic is None:
+        traffic = arguments.traffic(op, len(group))  # a demand op's matrix
+    blocks = arguments.blocks(op, len(group))
+    if program is not None and (program.op, program.p) != (op.base, len(group)):
         raise UsageError(f"a {program.op} program on {program.p} ranks cannot cost {op.name} on {len(group)}")
     dtype = dtype.strip().lower()  # names are case-insensitive; rows and baselines carry one spelling
     alpha_ns, alpha_us_used, chunking = cost_options(topology, alpha_us, max_chunks, min_chunk_bytes)
@@ -228,11 +240,12 @@ def evaluate(
         f"{topology.where}: a group of {len(group):,} chips on {len(topology.nodes):,} devices needs",
     )
     aligned, dropped = align_sizes(op, sizes, len(group), dtype)
-    ctx = Context(topology.planner, group, traffic)  # planned on the healthy system
+    ctx = Context(topology.planner, group, traffic, arguments.root, blocks)  # planned on the healthy system
     router = Router(topology, group + list(relays or []))
     routers = [router] + [router.with_seed(seed) for seed in range(1, router.routing.realisations)]
-    bound = lower_bound(topology, group, op, alpha_ns, router.max_links, traffic, exact_bounds)
-    raw_bound = _raw_bound(topology, group, op, alpha_ns, router.max_links, bound, traffic, exact_bounds)
+    shape = dict(traffic=traffic, root=arguments.root, blocks=blocks)
+    bound = lower_bound(topology, group, op, alpha_ns, router.max_links, with_optimum=exact_bounds, **shape)
+    raw_bound = _raw_bound(topology, group, op, alpha_ns, router.max_links, bound, exact_bounds, shape)
 
     if program is not None:
         plans, skipped = (
@@ -296,7 +309,7 @@ def _plan_each(
         names = [
             name
             for name, a in algorithms.REGISTRY.items()
-            if op.name in a.ops and (algo == "all" or not a.named_only)
+            if op.base in a.ops and (algo == "all" or not a.named_only)
         ]
     else:
         names = [algorithms.find(algo).name]
@@ -309,9 +322,9 @@ def _plan_each(
             )
             continue
         try:
-            plan = make_plan(topology, router, ctx, op.name, name, alpha_ns, chunking)
+            plan = make_plan(topology, router, ctx, op.base, name, alpha_ns, chunking)
             plan.others = [
-                make_plan(topology, r, ctx, op.name, name, alpha_ns, chunking, plan.schedule)
+                make_plan(topology, r, ctx, op.base, name, alpha_ns, chunking, plan.schedule)
                 for r in routers[1:]
             ]
             plans[name] = plan

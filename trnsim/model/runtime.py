@@ -228,8 +228,25 @@ def describe_nccl(system, call_us: float | None = None, forced: dict | None = No
     )
 
 
+def modelled_ops(name: str) -> tuple[str, ...] | None:
+    """The ops runtime ``name`` models (None: every op, the ``ideal``)."""
+    if name == "nccl":
+        from trnsim.model.runtimes.nccl import OPS
+    elif name == "neuron":
+        from trnsim.model.runtimes.neuron import OPS
+    elif name == "xla":
+        from trnsim.model.runtimes.xla import OPS
+    else:
+        return None
+    return tuple(OPS)
+
+
 def choose_runtime(
-    topology: Topology, group: list[str] | None, name: str | None = None, why_not: str | None = None
+    topology: Topology,
+    group: list[str] | None,
+    name: str | None = None,
+    why_not: str | None = None,
+    op: str | None = None,
 ) -> tuple[str, str | None]:
     """The runtime a run uses, and a note when the file's default gave way to ``ideal``.
 
@@ -248,6 +265,9 @@ def choose_runtime(
     chosen = runtime_of(topology, name)
     if chosen == "ideal":
         return chosen, None
+    ops = modelled_ops(chosen)
+    if why_not is None and op is not None and ops is not None and op not in ops:
+        why_not = f"its model covers {', '.join(ops)}, not {op}"
     if name is not None:
         if why_not is not None:
             raise NotApplicableError(f"{{runtime}} {chosen}: {why_not}; run with {{runtime}} ideal")

@@ -22,6 +22,7 @@ class Given:
     borrowed: str = ""  # what to run instead of borrowing links, after the borrowed clause
     variant: str = ""  # the system with its edits (a CSV's first column)
     schedule: str | None = None  # the file the schedule was written to
+    shape: str = ""  # the op's root, pairs or counts in words ("": an op without them)
 
 
 def achievable_busbw_gbps(bound, op: str, ranks: int) -> float | None:
@@ -84,6 +85,8 @@ def one_group(
     )
     if given.skewed:
         header += f"; {given.traffic} traffic"
+    if given.shape:
+        header += f"; {given.shape}"
     ideal = getattr(result, "ideal", result)  # the schedules a runtime's numbers were priced beside
     borrowed = borrowed_by(topology, ideal, every=algo == "all")
     if borrowed is not None:
@@ -101,6 +104,7 @@ def one_group(
         "group": given.group,
         "group_ranks": [topology.rank_of[c] for c in result.group],
         "traffic": given.traffic,
+        "op_shape": given.shape or None,
         "algorithm": algo,
         "runtime": runtime,
         "runtime_model": getattr(result, "runtime_model", None),

@@ -15,6 +15,7 @@ from trnsim.collectives.schedule import Context, NotApplicable, Step
 
 ALL = {"allreduce", "allgather", "reducescatter", "alltoall"}
 REDUCTIONS = {"allreduce", "allgather", "reducescatter"}
+ROOTED = {"broadcast", "reduce"}  # the bases of the other ops (:attr:`trnsim.collectives.ops.Op.base`)
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class Algorithm:
     takes_traffic: bool = False  # builds a skewed all-to-all from the context's traffic matrix
     lower: Callable[[Context, str], Program] | None = None  # the program builder
     named_only: bool = False  # left out of auto: run by name or with all
+    takes_blocks: bool = False  # builds an all-gather or reduce-scatter of unequal blocks (``allgatherv``)
 
     def schedule(self, ctx: Context, op: str) -> list[Step]:
         """The schedule of ``op`` on this group (what the cost model routes and costs)."""
@@ -53,6 +55,8 @@ class Algorithm:
                 "a skewed all-to-all runs on algorithms that send each block straight to its "
                 "destination (mesh, pairwise); this one combines blocks for several destinations"
             )
+        if ctx.blocks is not None and not self.takes_blocks:
+            raise NotApplicable(f"{self.name} moves blocks of equal sizes; this group's differ")
 
 
 REGISTRY: dict[str, Algorithm] = {}
@@ -66,12 +70,21 @@ def algorithm(
     dominated_by: str | None = None,
     takes_traffic: bool = False,
     named_only: bool = False,
+    takes_blocks: bool = False,
 ):
     """Register a schedule builder under ``name``."""
 
     def register(build):
         REGISTRY[name] = Algorithm(
-            name, frozenset(ops), summary, build, aliases, dominated_by, takes_traffic, named_only=named_only
+            name,
+            frozenset(ops),
+            summary,
+            build,
+            aliases,
+            dominated_by,
+            takes_traffic,
+            named_only=named_only,
+            takes_blocks=takes_blocks,
         )
         return build
 

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from trnsim.collectives.ops import Op
+from trnsim.collectives.ops import Op, get_op
 from trnsim.model.bounds.families import (
     Candidate,
     exact_optimum,
@@ -11,6 +11,7 @@ from trnsim.model.bounds.families import (
     natural,
     skewed,
 )
+from trnsim.model.bounds.shaped import rooted, uneven
 from trnsim.topology.graph import Topology
 
 
@@ -37,11 +38,19 @@ class Bound:
 
 
 def candidates(
-    topology: Topology, group: list[str], op: Op, traffic=None, with_optimum: bool = True
+    topology: Topology,
+    group: list[str],
+    op: Op,
+    traffic=None,
+    with_optimum: bool = True,
+    root: int = 0,
+    blocks: tuple[float, ...] | None = None,
 ) -> list[Candidate]:
     """Every bandwidth candidate that applies to ``op`` on ``group``, in the order ties are named.
 
-    A traffic matrix gives the skewed all-to-all's own candidates; an all-reduce over switches that
+    A traffic matrix gives the skewed all-to-all's own candidates (every demand op is one); a
+    broadcast or reduce (from ``root``) and an all-gather or reduce-scatter of unequal ``blocks``
+    give theirs (:mod:`trnsim.model.bounds.shaped`); an all-reduce over switches that
     reduce in the network (:func:`trnsim.topology.metrics.reducing_switches`) gives
     :func:`~trnsim.model.bounds.families.in_network`'s; otherwise injection, the natural cuts and
     the per-chip bound, then (``with_optimum``, two members or more) the exact optimum.
@@ -60,6 +69,11 @@ def candidates(
 
     if traffic is not None:
         return skewed(topology, group, traffic)
+    if op.rooted and not op.demand:
+        return rooted(topology, group, root)
+    if blocks is not None:
+        return uneven(topology, group, blocks)
+    op = get_op(op.base)  # an all-gatherv or reduce-scatterv of even counts is its base op
     if op.name == "allreduce" and len(group) > 1 and reducing_switches(topology, group):
         return in_network(topology, group)
     found = natural(topology, group, op)
@@ -76,6 +90,8 @@ def lower_bound(
     max_links: int,
     traffic=None,
     with_optimum: bool = True,
+    root: int = 0,
+    blocks: tuple[float, ...] | None = None,
 ) -> Bound:
     """The lower bound for ``op`` on ``group``: the largest of :func:`candidates`, and latency.
 
@@ -92,7 +108,11 @@ def lower_bound(
     max_links : int
         The fewest links between the group's farthest two members.
     traffic : numpy.ndarray, optional
-        A skewed all-to-all's traffic matrix (None: the uniform one).
+        A skewed all-to-all's traffic matrix, or a demand op's (None: the uniform all-to-all).
+    root : int
+        A broadcast's or reduce's root (a position in ``group``).
+    blocks : tuple of float, optional
+        An all-gatherv's or reduce-scatterv's block shares (None: ``1/p`` each).
     with_optimum : bool
         Include the exact optimum (False: injection and natural cuts only, a valid bound that is
         cheap; for callers that do not show it, such as a sweep of failures).
@@ -122,13 +142,15 @@ def lower_bound(
     """
     from trnsim.topology.metrics import reducing_switches
 
-    found = candidates(topology, group, op, traffic, with_optimum)
+    found = candidates(topology, group, op, traffic, with_optimum, root, blocks)
     best = largest(found)
     top = best.seconds_per_byte
     peak = next(c.seconds_per_byte for c in found if c.family == "injection")
     optimal = [c for c in found if c.family == "optimum"]
     # a group of one moves nothing: trivially the optimum, unless the traffic is skewed
     exact = optimal[0].exact if optimal else (with_optimum and len(group) < 2 and traffic is None)
+    # a broadcast's, a reduce's and a demand op's bounds are valid but not proven optimal
+    exact = exact and not op.rooted and (traffic is None or op.name == "alltoall") and blocks is None
     achievable = None
     if not exact and with_optimum and op.name == "allreduce" and len(group) > 1 and traffic is None:
         achievable = _two_phase(topology, group)

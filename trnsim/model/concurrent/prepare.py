@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trnsim.collectives import algorithms
+from trnsim.collectives.arguments import Arguments
 from trnsim.collectives.ops import get_op
 from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
 from trnsim.collectives.traffic import check_traffic
@@ -52,6 +53,8 @@ class Prepared:
     skipped: dict[str, str]
     realisations: int  # routings per group: hash seeds, else 1
     dtype: str = "float"  # the element type, one spelling
+    root: int = 0  # a broadcast's or reduce's root, by position
+    blocks: tuple[float, ...] | None = None  # an all-gatherv's or reduce-scatterv's block shares
 
     @property
     def routed(self) -> list[int]:
@@ -104,6 +107,7 @@ def prepare_concurrent(
     algo: str = "auto",
     dtype: str = "float",
     traffic: np.ndarray | None = None,
+    arguments: Arguments | None = None,
 ) -> Prepared:
     """Check the groups and schedule every algorithm for every group, routing nothing yet.
 
@@ -123,6 +127,9 @@ def prepare_concurrent(
         The element type sizes are aligned to.
     traffic : numpy.ndarray, optional
         A skewed all-to-all's traffic matrix, the same for every group.
+    arguments : Arguments, optional
+        The op's root, pairs or counts, the same for every group by position
+        (:mod:`trnsim.collectives.arguments`).
 
     Returns
     -------
@@ -147,13 +154,31 @@ def prepare_concurrent(
     _check_groups(groups)
     p = len(groups[0])
     check_traffic(op.name, traffic, p)
+    arguments = arguments or Arguments()
+    arguments.check(op, p)
+    if traffic is None:
+        traffic = arguments.traffic(op, p)  # a demand op's matrix
+    blocks = arguments.blocks(op, p)
     aligned, dropped = align_sizes(op, sizes, p, dtype)
     images = translates(topology, groups)  # per group: (its original's index, directed-edge map) or None
-    schedules, skipped = _schedules(topology, op.name, groups, images, algo, traffic)
+    shape = (traffic, arguments.root, blocks)
+    schedules, skipped = _schedules(topology, op.base, groups, images, algo, shape)
     realisations = routing_of(topology.spec).realisations
     dtype = dtype.strip().lower()  # names are case-insensitive; rows carry one spelling
     return Prepared(
-        topology, op, groups, traffic, aligned, dropped, images, schedules, skipped, realisations, dtype
+        topology,
+        op,
+        groups,
+        traffic,
+        aligned,
+        dropped,
+        images,
+        schedules,
+        skipped,
+        realisations,
+        dtype,
+        arguments.root,
+        blocks,
     )
 
 
@@ -170,9 +195,10 @@ def _check_groups(groups: list[list[str]]) -> None:
         seen |= set(group)
 
 
-def _schedules(topology, op_name: str, groups, images, algo: str, traffic):
+def _schedules(topology, op_name: str, groups, images, algo: str, shape):
     """Per algorithm that applies, each group's schedule (a translate takes its original's); the
-    others with the reason (``auto``), or a refusal (a named algorithm)."""
+    others with the reason (``auto``), or a refusal (a named algorithm). ``shape`` is the context's
+    traffic, root and blocks."""
     names = (
         [name for name, a in algorithms.REGISTRY.items() if op_name in a.ops and not a.named_only]
         if algo == "auto"
@@ -184,7 +210,7 @@ def _schedules(topology, op_name: str, groups, images, algo: str, traffic):
             mine = []
             for k, group in enumerate(groups):
                 if images[k] is None:
-                    context = Context(topology.planner, group, traffic)
+                    context = Context(topology.planner, group, *shape)
                     mine.append(algorithms.find(name).schedule(context, op_name))
                 else:
                     mine.append(mine[images[k][0]])

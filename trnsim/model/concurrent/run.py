@@ -36,6 +36,7 @@ def evaluate_concurrent(
     min_chunk_bytes: int | None = None,
     traffic: np.ndarray | None = None,
     bounds: bool = True,
+    arguments=None,
 ) -> ConcurrentEvaluation:
     """Model ``op_name`` run by every group at once, for every size.
 
@@ -50,6 +51,8 @@ def evaluate_concurrent(
     bounds : bool
         Compute the slowest group's lower bound (``bound_busbw_gbps`` and ``efficiency`` stay 0
         without it: a caller that shows neither saves the optimum's work).
+    arguments : Arguments, optional
+        The op's root, pairs or counts, the same for every group by position.
 
     Under hash routing every seed routes every group; a size's time is the mean over the seeds of
     the slowest group's time, and ``worst_time_us`` the slowest seed's. A run whose work passes
@@ -69,7 +72,7 @@ def evaluate_concurrent(
     >>> evaluate_concurrent(ring, "allgather", [1 << 20], [[a, c], [b, d]], algo="ring").rows[0].slowdown
     2.0
     """
-    prepared = prepare_concurrent(topology, op_name, sizes, groups, algo, dtype, traffic)
+    prepared = prepare_concurrent(topology, op_name, sizes, groups, algo, dtype, traffic, arguments)
     check_work([prepared], describe_groups(topology, groups, len(prepared.routed)))
     return run_concurrent(prepared, alpha_us, max_chunks, min_chunk_bytes, bounds)
 
@@ -111,7 +114,16 @@ def run_concurrent(
     def bound_of(k: int) -> Bound:
         if k not in found:
             router = base[k] or base[images[k][0]]  # a translate is as far apart as its original
-            found[k] = lower_bound(topology, groups[k], op, alpha_ns, router.max_links, traffic)
+            found[k] = lower_bound(
+                topology,
+                groups[k],
+                op,
+                alpha_ns,
+                router.max_links,
+                traffic,
+                root=prepared.root,
+                blocks=prepared.blocks,
+            )
         return found[k]
 
     by_algorithm, skipped, link_loads = {}, dict(prepared.skipped), {}
