@@ -8,6 +8,7 @@ import typer
 
 from trnsim.cli.baseline import baselines, variant_meta
 from trnsim.cli.flags import edits_text, flag
+from trnsim.cli.op_options import Counts, Pairs, Root, check_shape, shape_words
 from trnsim.cli.options import (
     AlgoOne,
     AlphaUs,
@@ -85,6 +86,9 @@ def compare(
     groups: GroupsOfVariants = None,
     skew: Skew = None,
     traffic: TrafficFile = None,
+    root: Root = None,
+    pairs: Pairs = None,
+    counts: Counts = None,
     dtype: Dtype = "float",
     alpha_us: AlphaUs = None,
     max_chunks: MaxChunks = None,
@@ -119,7 +123,6 @@ def compare(
     )
     from trnsim.studies.baseline import comparison_rows
     from trnsim.studies.variants import run_variants
-    from trnsim.topology.groups import group_label
 
     op = get_op(op).name
     algo = algo.strip().lower()  # one spelling in titles, JSON and baselines
@@ -132,17 +135,13 @@ def compare(
         for letter in letters(len(variants)):
             writable(_heat_path(heatmap, letter), "--heatmap")
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
-    chosen = selection(group, ranks, groups, skew, traffic, alpha_us, max_chunks, min_chunk)
+    given_shape = check_shape([op], root, pairs, counts)
+    chosen = selection(group, ranks, groups, skew, traffic, alpha_us, max_chunks, min_chunk, given_shape)
     results = run_variants(
         variants, op, size_list, chosen, algo=algo, dtype=dtype, common=common, name=flag, runtime=runtime
     )
     note_calibrations(calibration, results)
-    # the group, and any skew, are part of a row's identity in a baseline
-    shape = group_label(group, ranks, groups)
-    skewed = (
-        f"skew {skew.strip()}" if skew is not None else f"traffic {traffic}" if traffic is not None else ""
-    )
-    group_text = f"{shape}; {skewed}" if skewed else shape
+    shape, skewed, group_text = _group_texts(group, ranks, groups, skew, traffic, given_shape)
     names = letters(len(results))
     table_rows, payload_rows = comparison(results, size_list, metric.value, names)
     identity = {
@@ -187,6 +186,19 @@ def compare(
     context.update(algorithm=algo, overrides=list(common))
     rows = comparison_rows(payload_rows, identity)
     baselines(rows, meta, context, save_baseline, baseline, max_regression, metric.value, require_all_rows)
+
+
+def _group_texts(group, ranks, groups, skew, traffic, given_shape) -> tuple[str, str, str]:
+    """The group, what shapes the op (skew, traffic, root, pairs, counts) and both together: the
+    title's words and a baseline row's identity."""
+    from trnsim.topology.groups import group_label
+
+    shape = group_label(group, ranks, groups)
+    skewed = (
+        f"skew {skew.strip()}" if skew is not None else f"traffic {traffic}" if traffic is not None else ""
+    )
+    skewed = "; ".join(x for x in (skewed, shape_words(given_shape)) if x)
+    return shape, skewed, "; ".join(x for x in (shape, skewed) if x)
 
 
 def _check_options(op: str, heatmap, groups, skew, traffic) -> None:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from trnsim.collectives.ops import get_op
+from trnsim.collectives.ops import OPS, get_op
 
 Root = Annotated[
     int | None,
@@ -50,6 +50,29 @@ def shape_options(op_name: str) -> set[str]:
     if op.name == "alltoallv" or op.uneven:
         taken.add("counts")
     return taken
+
+
+def check_shape(ops: list[str], root, pairs, counts) -> tuple:
+    """``(root, pairs, counts)`` once no option is given that none of ``ops`` takes (else one line
+    naming it and the ops that take it)."""
+    from trnsim.errors import UsageError
+
+    given = {"root": root, "pairs": pairs, "counts": counts}
+    taken = set().union(*(shape_options(op) for op in ops))
+    for name, value in given.items():
+        if value is not None and name not in taken:
+            takers = [op for op in OPS if name in shape_options(op)]
+            raise UsageError(f"--{name} is for {', '.join(takers)}; this run is {', '.join(ops)}")
+    return root, pairs, counts
+
+
+def shape_words(shape: tuple) -> str:
+    """``(root, pairs, counts)`` as given on the command line, for a title and a baseline row's identity
+    (``""``: none given)."""
+    root, pairs, counts = shape
+    words = [f"root {root}" if root is not None else "", f"pairs {pairs}" if pairs is not None else ""]
+    words.append(f"counts {counts}" if counts is not None else "")
+    return "; ".join(w for w in words if w)
 
 
 def offered(command, op_name: str) -> None:

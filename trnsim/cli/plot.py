@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from trnsim.cli.flags import flag
+from trnsim.cli.op_options import Counts, Pairs, Root, check_shape, shape_words
 from trnsim.cli.options import (
     AlgoOne,
     AlphaUs,
@@ -66,6 +67,9 @@ def plot(
     sizes: Sizes = None,
     ranks: Ranks = None,
     group: Group = None,
+    root: Root = None,
+    pairs: Pairs = None,
+    counts: Counts = None,
     dtype: Dtype = "float",
     alpha_us: AlphaUs = None,
     max_chunks: MaxChunks = None,
@@ -105,7 +109,8 @@ def plot(
     if runs and group is None and ranks is None:
         ranks = runs[0].ranks  # the measured ranks: the model runs on as many (the first ones)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
-    chosen = selection(group, ranks, None, None, None, alpha_us, max_chunks, min_chunk)
+    shape = check_shape([op], root, pairs, counts)
+    chosen = selection(group, ranks, None, None, None, alpha_us, max_chunks, min_chunk, shape)
     results = run_variants(
         variants, op, size_list, chosen, algo=algo, dtype=dtype, common=common, name=flag, runtime=runtime
     )
@@ -117,7 +122,9 @@ def plot(
                     f"--measured {run.path}: the run has {run.ranks} ranks, the model of {result.display} "
                     f"{result.evaluation.ranks}; give a group of {run.ranks} ranks (--ranks or --group)"
                 )
-    title = f"{op} bus bandwidth, group {group_label(group, ranks)}, algorithm {algo}" + _runtimes(results)
+    words = shape_words(shape)
+    title = f"{op} bus bandwidth, group {group_label(group, ranks)}{', ' + words if words else ''}, algorithm {algo}"
+    title += _runtimes(results)
     if terminal:
         typer.echo(plotting.terminal_chart(results, op, title, runs))
     if output is not None:

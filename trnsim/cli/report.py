@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from trnsim.cli.flags import edits_text, flag
+from trnsim.cli.op_options import Counts, Pairs, Root, check_shape, shape_words
 from trnsim.cli.options import (
     AlgoOne,
     AlphaUs,
@@ -57,6 +58,9 @@ def report(
     sizes: Sizes = None,
     ranks: Ranks = None,
     group: Group = None,
+    root: Root = None,
+    pairs: Pairs = None,
+    counts: Counts = None,
     dtype: Dtype = "float",
     alpha_us: AlphaUs = None,
     max_chunks: MaxChunks = None,
@@ -98,11 +102,12 @@ def report(
         in_typed_order(ctx, sku=sku, topology=topology), overrides, routing, calibration, fail, alpha_us
     )
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
-    chosen = selection(group, ranks, None, None, None, alpha_us, max_chunks, min_chunk)
+    given = check_shape([op], root, pairs, counts)
+    chosen = selection(group, ranks, None, None, None, alpha_us, max_chunks, min_chunk, given)
     results = run_variants(
         variants, op, size_list, chosen, algo=algo, dtype=dtype, common=common, name=flag, runtime=runtime
     )
-    shape = group_label(group, ranks)
+    shape = group_label(group, ranks) + (f", {shape_words(given)}" if shape_words(given) else "")
     names = letters(len(results))
     heading = (
         title or f"trnsim: {op} on {len(results)} variant{'s' if len(results) != 1 else ''}, group {shape}"

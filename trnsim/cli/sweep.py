@@ -9,6 +9,7 @@ import typer
 
 from trnsim.cli.baseline import baselines, portable
 from trnsim.cli.flags import edits_text, error_text
+from trnsim.cli.op_options import Counts, Pairs, Root, check_shape
 from trnsim.cli.options import (
     AlphaUs,
     CalibrationOption,
@@ -79,6 +80,9 @@ def sweep(
     ranks: Ranks = None,
     group: Group = None,
     groups: GroupsOfVariants = None,
+    root: Root = None,
+    pairs: Pairs = None,
+    counts: Counts = None,
     dtype: Dtype = "float",
     alpha_us: AlphaUs = None,
     max_chunks: MaxChunks = None,
@@ -116,7 +120,17 @@ def sweep(
     ops = [get_op(name).name for name in (op or list(BASIC))]
     size_list = tuple(resolve_sizes(minbytes, maxbytes, stepfactor, sizes))
     chosen, algos = (
-        selection(group, ranks, groups, None, None, alpha_us, max_chunks, min_chunk),
+        selection(
+            group,
+            ranks,
+            groups,
+            None,
+            None,
+            alpha_us,
+            max_chunks,
+            min_chunk,
+            check_shape(ops, root, pairs, counts),
+        ),
         _algorithms(algo),
     )
     tasks = [

@@ -92,13 +92,13 @@ def variants_of(named, overrides, routings=None, calibration=None, fail=None, al
     return variants, common
 
 
-def selection(group=None, ranks=None, groups=None, skew=None, traffic=None, alpha_us=None, max_chunks=None, min_chunk=None):  # fmt: skip
-    """Who runs each variant's collective and how its steps are costed, from the options."""
+def selection(group=None, ranks=None, groups=None, skew=None, traffic=None, alpha_us=None, max_chunks=None, min_chunk=None, shape=(None, None, None)):  # fmt: skip
+    """Who runs each variant's collective and how its steps are costed, from the options; ``shape``
+    is ``(root, pairs, counts)`` (:mod:`trnsim.cli.op_options`)."""
     from trnsim.model.backend import Costing, Selection
 
-    return Selection(
-        group, ranks, groups, skew, traffic, Costing(alpha_us, max_chunks, chunk_bytes(min_chunk))
-    )
+    costing = Costing(alpha_us, max_chunks, chunk_bytes(min_chunk))
+    return Selection(group, ranks, groups, skew, traffic, costing, None, *shape)
 
 
 def letters(count: int) -> list[str]:

@@ -44,6 +44,20 @@ class Arguments:
     pairs: tuple[tuple[int, int], ...] | None = None
     counts: np.ndarray | None = None
 
+    def for_op(self, op: Op) -> "Arguments":
+        """Only what ``op`` takes (a run of several ops shares one set of options).
+
+        >>> from trnsim.collectives.ops import get_op
+        >>> Arguments(root=3, pairs=((0, 1),)).for_op(get_op("allreduce")).root
+        0
+        """
+        takes_counts = op.name == "alltoallv" or op.uneven
+        return Arguments(
+            root=self.root if op.rooted else 0,
+            pairs=self.pairs if op.name in ("sendrecv", "permute") else None,
+            counts=self.counts if takes_counts else None,
+        )
+
     def check(self, op: Op, p: int) -> None:
         """Refuse a root, a pair or counts that do not fit ``op`` on ``p`` ranks."""
         if op.rooted and not 0 <= self.root < p:

@@ -226,7 +226,7 @@ def evaluate(
     """
     op = get_op(op_name)
     check_traffic(op.name, traffic, len(group))
-    arguments = arguments or Arguments()
+    arguments = (arguments or Arguments()).for_op(op)  # a run of several ops shares its options
     arguments.check(op, len(group))
     if traffic is None:
         traffic = arguments.traffic(op, len(group))  # a demand op's matrix

@@ -16,7 +16,9 @@ from trnsim.errors import NotApplicableError
 from trnsim.topology.graph import Topology
 
 
-def study_runtime(topology: Topology, backend, name: str | None, algo: str = "auto") -> str:
+def study_runtime(
+    topology: Topology, backend, name: str | None, algo: str = "auto", op: str | None = None
+) -> str:
     """The runtime that prices ``backend``'s run on ``topology`` (``name``, else the file's default).
 
     Parameters
@@ -30,6 +32,8 @@ def study_runtime(topology: Topology, backend, name: str | None, algo: str = "au
     algo : str
         The algorithm asked for: a runtime picks its own, so one of trnsim's names (or ``all``) is
         the ideal's.
+    op : str, optional
+        The op: one the runtime does not model is the ideal's (a file's default gives way).
 
     Raises
     ------
@@ -52,7 +56,7 @@ def study_runtime(topology: Topology, backend, name: str | None, algo: str = "au
         why_not = "a runtime models uniform traffic; {skew} and {traffic} are the ideal's"
     group = backend.group if isinstance(backend, OneGroup) else None
     try:
-        return choose_runtime(topology, group, name, why_not)[0]
+        return choose_runtime(topology, group, name, why_not, op)[0]
     except NotApplicableError as exc:
         if topology.name in exc.template:  # the runtime's own line names the system already
             raise

@@ -48,7 +48,7 @@ def run_task(task: Task) -> list[dict]:
             raise
         return [{"skipped": reason.within(topology.name)}]  # a spec one system lacks (racks on a torus)
     try:
-        runtime = study_runtime(topology, backend, task.runtime, task.algo)
+        runtime = study_runtime(topology, backend, task.runtime, task.algo, task.op)
         result = priced(topology, backend.evaluate(task.op, list(task.sizes), task.algo, task.dtype), runtime)
     except NotApplicableError as reason:
         return [{"skipped": reason}]

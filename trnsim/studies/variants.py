@@ -156,7 +156,7 @@ def run_variants(
     Every variant is loaded and its runtime checked before any is evaluated: a runtime that cannot
     model one variant refuses the study before its work."""
     selection = selection or Selection()  # every rank of each variant, at its file's costs
-    prepared = [_prepare(variant, selection, runtime, len(variants), algo) for variant in variants]
+    prepared = [_prepare(variant, selection, runtime, len(variants), algo, op) for variant in variants]
     results, seen = [], {}
     for variant, (topology, backend, chosen) in zip(variants, prepared, strict=True):
         try:
@@ -178,7 +178,9 @@ def run_variants(
     return results
 
 
-def _prepare(variant: Variant, selection: Selection, runtime: str | None, count: int, algo: str = "auto"):
+def _prepare(
+    variant: Variant, selection: Selection, runtime: str | None, count: int, algo: str = "auto", op=None
+):
     """The variant's system, its backend and the runtime that prices it, checked before any work
     (a calibrated variant is priced by what its calibration was fitted against, unless a runtime is
     asked for)."""
@@ -189,7 +191,7 @@ def _prepare(variant: Variant, selection: Selection, runtime: str | None, count:
         runtime = calibration_runtime(variant.calibrations[-1])
     try:
         backend = selection.backend(topology)
-        return topology, backend, study_runtime(topology, backend, runtime, algo)
+        return topology, backend, study_runtime(topology, backend, runtime, algo, op)
     except TrnsimError as exc:
         if count == 1:
             raise

@@ -161,6 +161,11 @@ def evaluate_cluster(
     (True, True, True)
     """
     op = get_op(op_name)
+    if op.name not in PHASES:
+        raise UsageError(
+            f"a cluster collective composes {', '.join(PHASES)} across domains, not {op.name} yet "
+            "(one domain runs every op)"
+        )
     choices = INTER_ALGORITHMS[op.name]
     inter_algo = inter_algo.strip().lower()
     if inter_algo != "auto" and inter_algo not in choices:

@@ -154,7 +154,7 @@ def prepare_concurrent(
     _check_groups(groups)
     p = len(groups[0])
     check_traffic(op.name, traffic, p)
-    arguments = arguments or Arguments()
+    arguments = (arguments or Arguments()).for_op(op)  # a run of several ops shares its options
     arguments.check(op, p)
     if traffic is None:
         traffic = arguments.traffic(op, p)  # a demand op's matrix
