@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 
+from trnsim.cli.op_options import Counts, Pairs, Root, check_shape
 from trnsim.cli.options import (
     FailOption,
     FormatOption,
@@ -35,12 +36,15 @@ def calibrate(
     routing: RoutingOption = None,
     fail: FailOption = None,
     group: Group = None,
+    root: Root = None,
+    pairs: Pairs = None,
+    counts: Counts = None,
     op: Annotated[
         str | None,
         typer.Option(
             "--op",
-            help="The collective the run measured (allreduce, allgather, reducescatter, alltoall), for a "
-            "log saved without it (a bare nccl-tests or nccom-test table); refused if the log names another.",
+            help="The collective the run measured (any op of `trnsim collective`), for a log saved without "
+            "it (a bare nccl-tests or nccom-test table); refused if the log names another.",
             show_default=False,
         ),
     ] = None,
@@ -170,6 +174,7 @@ def calibrate(
         "fit_sizes": size_range,
         "ranks_per_chip": ranks_per_chip,
         "runtime": runtime,
+        "arguments": _arguments(measured.op, root, pairs, counts),
     }
     if fit_names is None:
         fit_names = "step_ns,link_ns,efficiency" if runtime in (None, "ideal") else "call_us"
@@ -196,6 +201,14 @@ def calibrate(
         tables[-1].footer.append(_regime_note(regimes))
         tables.append(_regime_table(regimes))
     emit(document, tables, fmt)
+
+
+def _arguments(op: str, root, pairs, counts):
+    """The measured op's root, pairs or counts as given (None: none given)."""
+    from trnsim.model.backend import Selection
+
+    root, pairs, counts = check_shape([op], root, pairs, counts)
+    return Selection(root=root, pairs=pairs, counts_file=counts).arguments()
 
 
 def _tables(measured, result, group, output, size_range) -> list[Table]:

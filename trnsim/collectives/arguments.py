@@ -3,7 +3,8 @@
 * ``broadcast``, ``reduce``, ``gather`` and ``scatter`` have a root (a rank of the group, 0 by
   default, as in nccl-tests' ``-r``).
 * ``sendrecv`` and ``permute`` have source-target pairs: every source sends its whole buffer to its
-  target, all pairs at once. By default rank ``i`` sends to rank ``i + 1`` (mod p), as nccl-tests'
+  target, all pairs at once (a rank paired with itself copies locally: nothing crosses a link, as in
+  nccom-test's permute). By default rank ``i`` sends to rank ``i + 1`` (mod p), as nccl-tests'
   ``sendrecv_perf`` and nccom-test's permute do.
 * ``alltoallv`` has a ``p x p`` count matrix (row ``i``: what rank ``i`` sends each rank), scaled so
   that a rank sends the size on average; ``allgatherv`` and ``reducescatterv`` have ``p`` counts (rank
@@ -66,9 +67,9 @@ class Arguments:
             if op.name not in ("sendrecv", "permute"):
                 raise UsageError(f"{{pairs}} are for sendrecv and permute, not {op.name}", names="pairs")
             for src, dst in self.pairs:
-                if not (0 <= src < p and 0 <= dst < p) or src == dst:
+                if not (0 <= src < p and 0 <= dst < p):
                     raise ParameterError(
-                        f"each pair is two different ranks of the group, 0 to {p - 1}",
+                        f"each pair is two ranks of the group, 0 to {p - 1}",
                         "pairs",
                         f"{src}:{dst}",
                     )

@@ -324,8 +324,8 @@ def test_calibrate_takes_the_op_of_a_log_saved_without_it(cli, tmp_path):
     assert (
         clash.code == 2 and "op=allgather here" in clash.err and "but --op allreduce was given" in clash.err
     )
-    bad = cli("calibrate", str(bare), "--sku", "trn1-nl16", "--op", "gather")
-    assert bad.err.startswith("error: --op 'gather': the op is not supported")
+    bad = cli("calibrate", str(bare), "--sku", "trn1-nl16", "--op", "hypercube")
+    assert bad.err.startswith("error: --op 'hypercube': the op is not supported")
 
 
 def test_each_regime_is_fitted_apart_and_recovers_its_own_parameters():

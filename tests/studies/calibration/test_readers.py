@@ -202,7 +202,7 @@ def test_base_is_valid():
         (ROW5, ROW5.replace("36.51          36.51", "20.00          20.00"), 5, ("matches neither",)),
         (ROW5, ROW5.replace("36.51          36.51", "36.51          18.25"), 5, ("busbw", "rank count")),
         (ROW5, ROW5.replace("fp32", "bf16"), 5, ("type bf16", "line 4")),
-        ("# trnsim: op=allreduce ranks=2", "# trnsim: op=broadcast ranks=2", 1, ("'broadcast'", "allreduce")),
+        ("# trnsim: op=allreduce ranks=2", "# trnsim: op=hypercube ranks=2", 1, ("'hypercube'", "allreduce")),
         ("# trnsim: op=allreduce ranks=2", "# trnsim: op=allreduce ranks=two", 1, ("ranks", "'two'")),
         ("# trnsim: op=allreduce ranks=2", "# trnsim: op=allreduce ranks=1", 1, ("ranks 1",)),
         ("# trnsim: op=allreduce ranks=2", "# trnsim: op=allreduce hosts=2", 1, ("unknown key",)),
@@ -213,7 +213,7 @@ def test_base_is_valid():
             ("op=allreduce here", "op=allgather"),
         ),
         ("# trnsim: op=allreduce ranks=2", "# trnsim: op=allreduce ranks=4", 2, ("ranks=2 here", "ranks=4")),
-        ("nccom-test -r 2 allr", "nccom-test -r 2 permute", 2, ("'permute'",)),
+        ("nccom-test -r 2 allr", "nccom-test -r 2 permute", 2, ("op=permute here", "op=allreduce at line 1")),
         ("Avg bus bandwidth:      25.4350GB/s", "1 errors found - test failed", 6, ("not a number",)),
         (
             "Avg bus bandwidth:      25.4350GB/s",
@@ -253,7 +253,7 @@ def test_op_and_ranks_from_arguments_when_the_file_lacks_them():
 def test_arguments_must_agree_with_the_file():
     refused(BASE, 1, "op=allreduce here", "op=allgather was given", op="allgather")
     refused(BASE, 1, "ranks=2 here", "ranks=3 was given", ranks=3)
-    refused(BASE, 0, "'gather'", op="gather")
+    refused(BASE, 0, "'hypercube'", op="hypercube")
     refused(BASE, 0, "ranks", ranks=2.0)
     assert parse_measurement(BASE, op="allr", ranks=2).ranks == 2
 
@@ -272,7 +272,7 @@ def test_nccl_tests_op_and_ranks_come_from_the_tool_lines():
     text = (EXAMPLES / "g4-allreduce-4r-ring.txt").read_text().replace("# trnsim: op=allreduce ranks=4\n", "")
     m = parse_measurement(text)
     assert (m.rows[0].op, m.ranks) == ("allreduce", 4)
-    refused(text.replace("starting: all_reduce_perf", "starting: broadcast_perf"), 9, "'broadcast_perf'")
+    refused(text.replace("starting: all_reduce_perf", "starting: hypercube_perf"), 9, "'hypercube_perf'")
     refused(text, 12, "ranks=4 here", "device lines", "ranks=8 was given", ranks=8)
     first_row = next(i for i, line in enumerate(text.splitlines(), 1) if line.split()[:1] == ["1024"])
     three = text.replace("#  Rank  3 Group", "#  Rank  2 Group")  # 3 distinct ranks: busbw no longer fits
@@ -366,8 +366,8 @@ def test_nccl_json_ranks_come_from_config():
     doc["config"]["ngpus"] = 8  # 8 ranks: the published busbw no longer fits 2(r-1)/r
     refused(json.dumps(doc), 0, "results[0]", "busbw", "8 ranks")
     doc["config"]["ngpus"] = 4
-    doc["args"][0] = "./build/sendrecv_perf"
-    refused(json.dumps(doc), 0, "args[0]", "'sendrecv'")
+    doc["args"][0] = "./build/hypercube_perf"
+    refused(json.dumps(doc), 0, "args[0]", "'hypercube'")
     del doc["args"]
     refused(json.dumps(doc), 0, "does not state the op")
     assert parse_measurement(json.dumps(doc), op="allreduce").ranks == 4

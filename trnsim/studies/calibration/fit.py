@@ -75,6 +75,7 @@ def fit(
     fit_sizes: tuple[int | None, int | None] = (None, None),
     ranks_per_chip: int | None = None,
     runtime: str | None = None,
+    arguments=None,
 ) -> Fit:
     """Fit ``knobs`` so that the model reproduces ``measurement`` on ``group`` of the topology.
 
@@ -110,6 +111,8 @@ def fit(
         :mod:`trnsim.model.runtime`, whose own parameters are fitted (``call_us``, and the link
         ``efficiency`` its rates follow: :data:`~trnsim.studies.calibration.knobs.RUNTIME_KNOBS`)
         with each row priced by its pick, as the library would run it.
+    arguments : Arguments, optional
+        The op's root, pairs or counts as the run had them (:mod:`trnsim.collectives.arguments`).
     """
     if loss not in ("linear", "soft_l1"):
         raise ParameterError("expected linear or soft_l1", "loss", repr(loss))
@@ -148,7 +151,7 @@ def fit(
         from trnsim.model.runtime import check_runtime
 
         check_runtime(base, members, runtime)
-    runs = ModelRuns(measurement, load, base, members, algorithm, dtype, runtime)
+    runs = ModelRuns(measurement, load, base, members, algorithm, dtype, runtime, arguments)
     before = runs.rows([], [])  # the file's own values: the 'before' column, and which classes the run uses
     runs.used += sorted({cls for row in before for cls, share in row.link_utilisation.items() if share > 0})
     runs.kept.update({cls: v for cls, v in base.spec.efficiency.classes.items() if cls not in runs.used})

@@ -73,9 +73,11 @@ class ModelRuns:
         algorithm: str,
         dtype: str,
         runtime: str = "ideal",
+        arguments=None,
     ):
         self.measurement, self.load, self.base, self.members = measurement, load, base, members
         self.algorithm, self.dtype, self.runtime = algorithm, dtype, runtime
+        self.arguments = arguments  # the op's root, pairs or counts
         self.sizes = [row.size_bytes for row in measurement.rows]
         self.calls = 0
         self.used: list[str] = []  # link classes the run's traffic crosses (set after the first run)
@@ -103,7 +105,15 @@ class ModelRuns:
         if self.algorithm == "measured":
             return self._as_measured(topology, group_now)
         m = self.measurement
-        ideal = evaluate(topology, m.op, self.sizes, group_now, algo=self.algorithm, dtype=self.dtype)
+        ideal = evaluate(
+            topology,
+            m.op,
+            self.sizes,
+            group_now,
+            algo=self.algorithm,
+            dtype=self.dtype,
+            arguments=self.arguments,
+        )
         if self.runtime == "ideal":
             return ideal.rows
         from trnsim.model.runtime import apply_runtime
@@ -132,6 +142,7 @@ class ModelRuns:
                         group_now,
                         algo=option,
                         dtype=self.dtype,
+                        arguments=self.arguments,
                     ).rows
                 except (NotApplicableError, UsageError):
                     continue

@@ -2,19 +2,19 @@
 and trnsim's own convention (a ``# trnsim: op=... ranks=...`` comment; in JSON, a ``"trnsim"``
 object with op, ranks, source and note)."""
 
+from trnsim.collectives.ops import OPS as KNOWN
 from trnsim.studies.calibration.logs.numbers import WHOLE
 from trnsim.studies.calibration.logs.parsed import Claim, fail, quote
 
-OPS = ("allreduce", "allgather", "reducescatter", "alltoall")
-# names the tools and users write for the four ops, after lower-casing and dropping _ and -
-OP_NAMES = {
-    "allreduce": "allreduce",
+OPS = tuple(KNOWN)
+# names the tools and users write for the ops, after lower-casing and dropping _ and -: trnsim's own,
+# nccom-test's short ones (allr, allg, redsct) and nccl-tests' binaries (broadcast_perf, sendrecv_perf)
+OP_NAMES = {name: name for name in OPS} | {
     "allr": "allreduce",
-    "allgather": "allgather",
     "allg": "allgather",
-    "reducescatter": "reducescatter",
     "redsct": "reducescatter",
-    "alltoall": "alltoall",
+    "bcast": "broadcast",
+    "alltoallv": "alltoallv",
 }
 MAX_RANKS = 1 << 20
 

@@ -6,9 +6,9 @@ from trnsim.studies.calibration.logs.claims import node_count, op_claim, rank_co
 from trnsim.studies.calibration.logs.numbers import json_number, json_size
 from trnsim.studies.calibration.logs.parsed import Claim, Raw, fail, require_columns
 
-# nccom-test's op arguments, including those this reader does not support (refused by name)
+# nccom-test's op arguments (aws-neuron-sdk nccom-test.rst): the basic four, and permute, sendrecv and the v ops
 NCCOM_OPS = {"all_reduce", "allr", "all_gather", "allg", "reduce_scatter", "redsct", "alltoall"}
-NCCOM_OTHER_OPS = {"sendrecv", "permute", "alltoallv"}
+NCCOM_OTHER_OPS = {"sendrecv", "permute", "alltoallv", "all_gatherv", "allgatherv", "reduce_scatterv"}
 
 
 def read_nccom_args(
