@@ -81,3 +81,57 @@ def test_what_cannot_be_written_is_refused():
         measure_plan(nvl72, nvl72.chips[:6], "allreduce", [8], "float", "nccl")
     with pytest.raises(UsageError, match="float64|double|fp64"):
         measure_plan(load_topology("trn2-nl16"), ["x0.y0", "x1.y0"], "allreduce", [8], "double", "neuron")
+
+
+def test_a_permute_writes_its_pairs_in_neuroncores_as_nccom_tests_example_nests_them():
+    from trnsim.collectives.arguments import Arguments
+
+    topo = load_topology("trn2-nl16")
+    pairs = ((0, 1), (1, 0), (2, 3), (3, 3))
+    plan = measure_plan(
+        topo, topo.chips[:4], "permute", [1 << 25], "uint8", "neuron", arguments=Arguments(pairs=pairs)
+    )
+    cores = _cores(plan)
+    assert json.loads(plan.files["pairs.json"]) == {
+        "src_target_pairs": [[[cores[a], cores[b]] for a, b in pairs]]
+    }
+    assert "--custom-src-target-pairs pairs.json" in plan.commands[0] and plan.commands[0].endswith("permute")
+
+
+def test_nccl_tests_takes_the_root_and_each_tool_refuses_the_ops_it_lacks():
+    from trnsim.collectives.arguments import Arguments
+
+    h100 = load_topology("hgx-h100")
+    plan = measure_plan(
+        h100, h100.chips, "broadcast", [1 << 20], "float", "nccl", arguments=Arguments(root=3)
+    )
+    assert "./build/broadcast_perf" in plan.commands[0] and plan.commands[0].endswith("-r 3")
+    allgather = measure_plan(
+        h100, h100.chips, "allgather", [1 << 20], "float", "nccl", arguments=Arguments(root=3)
+    )
+    assert " -r " not in allgather.commands[0]  # the root is a rooted op's alone
+    with pytest.raises(UsageError, match="nccom-test has no broadcast"):
+        measure_plan(
+            load_topology("trn2-nl16"),
+            load_topology("trn2-nl16").chips,
+            "broadcast",
+            [1 << 20],
+            "float",
+            "neuron",
+        )
+    with pytest.raises(UsageError, match="nccl-tests has no permute"):
+        measure_plan(h100, h100.chips, "permute", [1 << 20], "float", "nccl")
+    with pytest.raises(UsageError, match="takes no pairs"):
+        measure_plan(
+            h100, h100.chips, "sendrecv", [1 << 20], "float", "nccl", arguments=Arguments(pairs=((0, 5),))
+        )
+
+
+def test_an_op_the_runtime_does_not_model_is_predicted_by_the_ideal_model_and_says_so():
+    from trnsim.model.engine import evaluate
+
+    topo = load_topology("trn2-nl16")
+    plan = with_prediction(OneGroup(topo, topo.chips[:4]), "sendrecv", [1 << 20, 1 << 30], "float", "neuron")
+    ideal = evaluate(topo, "sendrecv", [1 << 20, 1 << 30], topo.chips[:4])
+    assert plan.priced_by == "ideal" and any("prediction is the ideal's" in note for note in plan.notes)
+    assert [r.time_us for r in plan.predicted] == [r.time_us for r in ideal.rows]

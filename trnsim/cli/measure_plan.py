@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 
+from trnsim.cli.op_options import Pairs, Root, check_shape
 from trnsim.cli.options import (
     CalibrationOption,
     Dtype,
@@ -36,7 +37,13 @@ OutputDir = Annotated[
 
 
 def measure_plan(
-    op: Annotated[str, typer.Argument(help="allreduce, allgather, reducescatter or alltoall.")],
+    op: Annotated[
+        str,
+        typer.Argument(
+            help="The op: nccom-test runs allreduce, allgather, reducescatter, alltoall, sendrecv and "
+            "permute; nccl-tests those four and broadcast, reduce, gather, scatter and sendrecv."
+        ),
+    ],
     sku: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
@@ -45,6 +52,8 @@ def measure_plan(
     fail: FailOption = None,
     group: Group = None,
     ranks: Ranks = None,
+    root: Root = None,
+    pairs: Pairs = None,
     minbytes: MinBytes = None,
     maxbytes: MaxBytes = None,
     stepfactor: StepFactor = None,
@@ -83,13 +92,14 @@ def measure_plan(
     name = runtime_of(topo, runtime)
     check_runtime(topo, name)  # before any work
     targets = _targets(output)
-    backend = Selection(group, ranks, None, None, None, Costing()).backend(topo)
+    root, pairs, _ = check_shape([op], root, pairs, None)
+    backend = Selection(group, ranks, None, None, None, Costing(), None, root, pairs).backend(topo)
     plan = with_prediction(backend, op, size_list, dtype, name)
     system = f"--sku {sku}" if sku is not None else f"--topology {topology}"
     chip_ranks = topo.ranks_per_chip > 1  # the file's chips already host several ranks
-    calibrate = _calibrate_line(
-        plan, system, group, ranks, len(backend.group), op, _what_ifs(overrides, routing, fail), chip_ranks
-    )
+    shape = [*(["--root", str(root)] if root is not None else []), *(["--pairs", pairs] if pairs else [])]
+    what_ifs = _what_ifs(overrides, routing, fail) + shape
+    calibrate = _calibrate_line(plan, system, group, ranks, len(backend.group), op, what_ifs, chip_ranks)
     _show(topo, plan, group, calibrate, output, fmt, targets)
 
 
@@ -104,7 +114,7 @@ def _targets(output: Path | None) -> dict[str, Path]:
         raise UsageError(f"-o {output}: not a folder")
     if not output.parent.is_dir():
         raise UsageError(f"-o {output}: its parent folder does not exist")
-    names = ("run.sh", "replica-groups.json", "prediction.json")
+    names = ("run.sh", "replica-groups.json", "pairs.json", "prediction.json")
     return {name: writable(output / name, "-o") for name in names} if output.exists() else {}
 
 
@@ -127,7 +137,7 @@ def _calibrate_line(
         words += ["--group", group]
     elif ranks is not None:
         words += ["--group", f"0-{ranks - 1}"]
-    words += ["--op", op, "--runtime", plan.runtime]
+    words += ["--op", op, "--runtime", plan.priced_by or plan.runtime]
     if plan.files:  # the command line counts every rank of the instances, not the group's
         words += ["--ranks", str(p)]
     if plan.cores_per_chip_used is not None and not chip_ranks:
@@ -141,6 +151,7 @@ def _show(topo, plan, group, calibrate: str, output, fmt, targets) -> None:
 
     title = (
         f"{topo.name}: measure with {plan.tool} (group {group or 'all'}, runtime {plan.runtime}); predicted"
+        + ("" if plan.priced_by in ("", plan.runtime) else f" by the {plan.priced_by} model")
     )
     rows = [
         {"bytes": r.bytes, "busbw_gbps": r.busbw_gbps, "time_us": r.time_us, "algorithm": r.algorithm}
@@ -150,7 +161,7 @@ def _show(topo, plan, group, calibrate: str, output, fmt, targets) -> None:
         Column("bytes", "size (B)"),
         Column("time_us", "time (us)", "{:.2f}"),
         Column("busbw_gbps", "busbw (GB/s)", "{:.2f}"),
-        Column("algorithm", f"{plan.runtime} algo", align="left"),
+        Column("algorithm", f"{plan.priced_by or plan.runtime} algo", align="left"),
     ]
     # commands are printed whole, one a line, after the table: a wrapped command cannot be pasted
     lines = ["# run:", *plan.commands]

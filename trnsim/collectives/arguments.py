@@ -141,29 +141,21 @@ def normalised_rows(matrix: np.ndarray) -> np.ndarray:
 
 
 def parse_pairs(text: str) -> tuple[tuple[int, int], ...]:
-    """Source-target pairs: ``SRC:DST,SRC:DST...`` or a JSON file of ``[[src, dst], ...]``
-    (nccom-test's ``--custom-src-target-pairs``).
+    """Source-target pairs: ``SRC:DST,SRC:DST...``, or a ``.json`` file as nccom-test's
+    ``--custom-src-target-pairs`` reads it (``{"src_target_pairs": [[[0, 1], [1, 0], ...]]}``, aws-neuron-sdk
+    tools/neuron-sys-tools/nccom-test.rst), or a plain list ``[[0, 1], [1, 0]]``.
 
     >>> parse_pairs("0:5, 3:7")
     ((0, 5), (3, 7))
     """
     path = Path(text)
     if text.endswith(".json") or (":" not in text and path.is_file()):
-        from trnsim import limits
-        from trnsim.yamlio import read_text
-
-        try:
-            document = json.loads(read_text(path, "pairs file", limits.TRAFFIC_BYTES))
-        except json.JSONDecodeError as error:
-            raise UsageError(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
-        if not (isinstance(document, list) and all(_is_pair(item) for item in document) and document):
-            raise UsageError(f"{path}: expected a list of [source, target] rank pairs, e.g. [[0, 1], [1, 0]]")
-        return tuple((int(a), int(b)) for a, b in document)
+        return _pairs_file(path)
     pairs = []
     for item in text.split(","):
         src, sep, dst = item.strip().partition(":")
         if not sep or not src.strip().isdigit() or not dst.strip().isdigit():
-            raise ParameterError("expected SRC:DST[,SRC:DST...] (ranks) or a JSON file", "pairs", repr(text))
+            raise ParameterError("expected SRC:DST[,SRC:DST...] (ranks) or a .json file", "pairs", repr(text))
         pairs.append((int(src), int(dst)))
     return tuple(pairs)
 
@@ -176,17 +168,46 @@ def _is_pair(item) -> bool:
     )
 
 
+def _pairs_file(path: Path) -> tuple[tuple[int, int], ...]:
+    """The pairs of a JSON file (see :func:`parse_pairs`); nccom-test nests one list of pairs per group."""
+    from trnsim import limits
+    from trnsim.yamlio import read_text
+
+    try:
+        document = json.loads(read_text(path, "pairs file", limits.TRAFFIC_BYTES))
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
+    if isinstance(document, dict):
+        document = document.get("src_target_pairs")
+    if (
+        isinstance(document, list)
+        and document
+        and all(isinstance(x, list) and x and all(_is_pair(y) for y in x) for x in document)
+    ):
+        document = [pair for group in document for pair in group]  # nccom-test: one list per group
+    if not (isinstance(document, list) and document and all(_is_pair(item) for item in document)):
+        raise UsageError(
+            f'{path}: expected {{"src_target_pairs": [[[src, dst], ...]]}} (nccom-test) or a list of '
+            "[source, target] rank pairs"
+        )
+    return tuple((int(a), int(b)) for a, b in document)
+
+
 def read_counts(path: Path) -> np.ndarray:
     """Counts from a text file: rows of numbers (comma- or space-separated; ``#`` comments). An
     all-to-allv takes ``p`` rows of ``p`` (row ``i``: what rank ``i`` sends each rank); an all-gatherv
     or reduce-scatterv ``p`` numbers, one per rank, on one line or one per line. Element counts or
     bytes: only the proportions matter, the size sets the scale (:class:`Arguments` checks the shape
-    against the op and the group)."""
+    against the op and the group). A ``.json`` file is nccom-test's ``--alltoallv-metadata``
+    (``{"alltoallv_metadata": [{"send_counts": [...], ...}, ...]}``, aws-neuron-sdk nccom-test.rst):
+    its ``send_counts``, one entry per rank, or one entry that every rank follows."""
     from trnsim import limits
     from trnsim.yamlio import read_text
 
     path = Path(path)
     text = read_text(path, "counts file", limits.TRAFFIC_BYTES)
+    if path.suffix == ".json":
+        return _checked_counts(_metadata_counts(text, path), path)
     rows = []
     for number, line in enumerate(text.splitlines(), 1):
         fields = line.split("#", 1)[0].replace(",", " ").split()
@@ -204,7 +225,42 @@ def read_counts(path: Path) -> np.ndarray:
             )
     if not rows:
         raise UsageError(f"{path}: no counts (expected rows of numbers)")
-    values = np.array(rows)
+    return _checked_counts(np.array(rows), path)
+
+
+def _metadata_counts(text: str, path: Path) -> np.ndarray:
+    """The send counts of nccom-test's all-to-allv metadata (see :func:`read_counts`), a row per rank
+    (one row: every rank's)."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
+    entries = document.get("alltoallv_metadata") if isinstance(document, dict) else None
+    rows = (
+        [e.get("send_counts") for e in entries]
+        if isinstance(entries, list) and entries and all(isinstance(e, dict) for e in entries)
+        else None
+    )
+    if (
+        not rows
+        or not all(
+            isinstance(r, list)
+            and r
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in r)
+            for r in rows
+        )
+        or len({len(r) for r in rows}) != 1
+    ):
+        raise UsageError(
+            f'{path}: expected {{"alltoallv_metadata": [{{"send_counts": [...]}}, ...]}} (nccom-test), equal-length send_counts'
+        )
+    if len(rows) == 1:
+        rows = rows * len(rows[0])  # one entry: every rank sends these counts
+    return np.array(rows, dtype=float)
+
+
+def _checked_counts(values: np.ndarray, path: Path) -> np.ndarray:
+    """``values`` scaled to a largest count of 1, once every count is finite, not negative, not all 0."""
     if not np.all(np.isfinite(values)) or np.any(values < 0):
         raise UsageError(f"{path}: every count must be a finite number >= 0")
     if not np.any(values > 0):

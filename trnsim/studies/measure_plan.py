@@ -33,12 +33,15 @@ Examples
 import json
 from dataclasses import dataclass, field
 
+from trnsim.collectives.arguments import Arguments
 from trnsim.collectives.ops import get_op
 from trnsim.errors import UsageError
 from trnsim.topology.graph import Topology
 
+# nccom-test's ops (aws-neuron-sdk nccom-test.rst): no broadcast, reduce, gather, scatter or v ops but
+# alltoallv, which it runs only across instances and with absolute counts (not written here)
 NCCOM_OPS = {"allreduce": "all_reduce", "allgather": "all_gather", "reducescatter": "reduce_scatter"}
-NCCOM_OPS["alltoall"] = "alltoall"
+NCCOM_OPS |= {"alltoall": "alltoall", "sendrecv": "sendrecv", "permute": "permute"}
 NCCOM_DTYPES = {"int8": "int8", "uint8": "uint8", "fp8": "fp8", "fp8e4m3": "fp8", "half": "fp16"}
 NCCOM_DTYPES |= {"fp16": "fp16", "float16": "fp16", "bfloat16": "bf16", "bf16": "bf16", "float": "fp32"}
 NCCOM_DTYPES |= {"fp32": "fp32", "float32": "fp32", "int32": "int32", "int": "int32", "uint32": "uint32"}
@@ -47,6 +50,11 @@ NCCL_BINARIES = {
     "allgather": "all_gather_perf",
     "reducescatter": "reduce_scatter_perf",
     "alltoall": "alltoall_perf",
+    "broadcast": "broadcast_perf",
+    "reduce": "reduce_perf",
+    "gather": "gather_perf",
+    "scatter": "scatter_perf",
+    "sendrecv": "sendrecv_perf",
 }
 NCCL_DTYPES = {"int8": "int8", "uint8": "uint8", "int32": "int32", "int": "int32", "uint32": "uint32"}
 NCCL_DTYPES |= {"int64": "int64", "uint64": "uint64", "half": "half", "fp16": "half", "float16": "half"}
@@ -69,23 +77,46 @@ class MeasurePlan:
     files: dict[str, str] = field(default_factory=dict)  # file name -> content
     notes: list[str] = field(default_factory=list)
     predicted: list = field(default_factory=list)  # the runtime's rows at the sizes run (with_prediction)
+    priced_by: str = ""  # what priced the prediction: the runtime, or ideal where it does not model the op
     # nccom-test counts NeuronCores: how many of the group's ranks share a chip (None: nccl-tests' GPUs)
     cores_per_chip_used: int | None = None
 
 
 def measure_plan(
-    topology: Topology, group: list[str], op: str, sizes: list[int], dtype: str, runtime: str, picks=None
+    topology: Topology,
+    group: list[str],
+    op: str,
+    sizes: list[int],
+    dtype: str,
+    runtime: str,
+    picks=None,
+    arguments: Arguments | None = None,
 ) -> MeasurePlan:
     """The benchmark run for ``op`` on ``group`` (rank names) at ``sizes`` under ``runtime``.
 
     ``picks`` (NCCL only) lists the tuner's ``algorithm/protocol`` for each size, as the runtime
     model's rows name them; without it NCCL chooses at run time and the commands pin nothing.
+    ``arguments`` gives the op's root (nccl-tests ``-r``) or pairs (nccom-test's
+    ``--custom-src-target-pairs`` file).
     """
     op = get_op(op).name
     check_runtime(topology, runtime)
+    check_op(runtime, op, arguments)
+    arguments = (arguments or Arguments()).for_op(get_op(op))
     if runtime == "neuron":
-        return _nccom(topology, group, op, sorted(sizes), dtype)
-    return _nccl(topology, group, op, sizes, dtype, picks)
+        return _nccom(topology, group, op, sorted(sizes), dtype, arguments)
+    return _nccl(topology, group, op, sizes, dtype, picks, arguments.root)
+
+
+def check_op(runtime: str, op: str, arguments: Arguments | None = None) -> None:
+    """Refuse, before any work, an op (or its pairs) the runtime's benchmark does not run."""
+    tool, ops = ("nccom-test", NCCOM_OPS) if runtime == "neuron" else ("nccl-tests", NCCL_BINARIES)
+    if op not in ops:
+        raise UsageError(f"{tool} has no {op}; it runs {', '.join(ops)}")
+    if tool == "nccl-tests" and op == "sendrecv" and arguments is not None and arguments.pairs is not None:
+        raise UsageError(
+            "nccl-tests' sendrecv_perf sends rank i to rank i+1: it takes no {pairs}", names="pairs"
+        )
 
 
 def check_runtime(topology: Topology, runtime: str) -> None:
@@ -100,19 +131,31 @@ def check_runtime(topology: Topology, runtime: str) -> None:
 
 def with_prediction(backend, op: str, sizes: list[int], dtype: str, runtime: str) -> MeasurePlan:
     """The plan for ``backend``'s one group (:class:`~trnsim.model.backend.OneGroup`), with the
-    runtime's predicted rows beside it; NCCL's commands pin the tuner's pick per size.
+    runtime's predicted rows beside it; NCCL's commands pin the tuner's pick per size. An op the
+    runtime does not model is predicted by the ideal model (``priced_by``), and nothing is pinned.
 
     The sizes run are the ones the prediction priced: nccl-tests' alignment of the sizes asked.
     """
-    from trnsim.model.runtime import apply_runtime
+    from trnsim.model.runtime import apply_runtime, modelled_ops
 
     topology = backend.topology
     check_runtime(topology, runtime)
-    result = apply_runtime(topology, backend.evaluate(op, sizes, "auto", dtype), runtime)
+    check_op(runtime, get_op(op).name, backend.arguments)
+    modelled = modelled_ops(runtime)
+    priced = runtime if modelled is None or get_op(op).name in modelled else "ideal"
+    result = backend.evaluate(op, sizes, "auto", dtype)
+    if priced != "ideal":
+        result = apply_runtime(topology, result, runtime)
     aligned = [row.bytes for row in result.rows]
-    picks = [row.algorithm for row in result.rows] if runtime == "nccl" else None
-    plan = measure_plan(topology, backend.group, op, aligned, dtype.strip().lower(), runtime, picks)
-    plan.predicted = list(result.rows)
+    picks = [row.algorithm for row in result.rows] if priced == "nccl" else None
+    plan = measure_plan(
+        topology, backend.group, op, aligned, dtype.strip().lower(), runtime, picks, backend.arguments
+    )
+    plan.predicted, plan.priced_by = list(result.rows), priced
+    if priced != runtime:
+        plan.notes.append(
+            f"the {runtime} runtime model does not cover {get_op(op).name}: the prediction is the ideal's"
+        )
     return plan
 
 
@@ -148,7 +191,9 @@ def _instances(topology: Topology) -> dict[object, list[str]]:
     return out
 
 
-def _nccom(topology: Topology, group: list[str], op: str, sizes: list[int], dtype: str) -> MeasurePlan:
+def _nccom(
+    topology: Topology, group: list[str], op: str, sizes: list[int], dtype: str, arguments: Arguments
+) -> MeasurePlan:
     facts = topology.spec.runtime.neuron
     if facts is None:
         raise UsageError(f"{topology.name}: the file has no runtime.neuron section: no NeuronCores to number")
@@ -177,6 +222,10 @@ def _nccom(topology: Topology, group: list[str], op: str, sizes: list[int], dtyp
     if cores != list(range(n_ranks)):
         files["replica-groups.json"] = json.dumps({"replica_groups": [[cores]]})
         extra = ["--custom-replica-groups replica-groups.json"]
+    if op == "permute":  # the pairs in cores, as nccom-test's example file nests them
+        pairs = arguments.pairs or tuple((i, (i + 1) % len(group)) for i in range(len(group)))
+        files["pairs.json"] = json.dumps({"src_target_pairs": [[[cores[a], cores[b]] for a, b in pairs]]})
+        extra.append("--custom-src-target-pairs pairs.json")
     nodes = len(touched)
     head = f"nccom-test -r {n_ranks}" + (f" -N {nodes}" if nodes > 1 else "")
     hosts = " --hosts " + " ".join(f"HOST{i}" for i in range(nodes)) if nodes > 1 else ""
@@ -207,7 +256,9 @@ def _span(values: list[int]) -> str:
     return ", ".join(map(str, values)) if len(values) <= 8 else f"{values[0]}, {values[1]}, ..., {values[-1]}"
 
 
-def _nccl(topology: Topology, group: list[str], op: str, sizes: list[int], dtype: str, picks) -> MeasurePlan:
+def _nccl(
+    topology: Topology, group: list[str], op: str, sizes: list[int], dtype: str, picks, root: int = 0
+) -> MeasurePlan:
     if dtype not in NCCL_DTYPES:
         raise UsageError(f"nccl-tests has no {dtype}; choose one of {', '.join(sorted(set(NCCL_DTYPES)))}")
     instances = _instances(topology)
@@ -234,7 +285,7 @@ def _nccl(topology: Topology, group: list[str], op: str, sizes: list[int], dtype
         for sizes_arg in size_arguments(run):
             commands.append(
                 f"{local}{launcher} {exported} ./build/{NCCL_BINARIES[op]} {sizes_arg} -g 1 "
-                f"-d {NCCL_DTYPES[dtype]}".replace("  ", " ")
+                f"-d {NCCL_DTYPES[dtype]}{f' -r {root}' if get_op(op).rooted else ''}".replace("  ", " ")
             )
     notes = ["one process per GPU (-g 1); nccl-tests prints busbw in GB/s (10^9 B/s)"]
     if picks is not None:
