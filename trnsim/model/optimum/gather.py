@@ -107,8 +107,10 @@ def gather_optimum(
         weight[net.members] = weights
         ratio = net.out_bandwidth(side) / float(weight[side].sum())
         seconds = 1.0 / (ratio * 1e9)
-        with np.errstate(divide="ignore"):
-            need = (1 - weights) / in_bw  # a member's own reception, per byte of S
+        with np.errstate(divide="ignore", invalid="ignore"):
+            need = np.nan_to_num(
+                (1 - weights) / in_bw, nan=0.0, posinf=np.inf
+            )  # a member's own reception, per byte of S
         slowest = int(np.argmax(need))
         injected = seconds <= need[slowest] / 1e9 * (1 + TIE)
     label = f"injection ({group[slowest]})" if injected else cut_label(topology, group, net, side)
