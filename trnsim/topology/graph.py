@@ -83,8 +83,9 @@ class TopologyCache:
     * ``arrays``: the graph as arrays (:func:`trnsim.topology.arrays.graph_arrays`);
     * ``chip_bw_gbps``: each chip's bandwidth, by ``raw`` (:func:`trnsim.topology.metrics.chip_bandwidth_gbps`);
     * ``cut_bw_gbps``: every natural cut's bandwidth (:func:`trnsim.topology.metrics.cut_bandwidths`);
-    * ``optimum``: bandwidth lower bounds by (group, op) (:func:`trnsim.model.optimum.optimum`);
-    * ``optimum_gather``: all-gather optima by (group, reversed) (``trnsim.model.optimum``);
+    * ``optimum``: bandwidth lower bounds by (group, op) (:func:`trnsim.model.optimum.optimum`), and
+      by (group, op, root or traffic digest) for the rooted and demand ops (``trnsim.model.optimum``);
+    * ``optimum_gather``: all-gather optima by (group, reversed), and by blocks (``trnsim.model.optimum``);
     * ``forest_overlay``: the chip overlay trees are packed on (:func:`trnsim.collectives.forest.overlay`).
     """
 

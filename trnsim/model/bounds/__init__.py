@@ -25,8 +25,12 @@ members vs the rest", "reduction cut: ...", "link classes xrack").
 
 Where switches reduce in the network, all-reduce's candidates are a member's ``size`` each way and
 every cut's ``size`` each way. A skewed all-to-all (a traffic matrix,
-:mod:`trnsim.collectives.traffic`) is bounded by the same arguments with the matrix's own sums. The
-optimum's flow LP is for the uniform matrix, so the bound is then valid but not marked exact.
+:mod:`trnsim.collectives.traffic`) is bounded by the same arguments with the matrix's own sums, valid
+but not marked exact. The demand ops (gather, scatter, sendrecv, permute, all-to-allv) add their
+matrix's maximum concurrent flow (:mod:`trnsim.model.optimum.demand`), exact where solved;
+broadcast and reduce the smallest cut between the root and a member (exact when every device is a
+member); all-gatherv and reduce-scatterv the min-ratio cut weighted by their blocks
+(:mod:`trnsim.model.bounds.shaped`).
 
 Latency: one step's alpha plus the fewest links between the farthest two members, each at the
 lowest link latency.

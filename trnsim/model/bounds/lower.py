@@ -11,7 +11,7 @@ from trnsim.model.bounds.families import (
     natural,
     skewed,
 )
-from trnsim.model.bounds.shaped import rooted, uneven
+from trnsim.model.bounds.shaped import demand_optimum, rooted, rooted_optimum, uneven, uneven_optimum
 from trnsim.topology.graph import Topology
 
 
@@ -48,9 +48,10 @@ def candidates(
 ) -> list[Candidate]:
     """Every bandwidth candidate that applies to ``op`` on ``group``, in the order ties are named.
 
-    A traffic matrix gives the skewed all-to-all's own candidates (every demand op is one); a
-    broadcast or reduce (from ``root``) and an all-gather or reduce-scatter of unequal ``blocks``
-    give theirs (:mod:`trnsim.model.bounds.shaped`); an all-reduce over switches that
+    A traffic matrix gives the skewed all-to-all's own candidates (every demand op is one), then for
+    a demand op (``with_optimum``) the matrix's maximum concurrent flow; a broadcast or reduce (from
+    ``root``) and an all-gather or reduce-scatter of unequal ``blocks`` give theirs, then their
+    optimum (:mod:`trnsim.model.bounds.shaped`); an all-reduce over switches that
     reduce in the network (:func:`trnsim.topology.metrics.reducing_switches`) gives
     :func:`~trnsim.model.bounds.families.in_network`'s; otherwise injection, the natural cuts and
     the per-chip bound, then (``with_optimum``, two members or more) the exact optimum.
@@ -67,12 +68,19 @@ def candidates(
     """
     from trnsim.topology.metrics import reducing_switches
 
+    more = len(group) > 1 and with_optimum  # the optimum family, after the cheap ones
     if traffic is not None:
-        return skewed(topology, group, traffic)
+        found = skewed(topology, group, traffic)
+        if more and op.demand and op.name != "alltoall":  # an all-to-all's own skew: cheap ones only
+            found += demand_optimum(topology, group, traffic, op.name)
+        return found
     if op.rooted and not op.demand:
-        return rooted(topology, group, root)
+        found = rooted(topology, group, root)
+        return found + rooted_optimum(topology, group, root, op.name == "reduce") if more else found
     if blocks is not None:
-        return uneven(topology, group, blocks)
+        found = uneven(topology, group, blocks)
+        reduce = op.base == "reducescatter"
+        return found + uneven_optimum(topology, group, blocks, reduce) if more else found
     op = get_op(op.base)  # an all-gatherv or reduce-scatterv of even counts is its base op
     if op.name == "allreduce" and len(group) > 1 and reducing_switches(topology, group):
         return in_network(topology, group)
@@ -147,10 +155,9 @@ def lower_bound(
     top = best.seconds_per_byte
     peak = next(c.seconds_per_byte for c in found if c.family == "injection")
     optimal = [c for c in found if c.family == "optimum"]
-    # a group of one moves nothing: trivially the optimum, unless the traffic is skewed
+    # a group of one moves nothing: trivially the optimum, unless the traffic is skewed; a skewed
+    # all-to-all, and a demand op past its LP's size limit, have no optimum candidate: not exact
     exact = optimal[0].exact if optimal else (with_optimum and len(group) < 2 and traffic is None)
-    # a broadcast's, a reduce's and a demand op's bounds are valid but not proven optimal
-    exact = exact and not op.rooted and (traffic is None or op.name == "alltoall") and blocks is None
     achievable = None
     if not exact and with_optimum and op.name == "allreduce" and len(group) > 1 and traffic is None:
         achievable = _two_phase(topology, group)

@@ -12,6 +12,11 @@ leaving a vertex set ``X``.
 * **All-reduce.** The larger of injection and the reduction cut (``S`` across the smallest cut
   splitting the group, each way).
 * **All-to-all.** The maximum concurrent multicommodity flow, through its LP dual.
+* **Demand ops** (gather, scatter, send/recv, permute, all-to-allv: a traffic matrix). The maximum
+  concurrent flow of the matrix: a max-flow for one source or one sink, else the LP.
+* **All-gatherv, reduce-scatterv.** The all-gather's cut weighted by the blocks.
+* **Broadcast, reduce.** ``S`` over the smallest cut between the root and a member (exact when
+  every device is a member; a Steiner bound otherwise).
 
 One job per module:
 
@@ -20,7 +25,9 @@ One job per module:
 ``twins``       graph reduction: non-member twins merged (:func:`merge_twins`)
 ``cuts``        max-flow cut searches: the min-ratio cut and the smallest member cut
 ``symmetry``    one member per orbit: a torus's translations fixing the group, name automorphisms
-``gather``      all-gather's and reduce-scatter's optimum, labelled by the cut that attains it
+``gather``      all-gather's and reduce-scatter's optimum (weighted by blocks: the v ops), labelled by
+                the cut that attains it; broadcast's and reduce's rooted min cut
+``demand``      the demand ops' maximum concurrent flow (max-flow, or the multicommodity LP)
 ``refine``      edge classes from 1-WL colour refinement
 ``lengths``     the all-to-all dual at given edge lengths (Dijkstra, ECMP loads, supergradient)
 ``alltoall``    the all-to-all dual maximised (Kelley's cutting planes, or the whole LP)
@@ -33,6 +40,8 @@ possibly loose) bound, flagged ``exact=False``.
 
 from trnsim.model.optimum.alltoall import Dual, alltoall_dual, alltoall_lp
 from trnsim.model.optimum.cuts import Cut, gather_cut, member_cut
+from trnsim.model.optimum.demand import demand_optimum
+from trnsim.model.optimum.gather import gather_optimum, rooted_optimum
 from trnsim.model.optimum.graph import Network, network
 from trnsim.model.optimum.refine import edge_classes
 from trnsim.model.optimum.solve import Optimum, optimum
@@ -47,11 +56,14 @@ __all__ = [
     "Translations",
     "alltoall_dual",
     "alltoall_lp",
+    "demand_optimum",
     "edge_classes",
     "gather_cut",
+    "gather_optimum",
     "member_cut",
     "merge_twins",
     "network",
     "optimum",
+    "rooted_optimum",
     "translations",
 ]

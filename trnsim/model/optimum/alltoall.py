@@ -81,7 +81,7 @@ def solve_alltoall(topology: Topology, group: list[str], net: Network) -> tuple[
     if symmetry is not None and net.p == topology.n_ranks:
         # the whole torus: the translation orbits are the classes, exact by symmetrisation
         dual = alltoall_dual(net, symmetry.edge_orbit, symmetry)
-        return dual.seconds_per_byte, _class_label(net, dual), dual.exact
+        return dual.seconds_per_byte, class_label(net, dual), dual.exact
     if symmetry is None:
         net, _ = merge_twins(net)
     classes = edge_classes(net)
@@ -96,10 +96,10 @@ def solve_alltoall(topology: Topology, group: list[str], net: Network) -> tuple[
         dual = alltoall_dual(net, classes, symmetry)
     else:  # many classes (an irregular group) and a large LP: coarser classes, valid but loose
         dual = alltoall_dual(net, edge_classes(net, KELLEY_CLASSES), symmetry)
-    return dual.seconds_per_byte, _class_label(net, dual), dual.exact
+    return dual.seconds_per_byte, class_label(net, dual), dual.exact
 
 
-def _class_label(net: Network, dual: Dual) -> str:
+def class_label(net: Network, dual: Dual) -> str:
     """Name the link classes carrying the largest dual lengths (the saturated ones)."""
     lengths = dual.lengths
     if not len(lengths):
@@ -123,40 +123,14 @@ def alltoall_lp(net: Network) -> Dual:
     here (Dijkstra), so it is valid whatever the solver's tolerances. The LP's own optimum is the
     primal side of the certificate.
     """
-    import scipy.sparse as sp
-    from scipy.optimize import linprog
-
     n, m, p = net.n, len(net.src), net.p
     sources = net.members
     rows = len(sources)
     # conservation: for source s and node v, inflow - outflow = demand (1/p at each other member)
-    var = np.arange(rows * m).reshape(rows, m)
-    s_idx = np.repeat(np.arange(rows), m)
-    e_idx = np.tile(np.arange(m), rows)
-    a_eq = sp.csr_array(
-        (
-            np.r_[np.ones(rows * m), -np.ones(rows * m)],
-            (
-                np.r_[s_idx * n + net.dst[e_idx], s_idx * n + net.src[e_idx]],
-                np.r_[var.ravel(), var.ravel()],
-            ),
-        ),
-        shape=(rows * n, rows * m + 1),
-    )
     demand = np.zeros((rows, n))
     demand[:, net.members] = 1.0 / p
     demand[np.arange(rows), sources] = -(p - 1) / p
-    # capacity: the flows on an edge <= its capacity (GB/s) x the time (ns per byte)
-    a_ub = sp.csr_array(
-        (
-            np.r_[np.ones(rows * m), -net.cap],
-            (np.r_[e_idx, np.arange(m)], np.r_[var.ravel(), np.full(m, rows * m)]),
-        ),
-        shape=(m, rows * m + 1),
-    )
-    cost = np.zeros(rows * m + 1)
-    cost[-1] = 1.0
-    result = linprog(cost, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=demand.ravel(), method="highs")
+    result = flow_lp(net, demand)
     discrete = np.arange(m)
     if result.status != 0:
         return Dual(0.0, np.zeros(m), discrete, float("inf"), float("inf"), 0)
@@ -172,6 +146,43 @@ def alltoall_lp(net: Network) -> Dual:
     g, _, _, _ = dual_value(net, structure, discrete, point, sources, member_mask, False)
     seconds = g / float(net.cap @ point) / 1e9
     return Dual(seconds, point, discrete, result.fun / 1e9, result.fun / 1e9, 1)
+
+
+def flow_lp(net: Network, demand: np.ndarray):
+    """Solve the source-aggregated multicommodity flow LP (HiGHS): one commodity per row of
+    ``demand`` (``rows x n``: inflow - outflow of that commodity at every node, positive at its
+    sinks), the least time ``T`` (ns per byte) such that on every directed edge the commodities'
+    flows add up to at most its capacity (GB/s) times ``T``. Returns scipy's ``linprog`` result
+    (``x``: the flows, row by row, then ``T``; ``ineqlin.marginals``: minus the edge lengths)."""
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+
+    n, m = net.n, len(net.src)
+    rows = len(demand)
+    var = np.arange(rows * m).reshape(rows, m)
+    s_idx = np.repeat(np.arange(rows), m)
+    e_idx = np.tile(np.arange(m), rows)
+    a_eq = sp.csr_array(
+        (
+            np.r_[np.ones(rows * m), -np.ones(rows * m)],
+            (
+                np.r_[s_idx * n + net.dst[e_idx], s_idx * n + net.src[e_idx]],
+                np.r_[var.ravel(), var.ravel()],
+            ),
+        ),
+        shape=(rows * n, rows * m + 1),
+    )
+    # capacity: the flows on an edge <= its capacity (GB/s) x the time (ns per byte)
+    a_ub = sp.csr_array(
+        (
+            np.r_[np.ones(rows * m), -net.cap],
+            (np.r_[e_idx, np.arange(m)], np.r_[var.ravel(), np.full(m, rows * m)]),
+        ),
+        shape=(m, rows * m + 1),
+    )
+    cost = np.zeros(rows * m + 1)
+    cost[-1] = 1.0
+    return linprog(cost, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=demand.ravel(), method="highs")
 
 
 def alltoall_dual(net: Network, classes: np.ndarray, symmetry: Translations | None = None) -> Dual:

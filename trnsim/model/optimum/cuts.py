@@ -78,16 +78,26 @@ def _source_side(graph, result, source: int, n: int) -> np.ndarray:
     return side[:n]
 
 
-def gather_cut(net: Network, targets: np.ndarray | None = None, hints: list[np.ndarray] = ()) -> Cut:
-    """The min-ratio cut ``min B(X) / |X n C|`` over ``X`` holding some members but not all.
+def gather_cut(
+    net: Network,
+    targets: np.ndarray | None = None,
+    hints: list[np.ndarray] = (),
+    weights: np.ndarray | None = None,
+) -> Cut:
+    """The min-ratio cut ``min B(X) / w(X n C)`` over ``X`` holding some weight but not all members.
 
     Parameters
     ----------
     targets : array of node indices, optional
-        The target members to search (every member by default); fewer are sound when symmetries
-        of the graph and the group map every member to one of them.
+        The target members to search (every member by default). Without ``weights`` fewer are sound
+        when symmetries of the graph and the group map every member to one of them; with ``weights``
+        the cuts searched are exactly those missing a target (a rooted flow: ``X`` must miss the
+        root).
     hints : list of node masks
         Cuts to start from (natural cuts); any real cut is a valid start.
+    weights : array, optional
+        Each member's weight ``w`` (in group order; None: 1 each, the all-gather). The super source
+        feeds member ``i`` with ``lambda w_i``: an all-gatherv's blocks, a rooted flow's demands.
 
     Examples
     --------
@@ -100,6 +110,13 @@ def gather_cut(net: Network, targets: np.ndarray | None = None, hints: list[np.n
     >>> cut = gather_cut(network(square, square.chips))
     >>> cut.ratio, int(cut.side.sum()), cut.exact
     (100.0, 3, True)
+
+    All the weight on chip 0 and chip 3 the target: the cut is chip 3's 300 GB/s in (or chip 0's
+    out), the max-flow from 0 to 3.
+
+    >>> import numpy as np
+    >>> gather_cut(network(square, square.chips), np.array([3]), weights=np.array([1.0, 0, 0, 0])).ratio
+    300.0
     """
     p, n = net.p, net.n
     if p < 2:
@@ -108,19 +125,15 @@ def gather_cut(net: Network, targets: np.ndarray | None = None, hints: list[np.n
 
     member = np.zeros(n, dtype=bool)
     member[net.members] = True
+    weight = np.zeros(n)
+    weight[net.members] = 1.0 if weights is None else np.asarray(weights, dtype=float)
+    total = float(weight.sum())
     in_bw = np.bincount(net.dst, weights=net.cap, minlength=n)
-    # start: the best of "everything but t" (t's reception) and the hints, all real cuts
-    best_t = net.members[np.argmin(in_bw[net.members])]
-    side = np.ones(n, dtype=bool)
-    side[best_t] = False
-    best = Cut(net.out_bandwidth(side) / (p - 1), side, False)
-    for hint in hints:
-        for candidate in (hint, ~hint):
-            k = int(np.count_nonzero(candidate & member))
-            if 0 < k < p:
-                ratio = net.out_bandwidth(candidate) / k
-                if ratio < best.ratio:
-                    best = Cut(ratio, candidate.copy(), False)
+    # the cuts searched miss a member of the pool: any member for the all-gather
+    pool = net.members if weights is None or targets is None else np.asarray(targets)
+    best = _first_cut(net, pool, weight, in_bw, hints)
+    if best.ratio == float("inf"):
+        return Cut(best.ratio, best.side, True)  # nothing has to move
     if best.ratio <= 0:
         return Cut(0.0, best.side, True)  # a disconnected group: no finite time
     flows = _FlowGraph(net)
@@ -137,22 +150,45 @@ def gather_cut(net: Network, targets: np.ndarray | None = None, hints: list[np.n
                 break
             if lam != best.ratio:  # rescale for the current lambda
                 lam = best.ratio
-                scale = SUPPLY_UNITS / (lam * p)
-                supply = int(np.floor(lam * scale))
+                scale = SUPPLY_UNITS / (lam * total)
+                supply = np.floor(lam * scale * weight[net.members]).astype(np.int64)
                 graph = flows.graph(scale, supply, SUPPLY_UNITS + 1)
             work += n + len(net.src)
             result = maximum_flow(graph, n, int(t))
-            if result.flow_value >= supply * p:
-                break  # no X without t has B(X) < lambda |X n C|
+            if result.flow_value >= supply.sum():
+                break  # no X without t has B(X) < lambda w(X n C)
             side = _source_side(graph, result, n, n)
-            k = int(np.count_nonzero(side & member))
-            ratio = net.out_bandwidth(side) / k if k else float("inf")
+            inside = float(weight[side].sum())
+            ratio = net.out_bandwidth(side) / inside if inside else float("inf")
             if not ratio < best.ratio:  # cannot happen with the rounding directions; never loop
                 break
             best = Cut(ratio, side, False)
         if not exact:
             break
     return Cut(best.ratio, best.side, exact)
+
+
+def _first_cut(net: Network, pool: np.ndarray, weight: np.ndarray, in_bw: np.ndarray, hints) -> Cut:
+    """The starting cut: the best of "everything but t" (t's reception) for t in ``pool`` and the
+    hints, all real cuts; a hint counts when it misses a member of the pool and holds some weight."""
+    n, total = net.n, float(weight.sum())
+    with np.errstate(divide="ignore"):
+        ratios = in_bw[pool] / (total - weight[pool])
+    best_t = pool[np.argmin(ratios)]
+    side = np.ones(n, dtype=bool)
+    side[best_t] = False
+    inside = total - float(weight[best_t])
+    best = Cut(net.out_bandwidth(side) / inside if inside > 0 else float("inf"), side, False)
+    in_pool = np.zeros(n, dtype=bool)
+    in_pool[pool] = True
+    for hint in hints:
+        for candidate in (hint, ~hint):
+            inside = float(weight[candidate].sum())
+            if inside > 0 and not np.all(candidate[in_pool]):
+                ratio = net.out_bandwidth(candidate) / inside
+                if ratio < best.ratio:
+                    best = Cut(ratio, candidate.copy(), False)
+    return best
 
 
 def member_cut(net: Network) -> Cut:
