@@ -74,11 +74,13 @@ def test_a_model_shape_gives_each_dimension_its_size_and_calls():
     degrees = {"tp": 4, "cp": 2, "ep": 8, "dp": 2, "pp": 2}
     sizes = shape.sizes(degrees, 2)
     assert sizes["tp"] == 8192 // 2 * 4096 * 2  # a context shard's activations
+    assert sizes["pp"] == 8192 // (2 * 4) * 4096 * 2  # a rank's sequence shard of one micro-batch
     assert sizes["cp"] == 2 * 8192 * 4096 * 2 // 4  # keys and values of the whole sequence, heads over tp
     assert sizes["ep"] == 8192 // (2 * 4) * 2 * 4096 * 2  # each rank's tokens to two experts
     assert sizes["dp"] == int(7e9 * 2 / (4 * 2))  # gradients of the rank's share of the weights
     calls = shape.calls(degrees)
-    assert calls == {"tp": 4 * 4 * 16, "cp": 2 * 4 * 16, "ep": 4 * 4 * 16, "dp": 1.0}
+    # pp: each of the 4 micro-batches forward and backward
+    assert calls == {"tp": 4 * 4 * 16, "cp": 2 * 4 * 16, "ep": 4 * 4 * 16, "dp": 1.0, "pp": 2 * 4}
     with pytest.raises(UsageError, match="must divide"):
         shape.check({"ep": 5})
     with pytest.raises(UsageError, match="must divide"):
@@ -169,3 +171,37 @@ def test_sizes_derived_from_a_model_shape_keep_the_size_cap(cli):
     huge = cli("layout", "--sku", "nl72x2", "--ep", "72", "--tp", "2", "--hidden", str(1 << 40), "--tokens",
                str(1 << 40), "--topk", "8", "--size", "tp=1M")  # fmt: skip
     assert huge.code == 2 and "the ep message size" in huge.err and "--topk" in huge.err
+
+
+def test_pipeline_stages_send_to_the_next_stage_all_boundaries_at_once():
+    """Ring of 8 chips, links of B = 100 GB/s each way, no latency, tp=2 x pp=4, S bytes per send.
+
+    Stages of consecutive chips (pp innermost): each pp group is 4 neighbours on the ring and each
+    send has its own link, S/B. Stages interleaved (tp innermost): the groups are the even and the odd
+    chips, every send goes two hops the short way, and each link forward carries two of them: 2S/B.
+    """
+    from trnsim.studies.layout import stage_pairs
+    from trnsim.topology.synthetic import ring_topology
+
+    ring, size, bw = ring_topology(8, step_ns=0.0), 1 << 20, 100e9
+    assert stage_pairs(4) == ((0, 1), (1, 2), (2, 3))
+    for order, shared in ((("pp", "tp"), 1), (("tp", "pp"), 2)):
+        result = evaluate_layout(ring, ring.chips, {"tp": 2, "pp": 4}, order, {"tp": size, "pp": size})
+        pp = next(d for d in result.dimensions if d.name == "pp")
+        assert pp.op == "sendrecv" and len(pp.groups) == 2
+        assert pp.row.time_us == pytest.approx(shared * size / bw * 1e6)
+        assert pp.row.alone_time_us == pytest.approx(size / bw * 1e6)  # each group alone: one link a send
+        assert pp.row.busbw_gbps == pytest.approx(bw / 1e9 / shared)  # a send's bytes over its time
+        assert result.time_us == pytest.approx(sum(d.row.time_us for d in result.dimensions))
+
+
+def test_a_pipeline_degree_of_one_changes_nothing():
+    topo = topology("trn2-nl64")
+    degrees, sizes = {"tp": 4, "dp": 16}, {"tp": 1 << 24, "dp": 1 << 26}
+    plain = compare_layouts(topo, topo.chips, degrees, sizes)
+    with_pp = compare_layouts(topo, topo.chips, {**degrees, "pp": 1}, {**sizes, "pp": 1 << 20})
+    assert [r.order for r in with_pp] == [r.order for r in plain]
+    for a, b in zip(plain, with_pp, strict=True):
+        assert [(d.name, d.groups, d.row.time_us) for d in a.dimensions] == [
+            (d.name, d.groups, d.row.time_us) for d in b.dimensions
+        ]

@@ -31,6 +31,7 @@ _DERIVED_FROM = {
     "cp": "2 x --tokens x --hidden x --dtype / --tp",
     "ep": "--tokens / (--cp x --tp) x --topk x --hidden x --dtype",
     "dp": "--params x --dtype / (--tp x --pp)",
+    "pp": "--tokens / (--cp x --tp) x --hidden x --dtype",
 }
 
 
@@ -73,7 +74,10 @@ def layout(
     ep: Annotated[int, typer.Option("--ep", help="Expert-parallel degree (all-to-all).", min=1)] = 1,
     dp: Annotated[int, typer.Option("--dp", help="Data-parallel degree (all-reduce).", min=1)] = 1,
     pp: Annotated[
-        int, typer.Option("--pp", help="Pipeline-parallel degree (shapes the mapping; not costed).", min=1)
+        int,
+        typer.Option(
+            "--pp", help="Pipeline-parallel degree (send/recv of activations between stages).", min=1
+        ),
     ] = 1,
     order: Annotated[
         str | None,
@@ -128,18 +132,20 @@ def layout(
 
     The degrees multiply to the number of ranks (all by default, or --ranks/--group). Each
     dimension's groups run its collective concurrently, sharing links; a layout's time is the sum of
-    its dimensions' (no overlap assumed). pp shapes the mapping but is not costed.
+    its dimensions' (no overlap assumed). pp splits the ranks into stages: each rank sends its
+    activations to the rank in its place in the next stage (sendrecv), every boundary at once.
 
     Sizes come from --size or from a model shape (--hidden and --tokens, plus --topk, --params):
-    tp T/cp*H*e, cp 2*T*H*e/tp, ep T/(cp*tp)*k*H*e, dp N*e/(tp*pp), with e the --dtype's bytes
-    (assumptions: Megatron-style accounting, sequence parallelism, keys and values as wide as the
-    model). With --layers, each dimension counts its calls per training step: tp and ep 4, cp 2 per
-    layer and micro-batch, dp once.
+    tp T/cp*H*e, cp 2*T*H*e/tp, ep T/(cp*tp)*k*H*e, dp N*e/(tp*pp), pp T/(cp*tp)*H*e, with e the
+    --dtype's bytes (assumptions: Megatron-style accounting, sequence parallelism, keys and values
+    as wide as the model). With --layers, each dimension counts its calls per training step: tp and
+    ep 4, cp 2 per layer and micro-batch, dp once, pp 2 per micro-batch (forward and backward).
 
     Examples:
 
         trnsim layout --sku nl72x2 --ep 72 --tp 2 --size ep=64M,tp=16M
         trnsim layout --sku nl64 --ep 16 --tp 4 --size ep=8M,tp=4M --compare-mappings
+        trnsim layout --sku nl72x2 --tp 4 --dp 18 --pp 2 --size tp=16M,dp=1G,pp=8M
     """
     from trnsim.collectives.ops import dtype_size
     from trnsim.collectives.traffic import hot_destinations, parse_skew
@@ -173,9 +179,8 @@ def layout(
         )
     _check_derived(sizes, [name for name in active if name not in explicit])
     for name in explicit:
-        if degrees[name] == 1 or name == "pp":
-            why = "has degree 1" if degrees[name] == 1 else "is point to point, not costed"
-            raise UsageError(f"--size {name}=...: {name} {why}, so it runs no collective to size")
+        if degrees[name] == 1:
+            raise UsageError(f"--size {name}=...: {name} has degree 1, so it runs no collective to size")
     chosen = _chosen_order(order, active)
     if compare_mappings:
         orders = [chosen] if chosen else None
@@ -297,15 +302,15 @@ def _rows(results) -> list[dict]:
                     "dimension": dim.name,
                     "degree": dim.degree,
                     "groups": len(dim.groups),
-                    "op": dim.op or "point-to-point (not costed)",
-                    "bytes": row.bytes if row else None,  # as nccl-tests runs it (aligned)
-                    "time_us": row.time_us if row else None,
-                    "calls": dim.calls if row else None,
-                    "dim_total_us": dim.total_us if row else None,
-                    "busbw_gbps": row.busbw_gbps if row else None,
-                    "algorithm": row.algorithm if row else "-",
-                    "slowdown": row.slowdown if row else None,
-                    "bottleneck": row.bottleneck if row else "-",
+                    "op": dim.op,
+                    "bytes": row.bytes,  # as nccl-tests runs it (aligned)
+                    "time_us": row.time_us,
+                    "calls": dim.calls,
+                    "dim_total_us": dim.total_us,
+                    "busbw_gbps": row.busbw_gbps,
+                    "algorithm": row.algorithm,
+                    "slowdown": row.slowdown,
+                    "bottleneck": row.bottleneck,
                 }
             )
     return rows

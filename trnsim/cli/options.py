@@ -245,17 +245,20 @@ Groups = Annotated[
     typer.Option(
         "--groups",
         help="Many disjoint groups of one size running the op at once, sharing every link: KIND:* "
-        "(rack, server, node, tray, plane, slot), stride:N, blocks:K (consecutive blocks of K ranks), or "
-        "groups separated by ';' (0-3;4-7). Prints the slowest group's time, the same run with no link "
-        "shared, and the slowdown.",
+        "(rack, server, node, tray, plane, slot), stride:N, blocks:K (consecutive blocks of K ranks), "
+        "groups separated by ';' (0-3;4-7), or FILE.json: replica groups as nccom-test's "
+        '--custom-replica-groups reads them ({"replica_groups": [[[0,1],[2,3]]]}; on Trainium the ranks '
+        "are logical NeuronCores, as measure-plan writes them). Prints the slowest group's time, the same "
+        "run with no link shared, and the slowdown.",
     ),
 ]
 GroupsOfVariants = Annotated[
     str | None,
     typer.Option(
         "--groups",
-        help="Run each variant's groups at once, sharing every link (KIND:*, stride:N, blocks:K or 0-3;4-7, "
-        "as on collective); the rows are the slowest group's, and the spec is part of a baseline row.",
+        help="Run each variant's groups at once, sharing every link (KIND:*, stride:N, blocks:K, 0-3;4-7 "
+        "or a replica-groups FILE.json, as on collective); the rows are the slowest group's, and the spec "
+        "is part of a baseline row.",
     ),
 ]
 Dtype = Annotated[

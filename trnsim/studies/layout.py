@@ -7,8 +7,10 @@ collective then runs on all of its groups at once (:mod:`trnsim.model.concurrent
 
 * ``tp`` all-reduce (tensor-parallel partial sums), ``cp`` all-gather (context-parallel keys and
   values), ``ep`` all-to-all (expert dispatch), ``dp`` all-reduce (gradients);
-* ``pp`` exchanges activations point to point between neighbouring stages, which trnsim does not model
-  as a collective: it shapes the mapping but adds no time.
+* ``pp`` sends activations point to point between consecutive stages: a ``pp`` group holds one rank
+  of each stage, and its rank ``s`` sends to its rank ``s + 1`` (``sendrecv`` over the pairs
+  ``0:1, 1:2, ..., pp-2:pp-1``). Every stage boundary of every group sends at once, as in a
+  pipeline's steady state, so boundaries that share links slow each other.
 
 A layout's time is the sum of its dimensions' times (an assumption: no overlap between them),
 each weighted by how often the dimension's collective runs (once each unless a model shape says).
@@ -24,12 +26,18 @@ named here as assumptions (override any with an explicit size):
 * ``ep`` all-to-all dispatch: each rank sends its tokens (split over ``cp`` and, with sequence
   parallelism, ``tp``) to ``k`` experts: ``T / (cp tp) x k x H x e``;
 * ``dp`` all-reduce of the gradients a rank holds: ``N / (tp pp) x e`` (expert weights counted as
-  dense).
+  dense);
+* ``pp`` send of one micro-batch's activations at a stage boundary, the tokens split over ``cp``
+  and, with sequence parallelism, over ``tp`` (each tensor-parallel rank sends its own shard to its
+  peer in the next stage): ``T / (cp tp) x H x e``.
 
 Per training step with ``L`` layers (``L/pp`` on each rank) and ``m`` micro-batches: ``tp`` runs
 ``4 m L/pp`` times (attention and MLP, forward and backward), ``cp`` ``2 m L/pp`` (forward gather,
 backward reduce-scatter, costed as a gather), ``ep`` ``4 m L/pp`` (dispatch and combine, forward
-and backward; every layer a mixture-of-experts layer) and ``dp`` once.
+and backward; every layer a mixture-of-experts layer), ``dp`` once and ``pp`` ``2 m`` (each
+micro-batch's activations forward and their gradients backward, over the same pairs reversed: on
+links as fast both ways as the pipeline's, the backward sends take the forward ones' time; the
+pipeline's fill and drain bubble is compute, not communication, and is not counted).
 """
 
 from collections.abc import Iterator
@@ -44,7 +52,7 @@ from trnsim.model.concurrent import ConcurrentRow
 from trnsim.topology.graph import Topology
 
 DIMENSIONS = ("tp", "cp", "ep", "dp", "pp")
-OPS = {"tp": "allreduce", "cp": "allgather", "ep": "alltoall", "dp": "allreduce"}
+OPS = {"tp": "allreduce", "cp": "allgather", "ep": "alltoall", "dp": "allreduce", "pp": "sendrecv"}
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,7 @@ class ModelShape:
             "tp": self.tokens / cp * self.hidden * element,
             "cp": 2 * self.tokens * self.hidden * element / tp,
             "ep": self.tokens / (cp * tp) * self.topk * self.hidden * element,
+            "pp": self.tokens / (cp * tp) * self.hidden * element,
         }
         if self.params is not None:
             sizes["dp"] = self.params * element / (tp * pp)
@@ -76,7 +85,13 @@ class ModelShape:
         if self.layers is None:
             return {}
         per_rank = self.micro_batches * self.layers / degrees.get("pp", 1)
-        return {"tp": 4 * per_rank, "cp": 2 * per_rank, "ep": 4 * per_rank, "dp": 1.0}
+        return {
+            "tp": 4 * per_rank,
+            "cp": 2 * per_rank,
+            "ep": 4 * per_rank,
+            "dp": 1.0,
+            "pp": 2.0 * self.micro_batches,
+        }
 
     def check(self, degrees: dict[str, int]) -> None:
         """Refuse a shape the degrees cannot split."""
@@ -94,19 +109,35 @@ class ModelShape:
 
 @dataclass
 class DimensionResult:
-    """One dimension of a layout: its groups and its collective's result (None for pp)."""
+    """One dimension of a layout: its groups and its collective's result."""
 
     name: str
     degree: int
-    op: str | None
+    op: str
     groups: list[list[str]]
     size: int
-    row: ConcurrentRow | None
+    row: ConcurrentRow
     calls: float = 1.0  # how often the collective runs in what the layout's time covers
 
     @property
     def total_us(self) -> float:
-        return self.calls * self.row.time_us if self.row is not None else 0.0
+        return self.calls * self.row.time_us
+
+
+def stage_pairs(pp: int) -> tuple[tuple[int, int], ...]:
+    """A pipeline group's sends, by position in the group: each stage's rank to the next stage's.
+
+    >>> stage_pairs(4)
+    ((0, 1), (1, 2), (2, 3))
+    """
+    return tuple((s, s + 1) for s in range(pp - 1))
+
+
+def arguments_of(name: str, degree: int):
+    """What a dimension's op needs besides its size: the stage pairs for ``pp``, else nothing."""
+    from trnsim.collectives.arguments import Arguments
+
+    return Arguments(pairs=stage_pairs(degree)) if name == "pp" else None
 
 
 @dataclass
@@ -205,7 +236,7 @@ def _evaluate(topology, members, degrees, orders, sizes, dtype, calls, traffic) 
         run_concurrent,
     )
 
-    layouts = []  # per order: (order, [(name, op, groups, key of its run or None)])
+    layouts = []  # per order: (order, [(name, groups, key of its run)])
     runs: dict[tuple, object] = {}  # distinct (dimension, groups) -> its prepared run
     for order in orders:
         order = tuple(name for name in order if degrees.get(name, 1) > 1)
@@ -217,24 +248,28 @@ def _evaluate(topology, members, degrees, orders, sizes, dtype, calls, traffic) 
         groups = layout_groups(members, degrees, order)
         dimensions = []
         for name in order:
-            op, key = OPS.get(name), None
-            if op is not None:
-                if name not in sizes:
-                    raise UsageError(
-                        f"give the {name} message size ({{size}} {name}=BYTES, or a model shape: {{hidden}} "
-                        "and {tokens}" + (", with {params} for dp)" if name == "dp" else ")"),
-                        names=("size", "hidden", "tokens", "params"),
+            if name not in sizes:
+                raise UsageError(
+                    f"give the {name} message size ({{size}} {name}=BYTES, or a model shape: {{hidden}} "
+                    "and {tokens}" + (", with {params} for dp)" if name == "dp" else ")"),
+                    names=("size", "hidden", "tokens", "params"),
+                )
+            key = (name, tuple(map(tuple, groups[name])))
+            if key not in runs:
+                skew = traffic if name == "ep" else None
+                with _naming(name, OPS[name], sizes[name], groups[name]):
+                    prepared = prepare_concurrent(
+                        topology,
+                        OPS[name],
+                        [sizes[name]],
+                        groups[name],
+                        dtype=dtype,
+                        traffic=skew,
+                        arguments=arguments_of(name, degrees[name]),
                     )
-                key = (name, tuple(map(tuple, groups[name])))
-                if key not in runs:
-                    skew = traffic if name == "ep" else None
-                    with _naming(name, op, sizes[name], groups[name]):
-                        prepared = prepare_concurrent(
-                            topology, op, [sizes[name]], groups[name], dtype=dtype, traffic=skew
-                        )
-                        check_work([prepared], describe_groups(topology, groups[name], len(prepared.routed)))
-                    runs[key] = prepared
-            dimensions.append((name, op, groups[name], key))
+                    check_work([prepared], describe_groups(topology, groups[name], len(prepared.routed)))
+                runs[key] = prepared
+            dimensions.append((name, groups[name], key))
         layouts.append((order, dimensions))
     if len(runs) > 1:
         what = (
@@ -251,11 +286,10 @@ def _evaluate(topology, members, degrees, orders, sizes, dtype, calls, traffic) 
     results = []
     for order, dimensions in layouts:
         result = LayoutResult(order)
-        for name, op, groups, key in dimensions:
+        for name, groups, key in dimensions:
             count = (calls or {}).get(name, 1.0)
-            row = rows[key] if key is not None else None
             result.dimensions.append(
-                DimensionResult(name, degrees[name], op, groups, sizes.get(name, 0), row, count)
+                DimensionResult(name, degrees[name], OPS[name], groups, sizes[name], rows[key], count)
             )
         results.append(result)
     return results

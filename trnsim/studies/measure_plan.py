@@ -37,6 +37,7 @@ from trnsim.collectives.arguments import Arguments
 from trnsim.collectives.ops import get_op
 from trnsim.errors import UsageError
 from trnsim.topology.graph import Topology
+from trnsim.topology.replica_groups import instance_of, instances
 
 # nccom-test's ops (aws-neuron-sdk nccom-test.rst): no broadcast, reduce, gather, scatter or v ops but
 # alltoallv, which it runs only across instances and with absolute counts (not written here)
@@ -175,22 +176,6 @@ def size_arguments(sizes: list[int]) -> list[str]:
     return [f"-b {size} -e {size}" for size in sizes]
 
 
-def _instance_of(topology: Topology, chip: str):
-    """The instance (one host of the benchmark) a chip sits in: the file's server, else its node."""
-    data = topology.nodes[chip]
-    if "server" in data:
-        return data["server"]
-    return (data.get("rack", 0), data.get("node", 0))
-
-
-def _instances(topology: Topology) -> dict[object, list[str]]:
-    """Every instance's physical chips, in the file's order."""
-    out: dict[object, list[str]] = {}
-    for chip in topology.physical_chips:
-        out.setdefault(_instance_of(topology, chip), []).append(chip)
-    return out
-
-
 def _nccom(
     topology: Topology, group: list[str], op: str, sizes: list[int], dtype: str, arguments: Arguments
 ) -> MeasurePlan:
@@ -200,10 +185,10 @@ def _nccom(
     if dtype not in NCCOM_DTYPES:
         raise UsageError(f"nccom-test has no {dtype}; choose one of {', '.join(sorted(set(NCCOM_DTYPES)))}")
     logical = facts.cores_per_chip // facts.lnc
-    instances = _instances(topology)
+    by_instance = instances(topology)
     chips = topology.chips_of(group)
-    touched = list(dict.fromkeys(_instance_of(topology, chip) for chip in chips))
-    per_instance = {len(instances[key]) for key in touched}
+    touched = list(dict.fromkeys(instance_of(topology, chip) for chip in chips))
+    per_instance = {len(by_instance[key]) for key in touched}
     if len(per_instance) > 1:
         raise UsageError(f"{topology.name}: the group's instances hold different numbers of chips")
     width = per_instance.pop() * logical  # ranks (logical cores) per instance
@@ -215,8 +200,8 @@ def _nccom(
         seen[chip] = within + 1
         if within >= logical:
             raise UsageError(f"{topology.name}: more ranks on chip {chip} than its {logical} logical cores")
-        instance = touched.index(_instance_of(topology, chip))
-        cores.append(instance * width + instances[touched[instance]].index(chip) * logical + within)
+        instance = touched.index(instance_of(topology, chip))
+        cores.append(instance * width + by_instance[touched[instance]].index(chip) * logical + within)
     n_ranks = len(touched) * width
     files, extra = {}, []
     if cores != list(range(n_ranks)):
@@ -261,9 +246,9 @@ def _nccl(
 ) -> MeasurePlan:
     if dtype not in NCCL_DTYPES:
         raise UsageError(f"nccl-tests has no {dtype}; choose one of {', '.join(sorted(set(NCCL_DTYPES)))}")
-    instances = _instances(topology)
-    touched = list(dict.fromkeys(_instance_of(topology, chip) for chip in group))
-    whole = all(chip in group for key in touched for chip in instances[key])
+    by_instance = instances(topology)
+    touched = list(dict.fromkeys(instance_of(topology, chip) for chip in group))
+    whole = all(chip in group for key in touched for chip in by_instance[key])
     local = ""
     if not whole:
         if len(touched) > 1:
@@ -271,7 +256,7 @@ def _nccl(
                 f"{topology.name}: nccl-tests runs every GPU its processes are given; a group that takes part "
                 "of several nodes needs a rank file of its own: give whole nodes or one node's GPUs"
             )
-        devices = [instances[touched[0]].index(chip) for chip in group]
+        devices = [by_instance[touched[0]].index(chip) for chip in group]
         local = f"CUDA_VISIBLE_DEVICES={','.join(map(str, devices))} "
     p, nodes = len(group), len(touched)
     launcher = f"mpirun -np {p} -N {p // nodes}" + (

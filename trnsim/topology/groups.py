@@ -8,7 +8,8 @@ serves); ``slot:NAME`` (``0``/``1`` on such a torus); a rank range ``0-31``; a l
 
 Many groups at once (a ``groups`` spec): ``KIND:*`` (every rack, server, node, tray, plane or slot), or
 ``stride:N`` (ranks ``i, i+N, i+2N, ...`` for each ``i < N``), ``blocks:K`` (consecutive blocks of
-``K`` ranks), or explicit groups separated by ``;`` (``0-3;4-7``).
+``K`` ranks), explicit groups separated by ``;`` (``0-3;4-7``), or a ``.json`` file of replica groups
+as nccom-test's ``--custom-replica-groups`` takes them (:mod:`trnsim.topology.replica_groups`).
 """
 
 from trnsim.errors import ParameterError, UsageError
@@ -175,7 +176,13 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
     key, sep, value = text.partition(":")
     key, value = key.strip().lower(), value.strip()
     n = topology.n_ranks
-    if ";" in text:
+    if text.lower().endswith(".json"):
+        from pathlib import Path
+
+        from trnsim.topology.replica_groups import read_replica_groups
+
+        groups = read_replica_groups(topology, Path(text))
+    elif ";" in text:
         try:
             groups = [select_group(topology, part) for part in text.split(";") if part.strip()]
         except UsageError as exc:  # one group's message, which names it as {group}
@@ -215,7 +222,7 @@ def select_groups(topology: Topology, spec: str) -> list[list[str]]:
     else:
         raise ParameterError(
             "expected KIND:* (rack, server, node, tray, plane, slot), stride:N, "
-            "blocks:K or groups separated by ';' (0-3;4-7)",
+            "blocks:K, groups separated by ';' (0-3;4-7) or a replica-groups .json file",
             "groups",
             repr(spec),
         )
