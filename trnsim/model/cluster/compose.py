@@ -11,9 +11,12 @@ broadcast: scatter inside the root's domain, broadcast across, all-gather inside
 Phases overlap as an implementation pipelines them: the buffer is cut into ``c`` chunks that flow
 through the phases, so the time is the first chunk through every phase plus ``c - 1`` chunks of the
 slowest resource (the domain's links carry both in-domain phases of an all-reduce; the NICs the
-cross-domain one): ``T(c) = T_up(S/c) + T_out(S/c) + (c - 1) max(T_up(S/c), T_out(S/c))``. The chunk
-count is chosen per size from 1 to :data:`MAX_CHUNKS` (``overlap=False``: 1). A send/recv's phases
-run side by side on different links and data: ``T(c) = c max(T_up(S/c), T_out(S/c))``.
+cross-domain one): ``T(c) = T_up(S/c) + T_out(S/c) + (c - 1) max(T_up(S/c), P_out(S/c))``, where the
+pace ``P_out`` is ``T_out`` but for a pipelined broadcast or reduce across domains, whose chunks
+hold a NIC for less than the first one's way through the whole pipeline
+(:func:`~trnsim.model.cluster.inter.inter_pace_us`). The chunk count is chosen per size from 1 to
+:data:`MAX_CHUNKS` (``overlap=False``: 1). A send/recv's phases run side by side on different links
+and data: ``T(c) = c max(T_up(S/c), T_out(S/c))``.
 """
 
 import math
@@ -22,7 +25,7 @@ from typing import ClassVar
 
 from trnsim.collectives.ops import get_op
 from trnsim.errors import NotApplicableError, ParameterError, UsageError
-from trnsim.model.cluster.inter import INTER_ALGORITHMS, flows_leaving, inter_time_us
+from trnsim.model.cluster.inter import INTER_ALGORITHMS, flows_leaving, inter_pace_us, inter_time_us
 from trnsim.model.cluster.limits import busiest_rank_gbps, ceiling_us, efa_bound_us, injection_us
 from trnsim.model.cluster.phases import PHASES, Composition, composition, phase_arguments
 from trnsim.model.cost import step_alpha
@@ -106,6 +109,11 @@ class _Across:
         """Algorithm ``name``'s cross-domain phase on ``per_rank`` bytes per rank."""
         rate = self.nic_gbps * self.shares[name]
         return inter_time_us(self.op, name, self.domains, per_rank, rate, self.hop_ns)
+
+    def pace_us(self, name: str, per_rank: float) -> float:
+        """How long algorithm ``name`` holds a NIC per chunk of ``per_rank`` bytes (:func:`inter_pace_us`)."""
+        rate = self.nic_gbps * self.shares[name]
+        return inter_pace_us(self.op, name, self.domains, per_rank, rate, self.hop_ns)
 
 
 def evaluate_cluster(
@@ -263,9 +271,10 @@ def _best_chunking(comp: Composition, size: int, n: int, chunk_counts: list, int
         up, used = intra_time(piece)
         for name in across.names:
             out = across.time_us(name, comp.per_rank(piece, n))
+            pace = across.pace_us(name, comp.per_rank(piece, n))
             # side by side (send/recv), every chunk waits for the slower phase; in sequence, the
-            # first chunk goes through both
-            total = c * max(up, out) if comp.concurrent else up + out + (c - 1) * max(up, out)
+            # first chunk goes through both, the others at the pace of the busier resource
+            total = c * max(up, out) if comp.concurrent else up + out + (c - 1) * max(up, pace)
             if best is None or total < best[0] - 1e-12:
                 best = (total, c, name, up, out, used)
     return best

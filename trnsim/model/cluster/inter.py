@@ -17,7 +17,9 @@ hop). The algorithms, with ``m`` the bytes per rank of that phase and ``B`` the 
   ``tree`` (a pipelined double binary tree, ``h = ceil(log2 D)`` hops deep; each rank is inside one
   of the two trees and sends each piece's half to its two children, ``m/k`` a step as in the chain):
   ``(depth - 1 + k)(a + m/(k B))`` at the best ``k``, ``k* = sqrt((depth - 1) m / (a B))`` (its
-  floor or ceiling); ``m/B`` with no latency. A reduce runs the same steps the other way;
+  floor or ceiling); ``m/B`` with no latency. A reduce runs the same steps the other way. Chunks
+  that follow one another through the phases (:mod:`trnsim.model.cluster.compose`) are paced by
+  how long a chunk's pieces hold a hop, ``k a + m/B`` (:func:`inter_pace_us`): the pipeline fills once;
 - send/recv (``direct``): the domain's last rank sends its buffer to the next domain's first, one
   step ``a + m/B`` (``m`` the whole buffer).
 
@@ -103,19 +105,58 @@ def inter_time_us(
 
 
 def pipelined_us(depth: int, m: float, alpha_us: float, byte_us: float) -> float:
-    """``m`` bytes down a pipeline ``depth`` hops deep in ``k`` pieces at the best ``k``:
-    ``(depth - 1 + k)(a + m/(k B))`` (``byte_us`` = ``1/B``), ``k* = sqrt((depth - 1) m / (a B))``.
+    """``m`` bytes down a pipeline ``depth`` hops deep in ``k`` pieces at the best ``k``
+    (:func:`pipeline_pieces`): ``(depth - 1 + k)(a + m/(k B))`` (``byte_us`` = ``1/B``).
 
     >>> pipelined_us(1, 1e6, 5.0, 1e-4)  # one hop: one piece, 5 + 100 us
     105.0
     >>> pipelined_us(5, 1e6, 0.0, 1e-4)  # no latency: as many pieces as it takes, m/B
     100.0
     """
-    if alpha_us <= 0:
+    k = pipeline_pieces(depth, m, alpha_us, byte_us)
+    if k is None:
         return m * byte_us
+    return (depth - 1 + k) * (alpha_us + m / k * byte_us)
+
+
+def pipeline_pieces(depth: int, m: float, alpha_us: float, byte_us: float) -> int | None:
+    """The piece count that makes :func:`pipelined_us` fastest: ``k* = sqrt((depth - 1) m / (a B))``,
+    its floor or its ceiling (at least 1); None without latency (as many as it takes).
+
+    >>> pipeline_pieces(2, 4e6, 10.0, 1e-5), pipeline_pieces(2, 4e6, 0.0, 1e-5)
+    (2, None)
+    """
+    if alpha_us <= 0:
+        return None
     best = math.sqrt((depth - 1) * m * byte_us / alpha_us)
     pieces = {max(1, math.floor(best)), max(1, math.ceil(best))}
-    return min((depth - 1 + k) * (alpha_us + m / k * byte_us) for k in pieces)
+    return min(pieces, key=lambda k: ((depth - 1 + k) * (alpha_us + m / k * byte_us), k))
+
+
+def inter_pace_us(
+    op: str, algorithm: str, domains: int, per_rank_bytes: float, rate_gbps: float, hop_ns: float
+) -> float:
+    """How long the cross-domain phase keeps a rank's NIC busy, which paces chunks that follow one
+    another: a pipelined broadcast or reduce's ``k`` pieces pass a hop in ``k a + m/B``, less than
+    the first chunk's time through the whole pipeline (:func:`inter_time_us`); every other
+    algorithm's steps run in turn, its time is its pace.
+
+    >>> inter_pace_us("broadcast", "chain", 3, 4e6, 100.0, 10_000.0)  # 2 pieces: 2 x 10 + 40 us
+    60.0
+    >>> inter_pace_us("allreduce", "ring", 4, 4e6, 100.0, 0.0)
+    60.0
+    """
+    if (
+        op in ("broadcast", "reduce")
+        and algorithm in ("chain", "tree")
+        and domains > 1
+        and per_rank_bytes > 0
+    ):
+        alpha, byte_us = hop_ns / 1e3, 1 / (rate_gbps * 1e3)
+        depth = domains - 1 if algorithm == "chain" else math.ceil(math.log2(domains))
+        k = pipeline_pieces(depth, per_rank_bytes, alpha, byte_us)
+        return per_rank_bytes * byte_us + (k * alpha if k is not None else 0.0)
+    return inter_time_us(op, algorithm, domains, per_rank_bytes, rate_gbps, hop_ns)
 
 
 def flows_leaving(plan: FabricPlan, algorithm: str, op: str | None = None) -> int:
