@@ -214,3 +214,25 @@ def test_a_default_runtime_that_cannot_model_the_cluster_gives_way_to_the_ideal_
     # a healthy nl72x2 runs its default
     healthy = _cluster_json(cli, "--sku", "nl72x2")
     assert healthy["runtime"] == "neuron"
+
+
+@pytest.mark.parametrize("op", ["broadcast", "reduce", "gather", "scatter", "sendrecv", "alltoallv"])
+def test_cluster_collective_composes_the_ops_of_issue_27(cli, op):
+    """nl16's default runtime (neuron) models none of these but alltoallv's base, and not that one by
+    name: it gives way to the ideal composition with a note; the header says the op's shape."""
+    argv = ["cluster", "collective", op, "--sku", "nl16", "--domains", "4", "--sizes", "1M,1G"]
+    result = cli(*argv, "--format", "json")
+    assert result.code == 0, result.err
+    assert result.err.startswith("note: trn2-nl16's default runtime neuron does not model this cluster")
+    data = json.loads(result.out)
+    assert data["ranks"] == 64 and data["runtime"] == "ideal" and len(data["rows"]) == 2
+    assert data["op_shape"] == {"sendrecv": "64 pairs 0->1, 1->2, 2->3, 3->4, ... (each rank to the next)",
+                                "alltoallv": "even counts"}.get(op, "root 0")  # fmt: skip
+    for row in data["rows"]:
+        assert 0 < row["busbw_gbps"] <= row["bound_busbw_gbps"]
+    refused = cli(*argv, "--runtime", "neuron")
+    assert refused.code == 2 and refused.err.count("\n") == 1, refused.err
+    assert (
+        f"error: --runtime neuron: its model covers allreduce, allgather, reducescatter, alltoall, not {op}"
+        in refused.err
+    )

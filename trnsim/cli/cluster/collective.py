@@ -48,7 +48,13 @@ from trnsim.outputs.render import Column, Format, Table, emit
 
 
 def collective(
-    op: Annotated[str, typer.Argument(help="allreduce, allgather, reducescatter or alltoall.")],
+    op: Annotated[
+        str,
+        typer.Argument(
+            help="allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather, scatter, sendrecv, "
+            "permute, allgatherv, reducescatterv or alltoallv."
+        ),
+    ],
     sku: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
@@ -62,8 +68,9 @@ def collective(
         str,
         typer.Option(
             "--inter-algo",
-            help="Across domains: auto (fastest per size), ring, rdh (halving-doubling), tree; for all-to-all "
-            "pairwise (D-1 steps) or direct (every send at once).",
+            help="Across domains: auto (fastest per size), ring, rdh (halving-doubling), tree; for all-to-all, "
+            "gather and scatter pairwise (D-1 steps) or direct (every send at once); for broadcast and reduce "
+            "chain or tree (pipelined); for sendrecv direct.",
         ),
     ] = "auto",
     intra_algo: Annotated[
@@ -95,11 +102,24 @@ def collective(
     """A collective over every chip of a cluster: inside each domain on its graph, across domains over
     the scale-out network (EFA, InfiniBand, RoCE or a TPU's DCN: the file's scale_out.network).
 
-    All-reduce = reduce-scatter in each domain, all-reduce across domains among same-position ranks,
-    all-gather in each domain, pipelined in chunks (--runtime ideal). Busbw follows nccl-tests over all
-    the cluster's ranks; the bound is the tighter of the NICs' cut and each rank's own links.
-    --runtime nccl prices NCCL's own cross-node algorithms (ring, tree, NVLS tree, PAT) and names its
-    pick per size; --runtime neuron the Neuron runtime's hierarchical ones; the ideal busbw stays beside.
+    Each op composes phases inside domains (on the domain's graph) and one across them (closed form),
+    pipelined in chunks (--runtime ideal); the root is rank 0 of the cluster, a sendrecv's each rank
+    sends to the next:
+
+    - allreduce: reduce-scatter in each domain, all-reduce across among same-position ranks, all-gather in each domain
+    - allgather: all-gather across among same-position ranks, then in each domain; reducescatter: the mirror
+    - alltoall: all-to-all in each domain, then each rank's sends to its counterparts across
+    - broadcast: scatter in the root's domain, broadcast of each piece across (chain or tree), all-gather in every domain
+    - reduce: reduce-scatter in every domain, reduce of each piece across to the root's domain, gather there
+    - gather: each rank's block to its counterpart in the root's domain, then gather there; scatter: the mirror
+    - sendrecv, permute: the pairs inside each domain on its graph, each domain's last rank to the next domain's first over the NICs, side by side
+    - allgatherv, reducescatterv, alltoallv: even counts, as allgather, reducescatter, alltoall
+
+    Busbw follows nccl-tests over all the cluster's ranks; the bound is the tighter of the NICs' cut
+    and each rank's own links. --runtime nccl prices NCCL's own cross-node algorithms (ring, tree,
+    NVLS tree, PAT; broadcast and reduce ring) and names its pick per size; --runtime neuron the
+    Neuron runtime's hierarchical ones; the ideal busbw stays beside. A runtime whose model does not
+    cover the op refuses it when named; the file's default gives way to ideal with a note.
 
     Assumed (not published; --set scale_out.KEY=VALUE or the options change them): the NIC at 90% of
     its rate (scale_out.efficiency), 15 us per step between domains (Neuron's documented EFA figure),
@@ -113,15 +133,19 @@ def collective(
         trnsim cluster collective allreduce --sku nl72x2 --domains 16 --fail cable:5
         trnsim cluster collective allreduce --sku nvl72 --domains 20 --runtime nccl
         trnsim cluster collective allreduce --sku h100 --domains 2 --runtime nccl
+        trnsim cluster collective broadcast --sku nl16 --domains 4 --sizes 1M,1G
     """
     from dataclasses import replace
 
+    from trnsim.collectives.arguments import Arguments
+    from trnsim.collectives.ops import get_op
     from trnsim.model.backend import Selection
     from trnsim.model.cluster.runtime import apply_cluster_runtime, choose_cluster_runtime, cluster_runtime
     from trnsim.outputs.render import print_error
     from trnsim.routing.policy import routing_of
     from trnsim.spec.schema import NETWORK_NAMES
 
+    op = get_op(op).name
     policy = renamed("--policy", "--efa-routing", old_policy, policy)
     layers = renamed("--layers", "--switch-layers", old_layers, layers)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
@@ -135,14 +159,16 @@ def collective(
     cluster = replace(cluster, inter_algo=inter_algo, overlap=not no_overlap)
     backend = Selection(fabric=cluster).backend(domain)
     plan = backend.plan
-    runtime, note = choose_cluster_runtime(domain, plan, runtime)
+    runtime, note = choose_cluster_runtime(domain, plan, runtime, op)
     if note is not None:
         print_error(note, label="note")
     result = apply_cluster_runtime(domain, backend.evaluate(op, size_list, intra_algo), runtime)
     shares = ", ".join(f"{name} {share:.2f}" for name, share in result.uplink_share.items())
     network = NETWORK_NAMES[plan.choice.network]
+    shape = Arguments().describe(get_op(op), result.ranks)  # a cluster takes no root, pairs or counts
     header = (
-        f"{domain.name} x {plan.domains:,} domains = {result.ranks:,} ranks, {result.op}; {network} "
+        f"{domain.name} x {plan.domains:,} domains = {result.ranks:,} ranks, {result.op}"
+        f"{f' ({shape})' if shape else ''}; {network} "
         f"{plan.choice.nic_gbit_per_chip:g} Gbit/s per chip at {plan.choice.efficiency:.0%} "
         f"({result.nic_gbps:.2f} GB/s per rank), {plan.choice.hop_us:g} us per step across domains; "
         f"{plan.choice.design} design, {plan.choice.policy} ({'share of the NIC rate per flow: ' + shares}); "
@@ -159,6 +185,7 @@ def collective(
         "schema": "trnsim/1",
         "sku": domain.name,
         "op": result.op,
+        "op_shape": shape or None,
         "runtime": runtime,
         "network": plan.choice.network,
         "policy": plan.choice.policy,

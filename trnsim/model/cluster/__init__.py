@@ -4,7 +4,8 @@ No graph of the cluster is built: the phases inside a domain run on the domain's
 phase across domains is a closed form over the scale-out fabric, and the two are overlapped in
 chunks. One job per module: ``compose`` (the phases composed, per size: :func:`evaluate_cluster`),
 ``inter`` (the cross-domain phase in closed form: :func:`inter_time_us`), ``limits`` (the cluster's
-lower bound and the composition's own ceiling).
+lower bound and the composition's own ceiling), ``phases`` (each op's composition: the in-domain
+phases before and after the cross-domain one), ``runtime`` (a runtime's pricing of the cluster).
 """
 
 from trnsim.model.cluster.compose import MAX_CHUNKS, PHASES, ClusterEvaluation, ClusterRow, evaluate_cluster

@@ -3,20 +3,20 @@ phase in closed form, overlapped in chunks.
 
 A cluster is ``D`` domains of ``n`` ranks (``N = n D``). The phases inside a domain are evaluated on
 the domain's own graph (:func:`trnsim.model.engine.evaluate`), the phase across domains in closed form
-(:mod:`trnsim.model.cluster.inter`), and the phases are composed:
-
-- all-reduce: reduce-scatter inside each domain, all-reduce across domains among the ``n`` groups of
-  same-position ranks (each on ``S/n``), all-gather inside each domain;
-- all-gather: all-gather across domains (each group gathers ``S/n``), then inside each domain (``S``);
-- reduce-scatter: inside each domain (``S``), then across domains (``S/n``);
-- all-to-all: inside each domain (each rank collects what its counterparts elsewhere need, ``S``),
-  then across domains (each rank sends ``S/D`` to each of its ``D-1`` counterparts).
+(:mod:`trnsim.model.cluster.inter`), and the phases are composed as
+:mod:`trnsim.model.cluster.phases` says for each op (all-reduce: reduce-scatter inside each domain,
+all-reduce across domains among same-position ranks on ``S/n``, all-gather inside each domain;
+broadcast: scatter inside the root's domain, broadcast across, all-gather inside every domain; ...).
 
 Phases overlap as an implementation pipelines them: the buffer is cut into ``c`` chunks that flow
 through the phases, so the time is the first chunk through every phase plus ``c - 1`` chunks of the
 slowest resource (the domain's links carry both in-domain phases of an all-reduce; the NICs the
-cross-domain one): ``T(c) = T_up(S/c) + T_out(S/c) + (c - 1) max(T_up(S/c), T_out(S/c))``. The chunk
-count is chosen per size from 1 to :data:`MAX_CHUNKS` (``overlap=False``: 1).
+cross-domain one): ``T(c) = T_up(S/c) + T_out(S/c) + (c - 1) max(T_up(S/c), P_out(S/c))``, where the
+pace ``P_out`` is ``T_out`` but for a pipelined broadcast or reduce across domains, whose chunks
+hold a NIC for less than the first one's way through the whole pipeline
+(:func:`~trnsim.model.cluster.inter.inter_pace_us`). The chunk count is chosen per size from 1 to
+:data:`MAX_CHUNKS` (``overlap=False``: 1). A send/recv's phases run side by side on different links
+and data: ``T(c) = c max(T_up(S/c), T_out(S/c))``.
 """
 
 import math
@@ -25,8 +25,9 @@ from typing import ClassVar
 
 from trnsim.collectives.ops import get_op
 from trnsim.errors import NotApplicableError, ParameterError, UsageError
-from trnsim.model.cluster.inter import INTER_ALGORITHMS, flows_leaving, inter_time_us
-from trnsim.model.cluster.limits import ceiling_us, efa_bound_us, injection_us
+from trnsim.model.cluster.inter import INTER_ALGORITHMS, flows_leaving, inter_pace_us, inter_time_us
+from trnsim.model.cluster.limits import busiest_rank_gbps, ceiling_us, efa_bound_us, injection_us
+from trnsim.model.cluster.phases import PHASES, Composition, composition, phase_arguments
 from trnsim.model.cost import step_alpha
 from trnsim.model.engine import align_sizes, evaluate
 from trnsim.model.rows import Evaluation, Row, algbw_gbps, busbw_gbps
@@ -35,13 +36,7 @@ from trnsim.topology.metrics import chip_bandwidth_gbps, reducing_switches
 from trnsim.topology.scaleout import FabricPlan, uplink_share
 
 MAX_CHUNKS = 64
-# the phase inside the domain before and after the cross-domain one
-PHASES = {
-    "allreduce": ("reducescatter", "allgather"),
-    "allgather": (None, "allgather"),
-    "reducescatter": ("reducescatter", None),
-    "alltoall": ("alltoall", None),
-}
+__all__ = ["MAX_CHUNKS", "PHASES", "ClusterEvaluation", "ClusterRow", "evaluate_cluster"]
 
 
 @dataclass(kw_only=True)
@@ -103,7 +98,7 @@ class _Across:
     """The cross-domain side of a cluster: the algorithms tried, each one's uplink share, a rank's
     NIC rate."""
 
-    op: str
+    op: str  # the composition's (:attr:`Composition.name`)
     names: tuple[str, ...]
     domains: int
     nic_gbps: float  # effective per rank
@@ -114,6 +109,11 @@ class _Across:
         """Algorithm ``name``'s cross-domain phase on ``per_rank`` bytes per rank."""
         rate = self.nic_gbps * self.shares[name]
         return inter_time_us(self.op, name, self.domains, per_rank, rate, self.hop_ns)
+
+    def pace_us(self, name: str, per_rank: float) -> float:
+        """How long algorithm ``name`` holds a NIC per chunk of ``per_rank`` bytes (:func:`inter_pace_us`)."""
+        rate = self.nic_gbps * self.shares[name]
+        return inter_pace_us(self.op, name, self.domains, per_rank, rate, self.hop_ns)
 
 
 def evaluate_cluster(
@@ -161,12 +161,8 @@ def evaluate_cluster(
     (True, True, True)
     """
     op = get_op(op_name)
-    if op.name not in PHASES:
-        raise UsageError(
-            f"a cluster collective composes {', '.join(PHASES)} across domains, not {op.name} yet "
-            "(one domain runs every op)"
-        )
-    choices = INTER_ALGORITHMS[op.name]
+    comp = composition(op)
+    choices = INTER_ALGORITHMS[comp.name]
     inter_algo = inter_algo.strip().lower()
     if inter_algo != "auto" and inter_algo not in choices:
         raise ParameterError(
@@ -176,21 +172,24 @@ def evaluate_cluster(
     n, d = domain.n_ranks, plan.domains
     per_rank_gbit = plan.choice.nic_gbit_per_chip / domain.spec.chip.ranks
     nic_gbps = per_rank_gbit / 8 * plan.choice.efficiency
-    shares = {name: uplink_share(plan, flows_leaving(plan, name)) for name in names}
-    across = _Across(op.name, names, d, nic_gbps, shares, plan.choice.hop_ns)
+    shares = {name: uplink_share(plan, flows_leaving(plan, name, comp.name)) for name in names}
+    across = _Across(comp.name, names, d, nic_gbps, shares, plan.choice.hop_ns)
     chunk_counts = [c for c in (1 << i for i in range(7)) if c <= MAX_CHUNKS] if overlap else [1]
     if n * d < 2:
         raise UsageError(f"a cluster of {n * d} rank moves nothing: give more domains or a larger domain")
     aligned, dropped = align_sizes(op, sizes, n * d, "float")
-    intra_time = _intra_phases(domain, op.name, intra_algo, aligned, chunk_counts, d)
-    rank_gbps = min(chip_bandwidth_gbps(domain).values()) if n > 1 else 0.0
+    intra_time = _intra_phases(domain, op.name, comp, intra_algo, aligned, chunk_counts, d)
+    per_chip = chip_bandwidth_gbps(domain)
+    rank_gbps = busiest_rank_gbps(comp.name, [per_chip[c] for c in domain.chips], d) if n > 1 else 0.0
     # switches that reduce in the network (NVLS): a rank's links need carry an all-reduce's S once
     # each way, not 2(N-1)/N S (that argument has the ranks reduce)
-    in_network = op.name == "allreduce" and n > 1 and bool(reducing_switches(domain, list(domain.chips)))
+    in_network = comp.name == "allreduce" and n > 1 and bool(reducing_switches(domain, list(domain.chips)))
     rows = []
     for requested, size, count in aligned:
-        best = _best_chunking(op.name, size, n, chunk_counts, intra_time, across)
-        rows.append(_row(op, (requested, size, count), n, best, intra_time, across, rank_gbps, in_network))
+        best = _best_chunking(comp, size, n, chunk_counts, intra_time, across)
+        rows.append(
+            _row(op, comp, (requested, size, count), n, best, intra_time, across, rank_gbps, in_network)
+        )
     return ClusterEvaluation(
         sku=domain.name,
         op=op.name,
@@ -206,23 +205,39 @@ def evaluate_cluster(
 
 
 def _intra_phases(
-    domain: Topology, op_name: str, intra_algo: str, aligned: list, chunk_counts: list, domains: int
+    domain: Topology,
+    op_name: str,
+    comp: Composition,
+    intra_algo: str,
+    aligned: list,
+    chunk_counts: list,
+    domains: int,
 ):
     """The in-domain phases evaluated once at every chunk size any size needs; returns a function
     giving, for a buffer size, the phases' total time and the algorithms they ran."""
     n = domain.n_ranks
     # one domain has no cross-domain phase between a reduce-scatter and an all-gather: the op runs
     # whole, as the engine runs it (split, its halves were costed apart and sized for another op)
-    before, after = (op_name, None) if domains == 1 else PHASES[op_name]
+    before, after = (op_name, None) if domains == 1 else (comp.before, comp.after)
+    phases = {before, after} - {None}
     # the smallest buffer nccl-tests runs in each in-domain phase: a smaller chunk costs as much
-    smallest = {phase: 4 if phase == "allreduce" else n * 16 for phase in {before, after} - {None}}
+    smallest = {phase: n * 16 if get_op(phase).split else 4 for phase in phases}
     wanted = sorted(
         {max(1, nbytes // c) for _, nbytes, _ in aligned for c in chunk_counts} | set(smallest.values())
     )
     intra: dict[str, dict[int, tuple[float, str]]] = {}
-    for phase in ({before, after} - {None}) if n > 1 else ():
+    for phase in phases if n > 1 else ():
+        arguments = phase_arguments(phase, n) if domains > 1 else None
         try:
-            result = evaluate(domain, phase, wanted, list(domain.chips), algo=intra_algo, exact_bounds=False)
+            result = evaluate(
+                domain,
+                phase,
+                wanted,
+                list(domain.chips),
+                algo=intra_algo,
+                exact_bounds=False,
+                arguments=arguments,
+            )
         except NotApplicableError as exc:
             raise UsageError(exc.within("inside the domain")) from None
         by_size = {}
@@ -245,7 +260,7 @@ def _intra_phases(
     return intra_time
 
 
-def _best_chunking(op_name: str, size: int, n: int, chunk_counts: list, intra_time, across: _Across):
+def _best_chunking(comp: Composition, size: int, n: int, chunk_counts: list, intra_time, across: _Across):
     """The fastest (time, chunks, cross-domain algorithm, in-domain time, cross-domain time, in-domain
     algorithms) over the chunk counts that divide the size and the cross-domain algorithms."""
     best = None
@@ -254,30 +269,38 @@ def _best_chunking(op_name: str, size: int, n: int, chunk_counts: list, intra_ti
         if piece < 1 or (c > 1 and piece * c != size):
             continue
         up, used = intra_time(piece)
-        per_rank = piece / n if op_name in ("allreduce", "allgather", "reducescatter") else piece
         for name in across.names:
-            out = across.time_us(name, per_rank)
-            total = up + out + (c - 1) * max(up, out)
+            out = across.time_us(name, comp.per_rank(piece, n))
+            pace = across.pace_us(name, comp.per_rank(piece, n))
+            # side by side (send/recv), every chunk waits for the slower phase; in sequence, the
+            # first chunk goes through both, the others at the pace of the busier resource
+            total = c * max(up, out) if comp.concurrent else up + out + (c - 1) * max(up, pace)
             if best is None or total < best[0] - 1e-12:
                 best = (total, c, name, up, out, used)
     return best
 
 
 def _row(
-    op, size_row: tuple, n: int, best: tuple, intra_time, across: _Across, rank_gbps: float, in_network: bool
+    op,
+    comp: Composition,
+    size_row: tuple,
+    n: int,
+    best: tuple,
+    intra_time,
+    across: _Across,
+    rank_gbps: float,
+    in_network: bool,
 ) -> ClusterRow:
     """One size: the chosen composition, the phases one after the other, the bound and the ceiling."""
     requested, size, count = size_row
     d, nic_gbps = across.domains, across.nic_gbps
     ranks = n * d
     total, chunks, name, up, out, used = best
-    sequential = intra_time(size)[0] + min(
-        across.time_us(a, size / n if op.name != "alltoall" else size) for a in across.names
-    )
+    sequential = intra_time(size)[0] + min(across.time_us(a, comp.per_rank(size, n)) for a in across.names)
     bounds = [
-        (efa_bound_us(op.name, size, n, d, nic_gbps), "the NICs' cut (every NIC of a domain)"),
+        (efa_bound_us(comp.name, size, n, d, nic_gbps), "the NICs' cut (every NIC of a domain)"),
         (
-            injection_us(op.name, size, n * d, rank_gbps + (nic_gbps if d > 1 else 0.0), in_network),
+            injection_us(comp.name, size, n * d, rank_gbps + (nic_gbps if d > 1 else 0.0), in_network),
             "a rank's links (scale-up + NIC)" if d > 1 else "a rank's scale-up links",
         ),
     ]
@@ -285,7 +308,7 @@ def _row(
     bound_busbw = busbw_gbps(op, ranks, size, bound) if bound > 0 else float("inf")
     # one domain runs the op whole (in-network reduction too); more run a reduce-scatter and an all-gather
     ceiling = ceiling_us(
-        op.name, size, n, d, rank_gbps, nic_gbps * across.shares[name], in_network and d == 1
+        comp.name, size, n, d, rank_gbps, nic_gbps * across.shares[name], in_network and d == 1
     )
     busbw = busbw_gbps(op, ranks, size, total)
     inside = "+".join(used) or "-"

@@ -282,31 +282,53 @@ def check_cluster_runtime(domain: Topology, plan: FabricPlan, name: str) -> None
         neuron_cluster_system(domain, plan)
 
 
-def choose_cluster_runtime(domain: Topology, plan: FabricPlan, name: str | None) -> tuple[str, str | None]:
+def choose_cluster_runtime(
+    domain: Topology, plan: FabricPlan, name: str | None, op: str | None = None
+) -> tuple[str, str | None]:
     """The runtime a cluster run uses, and a note when the file's default gave way to ``ideal``.
 
-    ``name`` (asked for) is checked and kept: a runtime that cannot model the cluster refuses it, in
-    one line. With no ``name`` the file's ``runtime.default`` prices the run when it can; when it
-    cannot (a failed part left the chips unequal, say), the run is the ideal composition and the note
+    ``name`` (asked for) is checked and kept: a runtime that cannot model the cluster, or whose model
+    does not cover ``op`` (:func:`trnsim.model.runtime.modelled_ops`: NCCL's broadcast, reduce and
+    the four basic ops; the Neuron runtime's four), refuses it, in one line. With no ``name`` the
+    file's ``runtime.default`` prices the run when it can; when it cannot (a failed part left the
+    chips unequal, an op its model does not cover), the run is the ideal composition and the note
     says why, as :func:`trnsim.model.runtime.choose_runtime` does for one domain.
 
     Raises
     ------
     ParameterError, NotApplicableError
-        ``name`` is unknown, or cannot model this cluster.
+        ``name`` is unknown, or cannot model this cluster or this op.
     """
     chosen = cluster_runtime(name, domain.spec.runtime.default)
-    if name is not None or chosen == "ideal":
+    if chosen == "ideal":
+        return chosen, None
+    uncovered = _uncovered(chosen, op)
+    if name is not None:
+        if uncovered is not None:
+            raise NotApplicableError(f"{{runtime}} {chosen}: {uncovered}; run with {{runtime}} ideal")
         check_cluster_runtime(domain, plan, chosen)
         return chosen, None
-    try:
-        check_cluster_runtime(domain, plan, chosen)
-    except NotApplicableError as exc:
-        reason = exc.template.removeprefix(f"{{runtime}} {chosen} on {domain.name}: ")
-        return "ideal", (
-            f"{domain.name}'s default runtime {chosen} does not model this cluster ({reason}): ideal numbers"
-        )
-    return chosen, None
+    reason = uncovered
+    if reason is None:
+        try:
+            check_cluster_runtime(domain, plan, chosen)
+        except NotApplicableError as exc:
+            reason = exc.template.removeprefix(f"{{runtime}} {chosen} on {domain.name}: ")
+    if reason is None:
+        return chosen, None
+    return "ideal", (
+        f"{domain.name}'s default runtime {chosen} does not model this cluster ({reason}): ideal numbers"
+    )
+
+
+def _uncovered(runtime: str, op: str | None) -> str | None:
+    """Why ``runtime``'s model does not price ``op`` (None: it does, or no op was named)."""
+    from trnsim.model.runtime import modelled_ops
+
+    ops = modelled_ops(runtime)
+    if op is None or ops is None or op in ops:
+        return None
+    return f"its model covers {', '.join(ops)}, not {op}"
 
 
 def apply_cluster_runtime(domain: Topology, ideal: ClusterEvaluation, name: str | None) -> ClusterEvaluation:
@@ -316,11 +338,14 @@ def apply_cluster_runtime(domain: Topology, ideal: ClusterEvaluation, name: str 
     Raises
     ------
     NotApplicableError
-        The runtime cannot model this cluster; the line says why.
+        The runtime cannot model this cluster or this op; the line says why.
     """
     name = cluster_runtime(name)
     if name == "ideal":
         return ideal
+    uncovered = _uncovered(name, ideal.op)
+    if uncovered is not None:
+        raise NotApplicableError(f"{{runtime}} {name}: {uncovered}; run with {{runtime}} ideal")
     rows = []
     if name == "nccl":
         from trnsim.model.runtimes import nccl
