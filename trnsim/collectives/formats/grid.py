@@ -37,7 +37,7 @@ def refuse(program: Program, fmt: str) -> None:
     if any(NETWORK in (t.src, t.dst) for t in program.transfers):
         raise UsageError(f"{name} reduces in the network (NVLS/SHARP): {fmt} has no in-network steps")
     if program.op not in OPS:
-        raise UsageError(f"{fmt} has no {program.op}; it writes {', '.join(OPS)}")
+        raise UsageError(f"{fmt} has no {program.op} (the op of {name}); it writes {', '.join(OPS)}")
     if program.relays:
         raise UsageError(
             f"{name} forwards through {program.relays} chips outside the group: {fmt} names only the "
