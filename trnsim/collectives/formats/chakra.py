@@ -233,22 +233,12 @@ def write_traces(program: Program, ranks: list[str], size_bytes: int) -> dict[in
         for tag in tags:  # sends read the buffers as they were at the start of the round
             t = program.transfers[tag]
             deps = [last[t.src][c] for c in t.chunks if c in last[t.src]]
-            add(
-                t.src,
-                f"send {tag} r{t.round} {t.src}->{t.dst}",
-                SEND,
-                deps,
-                _comm_attrs(program, tag, t, size_bytes),
-            )
+            attrs = _comm_attrs(program, tag, t, size_bytes)
+            add(t.src, f"send {tag} r{t.round} {t.src}->{t.dst}", SEND, deps, attrs)
         for tag in tags:
             t = program.transfers[tag]
-            got = add(
-                t.dst,
-                f"recv {tag} r{t.round} {t.src}->{t.dst}",
-                RECV,
-                [],
-                _comm_attrs(program, tag, t, size_bytes),
-            )
+            attrs = _comm_attrs(program, tag, t, size_bytes)
+            got = add(t.dst, f"recv {tag} r{t.round} {t.src}->{t.dst}", RECV, [], attrs)
             if t.reduce:
                 before = [last[t.dst][c] for c in t.chunks if c in last[t.dst]]
                 size = _attr("tensor_size", uint64=round(program.fraction(t) * size_bytes))
