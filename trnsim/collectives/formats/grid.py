@@ -46,7 +46,7 @@ def refuse(program: Program, fmt: str) -> None:
     sizes = program.block_sizes
     if sizes is not None and any(abs(s - 1 / program.p) > 1e-12 for s in sizes):
         raise UsageError(
-            f"{name}'s {program.op} moves unequal blocks (a skewed traffic matrix): {fmt} moves equal ones"
+            f"{name}'s {program.op} moves unequal blocks (a skewed traffic matrix or unequal counts): {fmt} moves equal ones"
         )
 
 
