@@ -149,7 +149,47 @@ def test_algorithms_lists_the_registry(cli):
         "hierarchical",
         "nvls",
         "forest",
+        "chain",
+        "scatter-allgather",
     }
+
+
+def test_algorithms_lists_the_ops_each_runs(cli):
+    # the ops column against the engine: on a complete graph of eight, with a root off rank 0, counts
+    # of unequal blocks and of a skewed all-to-allv, an algorithm runs exactly the ops it lists
+    import numpy as np
+
+    from trnsim.collectives.arguments import Arguments
+    from trnsim.collectives.ops import OPS
+    from trnsim.errors import NotApplicableError
+    from trnsim.model.engine import evaluate
+    from trnsim.topology.synthetic import complete_topology
+
+    listed = {
+        a["name"]: a["ops"].split(", ")
+        for a in json.loads(cli("collective", "algorithms", "--format", "json").out)["algorithms"]
+    }
+    assert set(listed["chain"]) == {"broadcast", "reduce"} and "allgatherv" in listed["ring"]
+    topology = complete_topology(8)
+    counts = {"alltoallv": np.arange(64.0).reshape(8, 8), "allgatherv": np.arange(1.0, 9.0)}
+    counts["reducescatterv"] = counts["allgatherv"]
+    for name in ("ring", "rdh", "tree", "chain", "scatter-allgather", "mesh", "pairwise", "bruck"):
+        for op in OPS:
+            arguments = Arguments(root=4 if OPS[op].rooted else 0, counts=counts.get(op))
+            try:
+                evaluate(
+                    topology,
+                    op,
+                    [1 << 20],
+                    topology.chips,
+                    algo=name,
+                    arguments=arguments,
+                    exact_bounds=False,
+                )
+                runs = True
+            except NotApplicableError:
+                runs = False
+            assert runs == (op in listed[name]), (name, op)
 
 
 @pytest.mark.parametrize(

@@ -126,3 +126,47 @@ def test_mscclpp_plan_exports_checks_and_costs_as_the_algorithm(cli, tmp_path):
 
     imported, ring = busbw("--schedule", str(path)), busbw("--algo", "ring", "--runtime", "ideal")
     assert all(abs(a - b) <= 1e-9 * b for a, b in zip(imported, ring, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("args", "name", "ends"),
+    [
+        (["reduce", "--root", "3", "--algo", "chain"], "r.json", "the root (rank 3) ends with every block"),
+        (
+            ["broadcast", "--root", "5", "--algo", "tree"],
+            "b.et",
+            "every rank ends with every block of the root's (rank 5) buffer",
+        ),
+        (
+            ["gather", "--root", "2", "--algo", "mesh"],
+            "g.et",
+            "every rank ends with the block every rank sent it",
+        ),
+        (
+            ["allgatherv", "--counts", "COUNTS", "--algo", "ring"],
+            "v.json",
+            "every rank ends with every rank's block",
+        ),
+    ],
+)
+def test_the_new_ops_export_the_program_that_was_costed_and_it_checks(cli, tmp_path, args, name, ends):
+    # the program is the costed plan's: its root, matrix or unequal blocks (an export once built it
+    # for root 0, or failed with an internal error for gather and allgatherv)
+    counts = tmp_path / "counts.txt"
+    counts.write_text(" ".join(str(1 + i % 5) for i in range(16)))
+    args = [str(counts) if a == "COUNTS" else a for a in args]
+    path = tmp_path / name
+    run = cli("collective", *args, "--sku", "nl16", "--sizes", "1M", "--export-schedule", str(path))
+    assert run.code == 0, run.err
+    read = tmp_path / name.replace(".et", ".0.et")
+    result = cli("schedule", "check", str(read))
+    assert result.code == 0 and f"correct: {ends}" in result.out, result.out + result.err
+    if name.endswith(".json"):
+        program = json.loads(path.read_text())["program"]
+        assert isinstance(program, dict), program
+    refused = cli(
+        "collective", *args, "--sku", "nl16", "--sizes", "1M", "--export-schedule", str(tmp_path / "x.xml")
+    )
+    assert refused.code == 2 and refused.err.count("\n") == 1 and not (tmp_path / "x.xml").exists(), (
+        refused.err
+    )

@@ -228,3 +228,12 @@ def test_a_relay_does_not_count_as_a_contributor_and_members_still_need_everythi
     stops = [Transfer(0, 0, 2, (Chunk(0),)), Transfer(0, 1, 0, (Chunk(1),))]
     report = check(_relayed("allgather", stops))
     assert report.violation.rule == "missing" and report.violation.rank == 1
+
+
+def test_a_root_outside_the_group_is_refused_not_vacuously_correct():
+    # a reduce asks its sum of the root alone: with no such rank it would ask nothing at all
+    program = _program("complete4", "chain", "reduce")
+    assert check(program).ok
+    for root in (4, -1):
+        report = check(replace(program, root=root))
+        assert not report.ok and report.violation.rule == "endpoint" and f"root {root}" in str(report), report

@@ -34,11 +34,16 @@ class Shape:
     name: str
 
     def program(self, topo, group: list[str], traffic, algo: str, op: str):
-        """The algorithm's program on the group; raises one line if the format cannot express it."""
+        """The algorithm's program on the group; raises one line if the format cannot express it
+        (a root or unequal blocks are not known yet: :meth:`write` refuses those after the run)."""
         from trnsim.collectives.algorithms import REGISTRY
-        from trnsim.collectives.schedule import Context
+        from trnsim.collectives.ops import get_op
+        from trnsim.collectives.schedule import Context, NotApplicable
 
-        program = REGISTRY[algo].program(Context(topo.planner, list(group), traffic), op)
+        try:
+            program = REGISTRY[algo].program(Context(topo.planner, list(group), traffic), get_op(op).base)
+        except NotApplicable as why:
+            raise UsageError(f"--schedule-format {self.name}: {algo} has no program: {why}") from None
         return self.encode(program, list(group), 1 << 20)
 
     def encode(self, program, group: list[str], size: int) -> dict[str, bytes]:
@@ -57,11 +62,13 @@ class Shape:
 
     def write(self, topo, traffic, result, path: Path) -> None:
         from trnsim.atomic import write_atomic  # never over an input (checked before and during the run)
-        from trnsim.collectives.algorithms import REGISTRY
-        from trnsim.collectives.schedule import Context
+        from trnsim.collectives.schedule import NotApplicable
 
         algo = result.rows[-1].algorithm
-        program = REGISTRY[algo].program(Context(topo.planner, list(result.group), traffic), result.op)
+        try:  # the program of the plan that was costed: its root, traffic matrix or unequal blocks
+            program = result.plans[algo].program(result.op)
+        except NotApplicable as why:
+            raise UsageError(f"--schedule-format {self.name}: {algo} has no program: {why}") from None
         files = self.encode(program, list(result.group), result.rows[-1].bytes)
         stem = path.with_suffix("") if path.suffix.lower() == ".et" else path
         for suffix, data in files.items():

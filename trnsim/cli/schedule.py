@@ -17,11 +17,13 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-ENDS = {  # what check() proves every rank ends with, per collective
-    "allreduce": "every block, summed over all {p} ranks, each once",
-    "allgather": "every rank's block",
-    "reducescatter": "its own block, summed over all {p} ranks, each once",
-    "alltoall": "the block every rank sent it",
+ENDS = {  # what check() proves the ranks end with, per collective
+    "allreduce": "every rank ends with every block, summed over all {p} ranks, each once",
+    "allgather": "every rank ends with every rank's block",
+    "reducescatter": "every rank ends with its own block, summed over all {p} ranks, each once",
+    "alltoall": "every rank ends with the block every rank sent it",
+    "broadcast": "every rank ends with every block of the root's (rank {root}) buffer",
+    "reduce": "the root (rank {root}) ends with every block, summed over all {p} ranks, each once",
 }
 
 
@@ -62,7 +64,7 @@ def check_command(
         if t.src >= 0:
             sent[t.src] += program.fraction(t)
     verdict = (
-        f"correct: every rank ends with {ENDS[program.op].format(p=program.p)}"
+        f"correct: {ENDS[program.op].format(p=program.p, root=program.root)}"
         if report.ok
         else f"wrong: {report.violation}"
     )

@@ -80,7 +80,9 @@ class Arguments:
                     names="counts",
                 )
             square = op.name == "alltoallv"
-            fits = self.counts.shape == (p, p) if square else self.counts.size == p and 1 in self.counts.shape
+            # one row or one column of a file, or a vector
+            line = self.counts.ndim == 1 or 1 in self.counts.shape
+            fits = self.counts.shape == (p, p) if square else self.counts.size == p and line
             if not fits:
                 wanted = f"{p} rows of {p}" if square else f"{p} values (one per rank)"
                 got = " x ".join(str(n) for n in self.counts.shape)

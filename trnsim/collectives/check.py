@@ -29,7 +29,8 @@ reduce-scatterv as all-gather and reduce-scatter with blocks of unequal sizes.
 The first broken rule stops the run; the report names it, with the round, the rank and the chunk:
 
 ``sizes``         the parts of a block do not add up to the whole block, or a size is negative
-``endpoint``      a transfer names a rank outside the group, sends to itself, or between switches
+``endpoint``      a transfer names a rank outside the group, sends to itself, or between switches;
+                  or a broadcast's or reduce's root is not a rank of the group
 ``chunk``         a transfer names a block or part the program does not have
 ``unavailable``   data used before it arrives: a sender reads a chunk it does not hold at the start of
                   the round (the switches: one not sent up in this round), or a rank reduces into
@@ -129,6 +130,9 @@ def expected(program: Program):
 def check(program: Program) -> Report:
     """Run ``program`` symbolically; the report is ok or names the first rule broken (module docstring)."""
     violation = _sizes(program)
+    if violation is None and program.op in ("broadcast", "reduce") and not 0 <= program.root < program.p:
+        detail = f"the root {program.root} is not a rank of the group, 0 to {program.p - 1}"
+        violation = Violation("endpoint", None, None, None, detail)
     if violation is not None:
         return Report(False, violation, program.rounds, len(program.transfers))
     state = initial(program)

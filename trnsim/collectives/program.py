@@ -180,6 +180,19 @@ def dual(transfers: Sequence[Transfer], rounds: int, start: int = 0) -> list[Tra
     ]
 
 
+def reduce_of(broadcast: Program) -> Program:
+    """The reduce that mirrors a broadcast: :func:`dual` of its transfers, to the same root.
+
+    A broadcast that sends the root nothing and every other rank each chunk once moves each chunk
+    along a tree out of the root; reversed, every rank's contribution is reduced up that tree into
+    the root once (the argument of :func:`dual`). :func:`~trnsim.collectives.check.check` proves it.
+    """
+    from dataclasses import replace
+
+    transfers = tuple(dual(broadcast.transfers, broadcast.rounds))
+    return replace(broadcast, op="reduce", transfers=transfers)
+
+
 def ring_reduce_scatter(b: Builder, start: int, order: Sequence[int], owned, channel: int = 0) -> int:
     """The ring reduce-scatter along ``order`` (each rank sends to the next), from round ``start``.
 

@@ -141,6 +141,23 @@ class Pipeline:
         return max(len(chain) for chain in self.chains)
 
 
+def mirrored(schedule: list[Step | Pipeline], label: str | None = None) -> list[Step | Pipeline]:
+    """The schedule run backwards: its items and a pipeline's stages in reverse order, every flow
+    reversed. A reduce mirrors a broadcast (each rank's sum goes up the broadcast's tree), as a
+    reduce-scatter mirrors an all-gather. ``label`` renames every step (None keeps the labels)."""
+    out: list[Step | Pipeline] = []
+    for item in reversed(schedule):
+        if isinstance(item, Pipeline):
+            chains = tuple(
+                tuple(tuple(step.reversed(label) for step in stage) for stage in reversed(chain))
+                for chain in item.chains
+            )
+            out.append(Pipeline(chains, item.label))
+        else:
+            out.append(item.reversed(label))
+    return out
+
+
 _RINGS: dict[tuple, list | None] = {}  # ring searches done in this process, by group and links
 
 

@@ -143,8 +143,13 @@ class PipelineCost:
         rows, coefs, lats, self.max_links = _basis(chains, alpha_ns)
         per_bw = np.array(rows) / bw_bps  # basis x directed edges: seconds per byte per unit weight
         depth = self.depth = max(len(c) for c in coefs)
-        self._short = _short_rounds(coefs, lats, per_bw, depth)
-        self._edge_latency, self._edge_spb = _fill_and_drain(coefs, lats, per_bw, depth)
+        # rounds are costed on the links some pattern loads (a busiest link is one of them): a chain
+        # of single flows on a large fabric loads a few hundred links of tens of thousands
+        used = per_bw.any(axis=0)
+        used[0] = used[0] or not used.any()
+        loaded = per_bw[:, used]
+        self._short = _short_rounds(coefs, lats, loaded, depth, per_bw.shape[1])
+        self._edge_latency, self._edge_spb = _fill_and_drain(coefs, lats, loaded, depth)
         total = sum(c.sum(axis=0) for c in coefs)
         self._steady_latency = max(lt.max() for lt in lats)
         self._steady_busy = total @ per_bw
@@ -225,16 +230,14 @@ def _round_cost(weights: np.ndarray, latency: float, per_bw: np.ndarray) -> tupl
     return latency, float((weights @ per_bw).max()) if weights.any() else 0.0
 
 
-def _short_rounds(coefs, lats, per_bw: np.ndarray, depth: int) -> dict[int, tuple[float, float]]:
+def _short_rounds(coefs, lats, per_bw: np.ndarray, depth: int, links: int) -> dict[int, tuple[float, float]]:
     """Fewer chunks than stages (1 <= m < depth): round r runs each chain's stages
     max(0, r - m + 1) .. min(r, its depth - 1); costed round by round, unless that is too much
-    work (a deep pipeline on a large graph), where only one chunk is considered. Per chunk count,
-    the rounds' summed latency and summed seconds per byte."""
+    work (a deep pipeline on a large graph of ``links`` directed links), where only one chunk is
+    considered. Per chunk count, the rounds' summed latency and summed seconds per byte."""
     n = per_bw.shape[0]
     prefixes = [np.vstack([np.zeros(n), np.cumsum(c, axis=0)]) for c in coefs]
-    short_counts = (
-        range(1, max(depth, 2)) if depth * depth * n * per_bw.shape[1] <= SHORT_PIPELINE_WORK else [1]
-    )
+    short_counts = range(1, max(depth, 2)) if depth * depth * n * links <= SHORT_PIPELINE_WORK else [1]
     short: dict[int, tuple[float, float]] = {}
     for m in short_counts:
         total_latency = total_spb = 0.0

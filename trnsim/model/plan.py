@@ -33,6 +33,8 @@ class Plan:
     fixed_us: float = 0.0  # once per collective (latency.collective_ns)
     alpha_ns: float = 0.0  # per step, as costed (an exported schedule states it)
     chunking: tuple[int, int] = (MAX_CHUNKS, MIN_CHUNK_BYTES)  # pipelines' chunk limits, as costed
+    # what the algorithm was scheduled for (root, traffic, blocks): its program is built from the same
+    context: Context | None = None
 
     def _own_time_us(self, size: float) -> float:
         return self.fixed_us + sum(item.time_us(size) for item in self.items)
@@ -90,6 +92,16 @@ class Plan:
                 out[cls] = (float(used.mean()), float(used.max()))
         return out
 
+    def program(self, op: str):
+        """The chunk-level program of this plan's algorithm (:mod:`trnsim.collectives.program`) for
+        ``op`` (its :attr:`~trnsim.collectives.ops.Op.base`) on the context it was scheduled for: its
+        root, traffic matrix or unequal blocks. Raises :class:`NotApplicable` where there is none."""
+        from trnsim.collectives.ops import get_op
+
+        if self.context is None:
+            raise algorithms.NotApplicable("this schedule was not made by a registered algorithm")
+        return algorithms.find(self.algorithm).program(self.context, get_op(op).base)
+
     def utilisation(self, size: float) -> dict[str, float]:
         """Per link class: the mean share of the collective's time its links are busy (links it uses)."""
         time_s = self.time_us(size) / 1e6
@@ -137,7 +149,9 @@ def make_plan(
     algo = algorithms.find(name)
     if schedule is None:
         schedule = algo.schedule(ctx, op)
-    return plan_schedule(topology, router, algo.name, schedule, alpha_ns, chunking)
+    plan = plan_schedule(topology, router, algo.name, schedule, alpha_ns, chunking)
+    plan.context = ctx
+    return plan
 
 
 def plan_schedule(

@@ -261,13 +261,22 @@ def ranks_text(ranks: list[int]) -> str:
 
 
 def algorithms_table(registry: dict, ops: list[str]) -> tuple[dict, Table]:
-    """Each algorithm (``registry``: name -> algorithm), its aliases, the ops it implements (in the
-    order of ``ops``) and what it does."""
+    """Each algorithm (``registry``: name -> algorithm), its aliases, the ops it runs (in the order of
+    ``ops``) and what it does. An algorithm runs an op whose base it implements (:attr:`Op.base`);
+    a demand op's matrix only if it takes a traffic matrix, and ``allgatherv``/``reducescatterv``
+    with unequal counts only if it takes unequal blocks (with even counts they are the base op)."""
+    from trnsim.collectives.ops import OPS
+
+    def runs(a, name: str) -> bool:
+        op = OPS[name]
+        matrix = op.demand and op.name != "alltoall"
+        return op.base in a.ops and (a.takes_traffic or not matrix) and (a.takes_blocks or not op.uneven)
+
     rows = [
         {
             "name": a.name,
             "aliases": ", ".join(a.aliases),
-            "ops": ", ".join(o for o in ops if o in a.ops),
+            "ops": ", ".join(o for o in ops if runs(a, o)),
             "summary": a.summary,
         }
         for a in registry.values()

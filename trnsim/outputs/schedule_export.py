@@ -103,17 +103,17 @@ def schedule_document(topology: Topology, group: list[str], op: str, plan: Plan,
 
 
 def _program(topology: Topology, group: list[str], op: str, plan: Plan) -> dict | str:
-    """The chunk-level program of the plan's algorithm, where it moves the bytes the plan costs."""
+    """The chunk-level program of the plan's algorithm (:meth:`Plan.program`: for the root, traffic
+    matrix or unequal blocks it was scheduled for), where it moves the bytes the plan costs."""
     from trnsim.collectives.agreement import agreement
-    from trnsim.collectives.algorithms import find
     from trnsim.collectives.formats.trnsim_schedule import program_json
 
     try:
-        program = find(plan.algorithm).program(Context(topology.planner, group), op)
+        program = plan.program(op)
     except NotApplicable as why:
         return f"omitted: {why}"
     if not agreement(program, plan.schedule).ok:
-        return "omitted: the program does not move the bytes this schedule costs (a skewed traffic matrix)"
+        return "omitted: the program does not move the bytes this schedule costs"
     return program_json(program)
 
 

@@ -13,8 +13,10 @@ def case_program(name, algo, op, skewed):
 
 
 def expressible(program) -> bool:
-    """No in-network steps, equal blocks, no relays: what MSCCL's and MSCCL++'s files can hold."""
+    """No in-network steps, equal blocks, no relays, one of the four collectives the writers write
+    (not broadcast or reduce): what trnsim writes in MSCCL's and MSCCL++'s files."""
     in_network = any(NETWORK in (t.src, t.dst) for t in program.transfers)
     sizes = program.block_sizes
     unequal = sizes is not None and not np.allclose(sizes, 1 / program.p)
-    return not in_network and not unequal and not program.relays
+    basic = program.op in ("allreduce", "allgather", "reducescatter", "alltoall")
+    return basic and not in_network and not unequal and not program.relays

@@ -127,3 +127,13 @@ def test_bad_input_and_in_network_programs_are_refused_in_one_line():
     with pytest.raises(UsageError, match="no matching receive"):
         kept = [m for m in _messages(traces[1]) if next((v for n, _, v in _fields(m) if n == 3), 0) != RECV]
         read_traces({**traces, 1: b"".join(map(_frame, kept))}, "t")
+
+
+def test_a_broadcasts_root_is_written_and_a_root_outside_the_group_refused():
+    from dataclasses import replace
+
+    program, group = _program(("ring4", "chain", "broadcast", False))
+    assert program.root == 2  # the test graphs' root is the middle rank, not the default 0
+    assert read_traces(write_traces(program, group, SIZE), "t").program.root == 2
+    with pytest.raises(UsageError, match="trnsim_root 4 is not a rank 0..3"):
+        read_traces(write_traces(replace(program, root=4), group, SIZE), "t")

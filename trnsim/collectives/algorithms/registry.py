@@ -62,6 +62,12 @@ class Algorithm:
 REGISTRY: dict[str, Algorithm] = {}
 
 
+def refuse_blocks(op: str) -> None:
+    """Unequal blocks (:attr:`Context.blocks`) make an all-gather or a reduce-scatter, nothing else."""
+    if op not in ("allgather", "reducescatter"):
+        raise NotApplicable(f"unequal blocks are for all-gather and reduce-scatter, not {op}")
+
+
 def algorithm(
     name: str,
     ops: set[str],

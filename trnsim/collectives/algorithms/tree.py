@@ -1,12 +1,19 @@
-"""Double binary tree, pipelined: reduce up and broadcast down, half the data on each tree, in chunks.
+"""Binary trees, pipelined in chunks: the double binary tree all-reduce, and one tree out of the root
+for broadcast and reduce.
 
-Tree A is the heap numbering (node ``n``'s parent is ``(n - 1) // 2``, root 0); tree B mirrors it
-(node ``p - 1 - n``, root ``p - 1``), as NCCL pairs two trees so that most ranks are a leaf in one.
+All-reduce: reduce up and broadcast down, half the data on each tree. Tree A is the heap numbering
+(node ``n``'s parent is ``(n - 1) // 2``, root 0); tree B mirrors it (node ``p - 1 - n``, root
+``p - 1``), as NCCL pairs two trees so that most ranks are a leaf in one.
+
+Broadcast and reduce: one binary tree, the heap numbering counted from the root (node ``n`` is rank
+``(root + n) mod p``), the whole buffer down it level by level (a reduce: up it, the mirror image).
+Its ``D = floor(log2 p)`` levels take ``D - 1 + m`` rounds for ``m`` chunks: on a fully connected
+graph, where each parent reaches its two children over two links, ``(D - 1 + m)(alpha + S/(m B))``.
 """
 
-from trnsim.collectives.algorithms.registry import algorithm, program_of
-from trnsim.collectives.program import Builder, Chunk, Program
-from trnsim.collectives.schedule import Context, Pipeline, Step
+from trnsim.collectives.algorithms.registry import ROOTED, algorithm, program_of
+from trnsim.collectives.program import Builder, Chunk, Program, reduce_of
+from trnsim.collectives.schedule import Context, Pipeline, Step, mirrored
 
 
 def tree_edges(p: int) -> list[tuple[int, int, int, int]]:
@@ -23,12 +30,33 @@ def tree_edges(p: int) -> list[tuple[int, int, int, int]]:
     return out
 
 
+def rooted_edges(p: int, root: int) -> list[tuple[int, int, int]]:
+    """``(level, child, parent)`` for every edge of the binary tree out of ``root`` (level of the child)."""
+    return [
+        ((node + 1).bit_length() - 1, (root + node) % p, (root + (node - 1) // 2) % p) for node in range(1, p)
+    ]
+
+
+def _rooted_broadcast(ctx: Context) -> list[Pipeline]:
+    edges = rooted_edges(ctx.p, ctx.root)
+    stages = tuple(
+        (Step.of([(par, c) for level, c, par in edges if level == d], 1.0, 1, f"level {d}"),)
+        for d in range(1, ctx.p.bit_length())
+    )
+    return [Pipeline((stages,), "binary tree")]
+
+
 @algorithm(
     "tree",
-    {"allreduce"},
-    "double binary tree, pipelined: reduce up and broadcast down, half the data on each tree, in chunks",
+    {"allreduce"} | ROOTED,
+    "pipelined binary trees: all-reduce on a double binary tree (reduce up, broadcast down, half the "
+    "data on each); broadcast and reduce on one tree out of the root",
 )
 def schedule(ctx: Context, op: str) -> list[Pipeline]:
+    if op == "broadcast":
+        return _rooted_broadcast(ctx)
+    if op == "reduce":
+        return mirrored(_rooted_broadcast(ctx))
     p = ctx.p
     depth = p.bit_length() - 1
     links = [(level, c, par) for _, level, c, par in tree_edges(p)]
@@ -48,8 +76,14 @@ def schedule(ctx: Context, op: str) -> list[Pipeline]:
 @program_of("tree")
 def program(ctx: Context, op: str) -> Program:
     """Tree ``t`` carries part ``t`` of every block: level by level from the deepest, each child
-    reduces what it holds into its parent; then each parent copies the sum down, level by level."""
+    reduces what it holds into its parent; then each parent copies the sum down, level by level.
+    A broadcast copies every block down the root's tree, level by level; a reduce is its mirror."""
     p = ctx.p
+    if op in ROOTED:
+        b = Builder("broadcast", p, "tree", pipelined=True, root=ctx.root)
+        for level, child, parent in rooted_edges(p, ctx.root):
+            b.send(level - 1, parent, child, [Chunk(x) for x in range(p)])
+        return b.build() if op == "broadcast" else reduce_of(b.build())
     depth = p.bit_length() - 1
     edges = tree_edges(p)
     b = Builder(op, p, "tree", parts=(0.5, 0.5), pipelined=True)

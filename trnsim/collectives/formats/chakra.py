@@ -20,7 +20,8 @@ depends on it and on the receiver's previous copy of those chunks (``duration_mi
 does not cost the arithmetic; ``tensor_size`` its bytes). A send depends (``data_deps``) on the
 nodes that last delivered its chunks to the sender. Attributes prefixed ``trnsim_`` carry what
 ASTRA-sim ignores and a reader needs: the round, channel and chunks (``block x parts + part``) of a
-transfer, and in the metadata the op, ``p``, the parts and block sizes.
+transfer, and in the metadata the op, ``p``, the parts and block sizes (and a broadcast's or
+reduce's root).
 
 Files: ASTRA-sim reads ``PREFIX.{rank}.et`` for every rank, so :func:`write_traces` returns each
 rank's bytes and the caller writes ``FILE.{rank}.et``. The registry's one-file writer refuses (it has
@@ -183,6 +184,8 @@ def _metadata(program: Program, chip: str, size_bytes: int) -> bytes:
     ]
     if program.block_sizes is not None:
         attrs.append(_attr("trnsim_block_sizes", double_list=list(program.block_sizes)))
+    if program.op in ("broadcast", "reduce"):
+        attrs.append(_attr("trnsim_root", int64=program.root))
     return _field(1, VERSION) + b"".join(_field(2, a) for a in attrs)
 
 
@@ -230,22 +233,12 @@ def write_traces(program: Program, ranks: list[str], size_bytes: int) -> dict[in
         for tag in tags:  # sends read the buffers as they were at the start of the round
             t = program.transfers[tag]
             deps = [last[t.src][c] for c in t.chunks if c in last[t.src]]
-            add(
-                t.src,
-                f"send {tag} r{t.round} {t.src}->{t.dst}",
-                SEND,
-                deps,
-                _comm_attrs(program, tag, t, size_bytes),
-            )
+            attrs = _comm_attrs(program, tag, t, size_bytes)
+            add(t.src, f"send {tag} r{t.round} {t.src}->{t.dst}", SEND, deps, attrs)
         for tag in tags:
             t = program.transfers[tag]
-            got = add(
-                t.dst,
-                f"recv {tag} r{t.round} {t.src}->{t.dst}",
-                RECV,
-                [],
-                _comm_attrs(program, tag, t, size_bytes),
-            )
+            attrs = _comm_attrs(program, tag, t, size_bytes)
+            got = add(t.dst, f"recv {tag} r{t.round} {t.src}->{t.dst}", RECV, [], attrs)
             if t.reduce:
                 before = [last[t.dst][c] for c in t.chunks if c in last[t.dst]]
                 size = _attr("tensor_size", uint64=round(program.fraction(t) * size_bytes))
@@ -344,6 +337,9 @@ def read_traces(traces: dict[int, bytes], where: str) -> Imported:
         raise UsageError(f"{where}: {len(receives) - len(sends)} receive(s) with no matching send")
     transfers = tuple(sends[tag] for tag in sorted(sends))
     blocks = meta.get("trnsim_block_sizes")
+    root = meta.get("trnsim_root", 0)
+    if not isinstance(root, int) or not 0 <= root < p:
+        raise UsageError(f"{where}: trnsim_root {root!r} is not a rank 0..{p - 1}")
     program = Program(
         _need(meta, "trnsim_op", where, str),
         p,
@@ -353,6 +349,7 @@ def read_traces(traces: dict[int, bytes], where: str) -> Imported:
         tuple(blocks) if isinstance(blocks, list) else None,
         str(meta.get("trnsim_algorithm", "")),
         bool(meta.get("trnsim_pipelined", False)),
+        root=root,
     )
     chips = [str(parsed[r][0].get("trnsim_chip", "")) for r in range(p)]
     notes = [f"{p} Chakra traces written at {meta.get('trnsim_size_bytes')} B; chunks from trnsim_chunks"]

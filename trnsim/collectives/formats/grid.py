@@ -37,7 +37,7 @@ def refuse(program: Program, fmt: str) -> None:
     if any(NETWORK in (t.src, t.dst) for t in program.transfers):
         raise UsageError(f"{name} reduces in the network (NVLS/SHARP): {fmt} has no in-network steps")
     if program.op not in OPS:
-        raise UsageError(f"{fmt} has no {program.op}; it writes {', '.join(OPS)}")
+        raise UsageError(f"{fmt} has no {program.op} (the op of {name}); it writes {', '.join(OPS)}")
     if program.relays:
         raise UsageError(
             f"{name} forwards through {program.relays} chips outside the group: {fmt} names only the "
@@ -46,7 +46,7 @@ def refuse(program: Program, fmt: str) -> None:
     sizes = program.block_sizes
     if sizes is not None and any(abs(s - 1 / program.p) > 1e-12 for s in sizes):
         raise UsageError(
-            f"{name}'s {program.op} moves unequal blocks (a skewed traffic matrix): {fmt} moves equal ones"
+            f"{name}'s {program.op} moves unequal blocks (a skewed traffic matrix or unequal counts): {fmt} moves equal ones"
         )
 
 

@@ -3,8 +3,9 @@
 The document is written by :mod:`trnsim.outputs.schedule_export` (it needs the routed plan); its
 ``program`` holds the algorithm's :class:`~trnsim.collectives.program.Program` as
 :func:`program_json` writes it: ``op``, ``p``, ``rounds``, ``parts``, ``block_sizes`` (null: ``1/p``
-each), ``algorithm``, ``pipelined`` and ``transfers``, each ``[round, src, dst, [[block, part], ...],
-reduce, channel]`` (``src`` or ``dst`` -1: the switches that reduce in the network). Version 1 files
+each), ``algorithm``, ``pipelined``, a broadcast's or reduce's ``root`` and ``transfers``, each
+``[round, src, dst, [[block, part], ...], reduce, channel]`` (``src`` or ``dst`` -1: the switches that
+reduce in the network). Version 1 files
 had no program and incomplete routes: they are refused with what to do.
 """
 
@@ -32,6 +33,7 @@ def program_json(program: Program) -> dict:
             [t.round, t.src, t.dst, [list(c) for c in t.chunks], t.reduce, t.channel]
             for t in program.transfers
         ],
+        **({"root": program.root} if program.op in ("broadcast", "reduce") else {}),
     }
 
 
@@ -53,6 +55,7 @@ def _program(data: dict, where: str) -> Program:
             None if blocks is None else tuple(float(x) for x in blocks),
             str(data["algorithm"]),
             bool(data["pipelined"]),
+            root=int(data.get("root", 0)),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise UsageError(f"{where}: program: expected trnsim's program fields ({error!r})") from None
