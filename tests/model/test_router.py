@@ -42,3 +42,15 @@ def test_a_named_long_path_costs_its_links_and_the_devices_it_passes():
     assert scaled.seconds_per_byte == pytest.approx(0.75 / bw)
     back = Router(nl16, group).route(step.reversed())
     assert back.seconds_per_byte == pytest.approx(route.seconds_per_byte)
+
+
+def test_a_named_path_over_a_failed_link_is_rerouted_as_the_hardware_would():
+    from trnsim.topology import load_topology
+
+    broken = load_topology("nl16", overrides=["fail=link:x0.y0,x1.y0"])
+    assert broken.chips[:2] == ["x0.y0", "x0.y1"]
+    around = ("x0.y0", "x1.y0", "x1.y1", "x0.y1")  # planned on the healthy system, over the failed link
+    named = Step(np.array([0]), np.array([1]), np.array([1.0]), paths=(((around, 1.0),),))
+    route = Router(broken, broken.chips).route(named)
+    routed = Router(broken, broken.chips).route(Step.of([(0, 1)], 1.0))
+    assert np.array_equal(route.link_loads, routed.link_loads)

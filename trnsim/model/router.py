@@ -356,10 +356,12 @@ class Router:
                 except KeyError:
                     if not self.topology.faults:
                         raise
-                    # a plan made on the healthy system names a link or device that failed
-                    raise NotApplicable(
-                        "a link the schedule's paths take is gone after the failures"
-                    ) from None
+                    # a failure took a link or device the plan's paths take (it was made on the
+                    # healthy system): the hardware re-routes the flows on any shortest path
+                    plain = Step(step.src, step.dst, step.weight, step.repeat, step.label)
+                    self._keep.append(plain)
+                    self._cache[key] = route = self.route(plain)
+                    return route
                 np.add.at(loads, edges, weight * share)
                 through = float(arrays.node_latency_ns[nodes[1:-1]].sum())
                 latency = max(latency, float(arrays.link_latency_ns[edges].sum()) + through)
