@@ -149,6 +149,7 @@ def test_algorithms_lists_the_registry(cli):
         "hierarchical",
         "nvls",
         "forest",
+        "multipath",
     }
 
 
