@@ -48,9 +48,15 @@ class Routed:
     seconds_per_byte: float
 
 
-def variables(arrays: GraphArrays, src: np.ndarray, dst: np.ndarray) -> int:
-    """How many variables the programs for these flows have (at most; commodities x directed links)."""
-    return min(len(np.unique(src)), len(np.unique(dst))) * len(arrays.src)
+def check_size(arrays: GraphArrays, src: np.ndarray, dst: np.ndarray) -> None:
+    """Refuse flows whose programs would have more than :data:`MAX_FLOW_VARIABLES` variables
+    (commodities x directed links), before anything is built."""
+    count = min(len(np.unique(src)), len(np.unique(dst))) * len(arrays.src)
+    if count > MAX_FLOW_VARIABLES:
+        raise NotApplicable(
+            f"its flow program would have {count:,} variables (commodities x directed links), more than "
+            f"{MAX_FLOW_VARIABLES:,}"
+        )
 
 
 def min_congestion(
@@ -93,12 +99,7 @@ def min_congestion(
     200.0
     """
     src, dst, weight = np.asarray(src), np.asarray(dst), np.asarray(weight, dtype=float)
-    count = variables(arrays, src, dst)
-    if count > MAX_FLOW_VARIABLES:
-        raise NotApplicable(
-            f"its flow program would have {count:,} variables (commodities x directed links), more than "
-            f"{MAX_FLOW_VARIABLES:,}"
-        )
+    check_size(arrays, src, dst)
     reverse = len(np.unique(dst)) < len(np.unique(src))
     tails, heads = (arrays.dst, arrays.src) if reverse else (arrays.src, arrays.dst)
     roots, leaves = (dst, src) if reverse else (src, dst)

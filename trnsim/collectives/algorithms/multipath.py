@@ -27,21 +27,26 @@ from trnsim.collectives.algorithms import mesh
 from trnsim.collectives.algorithms.registry import algorithm, program_of
 from trnsim.collectives.program import Program
 from trnsim.collectives.schedule import Context, NotApplicable, Step
-from trnsim.routing.flow import min_congestion
+from trnsim.routing.flow import check_size, min_congestion
 from trnsim.routing.policy import routing_of
 from trnsim.routing.shortest import transit_mask
 from trnsim.topology.arrays import graph_arrays
 
 
-def _demand(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The matrix's flows ``(src, dst, weight)`` between positions, as mesh sends them."""
+def _demand(ctx: Context):
+    """The matrix's flows ``(src, dst, weight)`` between positions, as mesh sends them, and the
+    graph's arrays and each member's node (refused, like the schedule, where the program would be
+    too large)."""
     if ctx.traffic is None:
         raise NotApplicable(
             "routes a demand matrix (sendrecv, permute, gather, scatter, alltoallv, a skewed all-to-all); "
             "a uniform all-to-all is mesh's and pairwise's"
         )
     src, dst = np.nonzero(~np.eye(ctx.p, dtype=bool) & (ctx.traffic > 0))
-    return src, dst, ctx.traffic[src, dst]
+    arrays = graph_arrays(ctx.topology)
+    rows = np.asarray([arrays.index[chip] for chip in ctx.group], dtype=np.int64)
+    check_size(arrays, rows[src], rows[dst])
+    return (src, dst, ctx.traffic[src, dst]), arrays, rows
 
 
 @algorithm(
@@ -54,11 +59,9 @@ def _demand(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     takes_traffic=True,
 )
 def schedule(ctx: Context, op: str) -> list[Step]:
-    src, dst, weight = _demand(ctx)
+    (src, dst, weight), arrays, rows = _demand(ctx)
     if not len(src):
         return [Step.of((src, dst), weight, 1, "multipath")]
-    arrays = graph_arrays(ctx.topology)
-    rows = np.asarray([arrays.index[chip] for chip in ctx.group], dtype=np.int64)
     transit = transit_mask(arrays, routing_of(ctx.topology.spec).relay)
     routed = min_congestion(arrays, rows[src], rows[dst], weight, transit)
     paths = tuple(
