@@ -1,6 +1,8 @@
 """Costing a program: every algorithm's program costs what its schedule costs, and the program's own
-rules (repeats, all pairs, in-network steps, mixed rounds, relays) are costed as the schedule rules."""
+rules (repeats, all pairs, in-network steps, mixed rounds, relays) are costed as the schedule rules
+(a schedule that names its paths, multipath, with its flows routed by the rule: a program holds no routes)."""
 
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
@@ -14,7 +16,7 @@ from trnsim.collectives.schedule import Pipeline, Step
 from trnsim.errors import UsageError
 from trnsim.model.cost import MAX_CHUNKS, MIN_CHUNK_BYTES
 from trnsim.model.engine import _plan_program, evaluate
-from trnsim.model.plan import make_plan
+from trnsim.model.plan import make_plan, plan_schedule
 from trnsim.model.program_cost import schedule_of
 from trnsim.model.router import Router
 from trnsim.topology.load import load_topology
@@ -28,6 +30,11 @@ def _assert_same_cost(topology, ctx: Context, algo: str, op: str):
     router = Router(topology, ctx.group)
     alpha = topology.spec.latency.step_ns
     schedule_plan = make_plan(topology, router, ctx, op, algo, alpha)
+    if any(step.paths is not None for step in schedule_plan.schedule if isinstance(step, Step)):
+        # a program holds no routes: costed, its flows take the routing rule's paths, not the ones
+        # the schedule names (multipath); the same flows routed by the rule must cost the same
+        plain = [replace(step, paths=None) for step in schedule_plan.schedule]
+        schedule_plan = plan_schedule(topology, router, algo, plain, alpha)
     program = REGISTRY[algo].program(ctx, op)
     # a program's relays are positions p..; the chips they stand for are the schedule's (forest)
     steps = [s for e in schedule_plan.schedule for s in (e.steps if isinstance(e, Pipeline) else [e])]

@@ -69,6 +69,21 @@ def test_splitting_evenly_over_a_few_listed_paths_is_slower_than_reported():
     assert complete == pytest.approx(row.time_us, rel=1e-9) and cut > complete * 1.01
 
 
+def test_a_multipath_schedule_lists_its_own_paths_and_replays_to_its_time():
+    # the flow program's paths are no routing rule's: the document lists them, and the replay
+    # costs them (the longest path's latency, the split's loads) to the reported time
+    topology = load_topology("nl16")
+    result = evaluate(topology, "sendrecv", SIZES, list(topology.chips), algo="multipath")
+    plan = result.plans["multipath"]
+    for row in result.rows:
+        document = json.loads(
+            json.dumps(schedule_document(topology, result.group, "sendrecv", plan, [row.bytes]))
+        )
+        (pattern,) = document["patterns"]
+        assert any(len(paths) > 1 for paths in pattern["routes"]["paths"])
+        assert replay_time_us(document, [row.bytes]) == [pytest.approx(row.time_us, rel=1e-9)]
+
+
 def test_the_document_reads_back_as_its_program():
     _, result = _evaluated("nl16", "allgather")
     document = _document("nl16", "allgather", result.rows[-1])

@@ -5,6 +5,9 @@ collective's size each carries, how many times the same pattern repeats (a ring 
 pattern), and optionally the link classes its flows may use (a schedule that places its traffic on
 chosen links pins it this way; otherwise flows may take any shortest path).
 
+A step may instead name each flow's paths (``Step.paths``: devices in order, each path with its
+share of the flow's bytes): the router then takes those paths as given (``multipath``).
+
 A :class:`Pipeline` is a chain of stages that the data passes through in chunks: while chunk ``j``
 is in stage ``i``, chunk ``j + 1`` is in stage ``i - 1``. It is costed round by round, with its fill
 and drain, at the chunk count that is fastest for each size (see :mod:`trnsim.model.cost`).
@@ -48,6 +51,9 @@ class Step:
     # chips outside the group that relay: positions p, p+1, ... of the flows name them in this order
     # (the router routes the step as if the group were these chips too: ``forest``)
     relays: tuple[str, ...] = ()
+    # explicit routes (``multipath``): per flow, its paths as device names, each with the share of the
+    # flow's bytes it carries; the router puts the bytes on those links instead of routing the flows
+    paths: tuple[tuple[tuple[tuple[str, ...], float], ...], ...] | None = None
 
     @staticmethod
     def through_switches(switches, up, down, label: str = "") -> "Step":
@@ -78,6 +84,7 @@ class Step:
             base,
             self.scale * factor,
             relays=self.relays,
+            paths=self.paths,
         )
 
     @staticmethod
@@ -118,7 +125,13 @@ class Step:
             label or self.label,
             links=self.links,
             relays=self.relays,
+            paths=None if self.paths is None else tuple(_backwards(flow) for flow in self.paths),
         )
+
+
+def _backwards(paths: tuple[tuple[tuple[str, ...], float], ...]) -> tuple[tuple[tuple[str, ...], float], ...]:
+    """A flow's paths walked the other way."""
+    return tuple((path[::-1], share) for path, share in paths)
 
 
 @dataclass(frozen=True, eq=False)

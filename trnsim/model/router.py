@@ -3,7 +3,8 @@
 Flows follow the routing policy (:mod:`trnsim.routing.policy`): split evenly over all shortest paths
 (``ecmp``), or one path each (``single``, ``hash``); a step pinned to some link classes
 (``Step.links``) is routed the same way over the subgraph of those classes alone; a step through
-reducing switches (``Step.in_network``) spreads each member's bytes over its links to them. A step
+reducing switches (``Step.in_network``) spreads each member's bytes over its links to them; a step
+that names its flows' paths (``Step.paths``) puts their bytes on those paths' links. A step
 costs its path latency (the largest over its flows' paths) plus, per byte of collective size, the
 time of its busiest directed link: bytes on that link / the link's bandwidth.
 
@@ -135,6 +136,7 @@ class Router:
         self._parts = {} if _parts is None else _parts
         self._relayed: dict[tuple[str, ...], Router] = {}  # the group with relay chips, by relays
         self._relays = _relays  # how many of the group's last chips are another router's relays
+        self._edge_index: dict[tuple[int, int], int] | None = None  # directed edge by its ends
 
     def _group_paths(self) -> GroupPaths:
         topology, group, routing = self.topology, self.group, self.routing
@@ -183,9 +185,13 @@ class Router:
         """Summarise many steps, routing those that share a strategy together."""
         if not self._relays and any(step.relays for step in steps):
             return self._with_relays(steps)
-        if any(step.in_network for step in steps):
-            special = {id(step): self._in_network(step) for step in steps if step.in_network}
-            plain = [step for step in steps if not step.in_network]
+        if any(step.in_network or step.paths is not None for step in steps):
+            special = {
+                id(step): self._in_network(step) if step.in_network else self._explicit(step)
+                for step in steps
+                if step.in_network or step.paths is not None
+            }
+            plain = [step for step in steps if id(step) not in special]
             routed = dict(zip(map(id, plain), self.route_all(plain), strict=True))
             return [special[id(step)] if id(step) in special else routed[id(step)] for step in steps]
         if any(step.unit is not None for step in steps):
@@ -328,6 +334,41 @@ class Router:
             found[edges] = share[owner] / ports[owner]
         latency = 2 * arrays.link_latency_ns.max() + arrays.node_latency_ns[switches].max()
         return self._route(LinkLoads(found, float(latency), 2, len(self.rows)))
+
+    def _explicit(self, step: Step) -> StepRoute:
+        """A step whose flows name their paths (``Step.paths``): each path carries its share of its
+        flow's bytes on every link of it; the latency is the slowest path's (its links' and the
+        devices' it passes through, as :func:`trnsim.routing.shortest.path_latency_ns` counts them)."""
+        key = _key(step)
+        if key in self._cache:
+            return self._cache[key]
+        arrays = self.arrays
+        if self._edge_index is None:
+            ends = zip(arrays.src.tolist(), arrays.dst.tolist(), strict=True)
+            self._edge_index = {pair: e for e, pair in enumerate(ends)}
+        loads = np.zeros(len(arrays.src))
+        latency, longest = 0.0, 0
+        for weight, paths in zip(step.weight.tolist(), step.paths, strict=True):
+            for path, share in paths:
+                try:
+                    nodes = [arrays.index[name] for name in path]
+                    edges = [self._edge_index[pair] for pair in zip(nodes, nodes[1:], strict=False)]
+                except KeyError:
+                    if not self.topology.faults:
+                        raise
+                    # a failure took a link or device the plan's paths take (it was made on the
+                    # healthy system): the hardware re-routes the flows on any shortest path
+                    plain = Step(step.src, step.dst, step.weight, step.repeat, step.label)
+                    self._keep.append(plain)
+                    self._cache[key] = route = self.route(plain)
+                    return route
+                np.add.at(loads, edges, weight * share)
+                through = float(arrays.node_latency_ns[nodes[1:-1]].sum())
+                latency = max(latency, float(arrays.link_latency_ns[edges].sum()) + through)
+                longest = max(longest, len(edges))
+        self._cache[key] = route = self._route(LinkLoads(loads, latency, longest, len(step.weight)))
+        self._keep.append(step)
+        return route
 
     def _route(self, found: LinkLoads) -> StepRoute:
         """A step's summary from its loads: the busiest link's time per byte and its class."""

@@ -6,7 +6,8 @@ share of the flow's bytes ECMP puts on it; trnsim's ECMP splits a flow evenly ov
 paths (:mod:`trnsim.routing.ecmp`), so a path's share is ``1 / (number of shortest paths)``. The
 listed paths are checked to put on every link exactly the load the model's routing does; where they
 do not (or are too many, or the policy is not ECMP, or the step reduces in the network), the pattern
-names the rule instead, and a replay re-derives the loads with :mod:`trnsim.routing`.
+names the rule instead, and a replay re-derives the loads with :mod:`trnsim.routing`. A step that
+names its own paths (``multipath``) lists them as they are, whatever the budget.
 """
 
 import numpy as np
@@ -104,6 +105,14 @@ class PathLister:
         }
         if step.in_network:
             return {**rule, "rule": "in-network"}
+        if step.paths is not None:  # the algorithm chose them (multipath): no rule regenerates them
+            index = self.arrays.index
+            self.budget -= sum(len(paths) for paths in step.paths)
+            return {
+                "paths": [
+                    [[[index[n] for n in path], share] for path, share in paths] for paths in step.paths
+                ]
+            }
         src, dst, weight = flows
         rows = self.router.rows
         counts = [

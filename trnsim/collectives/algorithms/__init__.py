@@ -2,7 +2,7 @@
 
 One module per algorithm (``ring``, ``multiring``, ``multidim``, ``torus``, ``rdh``, ``tree``,
 ``chain``, ``scatter_allgather``, ``mesh``, ``pairwise``, ``bruck``, ``nvls``, ``hierarchical``,
-``forest``), each registering its schedule builder
+``forest``, ``multipath``), each registering its schedule builder
 in :mod:`~trnsim.collectives.algorithms.registry` with :func:`algorithm`, and next to it its program
 builder with :func:`~trnsim.collectives.algorithms.registry.program_of`: the same collective as data,
 chunk by chunk (:mod:`trnsim.collectives.program`), which :mod:`trnsim.collectives.check` proves
@@ -60,6 +60,7 @@ from trnsim.collectives.algorithms import bruck  # noqa: F401  isort: skip
 from trnsim.collectives.algorithms import nvls  # noqa: F401  isort: skip
 from trnsim.collectives.algorithms import hierarchical  # noqa: F401  isort: skip
 from trnsim.collectives.algorithms import forest  # noqa: F401  isort: skip
+from trnsim.collectives.algorithms import multipath  # noqa: F401  isort: skip
 
 __all__ = [
     "ALL",

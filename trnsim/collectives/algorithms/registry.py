@@ -53,7 +53,7 @@ class Algorithm:
         if ctx.traffic is not None and not self.takes_traffic:
             raise NotApplicable(
                 "a skewed all-to-all runs on algorithms that send each block straight to its "
-                "destination (mesh, pairwise); this one combines blocks for several destinations"
+                "destination (mesh, pairwise, multipath); this one combines blocks for several destinations"
             )
         if ctx.blocks is not None and not self.takes_blocks:
             raise NotApplicable(f"{self.name} moves blocks of equal sizes; this group's differ")
