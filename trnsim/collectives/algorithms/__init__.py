@@ -36,6 +36,7 @@ mesh               others            alpha + S/p beta
 chain              broadcast/reduce  (p-2+m) (alpha + S/m beta)
 tree               broadcast/reduce  (D-1+m) (alpha + S/m beta)      (D = floor(log2 p))
 scatter-allgather  broadcast/reduce  p alpha + S beta
+scatter-multidim   broadcast/reduce  2 alpha + 2 S/p beta            (one mesh dimension: scatter, all-gather)
 pairwise           alltoall          (p-1) alpha + (p-1)/p S beta
 bruck              alltoall          log p alpha + (log p) S/2 beta    (p a power of 2)
 bruck              allgather         log p alpha + (p-1)/p S beta      (p a power of 2)

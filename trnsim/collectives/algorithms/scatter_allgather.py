@@ -8,9 +8,13 @@ the root. Each rank sends and receives about ``2 S`` in all rather than the chai
 ``p`` steps rather than ``p - 1`` pipeline stages: on a fully connected graph ``p alpha + S/B``.
 """
 
+from dataclasses import replace
+
+import numpy as np
+
 from trnsim.collectives.algorithms.registry import ROOTED, algorithm, program_of
 from trnsim.collectives.program import Builder, Chunk, Program, reduce_of
-from trnsim.collectives.schedule import Context, Step
+from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step, mirrored
 
 
 def _open_ring(ctx: Context) -> list[int]:
@@ -54,3 +58,180 @@ def program(ctx: Context, op: str) -> Program:
         for i in range(p - 1):
             b.send(1 + s, order[i], order[i + 1], [Chunk(order[(i - s) % p])])
     return b.build() if op == "broadcast" else reduce_of(b.build())
+
+
+# the all-gathers ``scatter-multidim`` builds on, in order of preference (the first that applies)
+FAST_GATHERS = ("multidim", "torus", "multiring")
+
+
+def _fast_gather(ctx: Context) -> str:
+    """The first of :data:`FAST_GATHERS` whose all-gather applies to this group."""
+    from trnsim.collectives.algorithms.registry import REGISTRY
+
+    reasons = []
+    for name in FAST_GATHERS:
+        try:
+            REGISTRY[name].schedule(ctx, "allgather")
+        except NotApplicable as reason:
+            reasons.append(f"{name}: {reason}")
+            continue
+        return name
+    raise NotApplicable("no multi-dimensional all-gather applies (" + "; ".join(reasons) + ")")
+
+
+def _without(step: Step, into: frozenset[int], units: dict) -> Step:
+    """``step`` without its flows into the ranks ``into`` (which hold what they would bring already).
+
+    A scaled step's unit is filtered once (``units``, by identity and ``into``) so the steps that
+    share a unit still share one routing."""
+    src, dst, weight = step.flows()
+    keep = ~np.isin(dst, list(into))
+    if keep.all() and not step.all_pairs:
+        return step
+    unit = None
+    if step.unit is not None:
+        key = (id(step.unit), into)
+        if key not in units:
+            units[key] = (step.unit, _without(step.unit, into, units))  # holds the unit: ids stay unique
+        unit = units[key][1]
+    return Step(
+        src[keep],
+        dst[keep],
+        weight[keep],
+        step.repeat,
+        step.label,
+        links=step.links,
+        unit=unit,
+        scale=step.scale if unit is not None else 1.0,
+        relays=step.relays,
+    )
+
+
+def _held(dims, stream, root: int) -> list[frozenset[int]]:
+    """For each stage of a ``multidim`` stream's all-gather, the ranks it would bring nothing new:
+    after the scatter in the reverse of the stream's order (:func:`dimension_scatter`), a rank that
+    agrees with the root on the stream's first ``i`` dimensions holds every block that agrees with it
+    on the others, all that the all-gather's first ``i`` dimensions deliver to it. (The root holds
+    everything.) A mesh dimension is one stage, a ring ``k // 2``, an open chain ``k - 1``, as
+    :func:`~trnsim.collectives.multidim.stream_stages` stages them."""
+    coords = np.stack([d.coord for d in dims], axis=1)
+    same = np.ones(len(coords), dtype=bool)
+    out = []
+    for d in stream.order:
+        dim = dims[d]
+        same &= coords[:, d] == coords[root, d]
+        mode = dim.modes[stream.classes[d]]
+        stages = 1 if mode == "mesh" else dim.size // 2 if mode == "ring" else dim.size - 1
+        out += [frozenset(np.flatnonzero(same).tolist())] * stages
+    return out
+
+
+def dimension_scatter(dims, order, root: int, p: int) -> list[list[tuple[int, int, list[int]]]]:
+    """The root's scatter dimension by dimension, in ``order`` (dimension indices): stage ``i`` is
+    ``(src, dst, blocks)`` for each holder sending the blocks whose coordinate on dimension
+    ``order[i]`` is ``dst``'s to ``dst``, the rank of its line there. Run in the reverse of a
+    ``multidim`` stream's order, it loads the root's link classes as that stream's all-gather loads
+    each rank's (its mirror image: a gather to the root along the stream's order), so the streams'
+    balance carries over to the scatter."""
+    coords = np.stack([d.coord for d in dims], axis=1)
+    where = {tuple(c): r for r, c in enumerate(coords.tolist())}
+    holders = {root: list(range(p))}
+    stages = []
+    for d in order:
+        stage, after = [], {}
+        for u, blocks in holders.items():
+            sends: dict[int, list[int]] = {}
+            for x in blocks:
+                target = list(coords[u])
+                target[d] = coords[x][d]
+                sends.setdefault(where[tuple(target)], []).append(x)
+            for v, moved in sends.items():
+                after[v] = moved
+                if v != u:
+                    stage.append((u, v, moved))
+        holders = after
+        stages.append(stage)
+    return stages
+
+
+def _fast_broadcast(ctx: Context) -> list[Step | Pipeline]:
+    """The root's scatter, then the chosen all-gather's schedule less what it would send a rank that
+    holds it already. A ``multidim`` all-gather (a pipeline, a chain per stream) takes each stream's
+    :func:`dimension_scatter` as its chain's first stages, so the program's rounds stay the stages,
+    and sends nothing the scatter relayed (:func:`_held`); the others follow one direct scatter step
+    and send nothing into the root."""
+    from trnsim.collectives import multidim
+    from trnsim.collectives.algorithms.registry import REGISTRY
+
+    name, p, root = _fast_gather(ctx), ctx.p, ctx.root
+    units: dict = {}
+    if name != "multidim":
+        scatter = Step.of([(root, j) for j in range(p)], 1 / p, 1, "scatter")
+        return [
+            scatter,
+            *(_without(i, frozenset([root]), units) for i in REGISTRY[name].schedule(ctx, "allgather")),
+        ]
+    chosen = multidim.plan(ctx)
+    (pipeline,) = REGISTRY[name].schedule(ctx, "allgather")
+    scatters: dict[tuple[int, ...], list[Step]] = {}  # by order: streams share their routing
+    chains = []
+    for stream, chain in zip(chosen.streams, pipeline.chains, strict=True):
+        order = stream.order[::-1]
+        if order not in scatters:
+            scatters[order] = [
+                Step.of([(u, v) for u, v, _ in stage], [len(x) / p for *_, x in stage], 1, "scatter")
+                for stage in dimension_scatter(chosen.dims, order, root, p)
+            ]
+        head = tuple((step.scaled(stream.weight),) for step in scatters[order])
+        held = _held(chosen.dims, stream, root)
+        tail = tuple(
+            tuple(_without(s, into, units) for s in stage) for into, stage in zip(held, chain, strict=True)
+        )
+        chains.append(head + tail)
+    return [Pipeline(tuple(chains), f"scatter, then {pipeline.label}")]
+
+
+@algorithm(
+    "scatter-multidim",
+    ROOTED,
+    "van de Geijn over the fastest all-gather: broadcast = scatter from the root, then the "
+    "multidim (else torus, else multiring) all-gather; reduce = its reduce-scatter, then gather",
+)
+def fast_schedule(ctx: Context, op: str) -> list[Step | Pipeline]:
+    broadcast = _fast_broadcast(ctx)
+    return broadcast if op == "broadcast" else mirrored(broadcast)
+
+
+@program_of("scatter-multidim")
+def fast_program(ctx: Context, op: str) -> Program:
+    """The scatter's rounds (for ``multidim``, each stream's :func:`dimension_scatter` on its parts;
+    else one round of every part of block ``j`` from the root to rank ``j``), then the chosen
+    all-gather's program (pipelined if it is), less its transfers to ranks that hold their chunks
+    already (:func:`_held`; else the root). Every rank but the root receives each chunk once, so the
+    reduce is the mirror image (:func:`~trnsim.collectives.program.reduce_of`)."""
+    from trnsim.collectives.algorithms.registry import REGISTRY
+
+    name, p, root = _fast_gather(ctx), ctx.p, ctx.root
+    gather = REGISTRY[name].program(ctx, "allgather")
+    b = Builder("broadcast", p, "scatter-multidim", parts=gather.parts, pipelined=gather.pipelined, root=root)
+    if name == "multidim":
+        from trnsim.collectives import multidim
+
+        chosen = multidim.plan(ctx)
+        held = {}
+        for s, stream in enumerate(chosen.streams):  # stream s carries parts 2s and 2s + 1
+            for i, stage in enumerate(dimension_scatter(chosen.dims, stream.order[::-1], root, p)):
+                for u, v, blocks in stage:
+                    b.send(i, u, v, [Chunk(x, k) for x in blocks for k in (2 * s, 2 * s + 1)], channel=s)
+            held[s] = _held(chosen.dims, stream, root)
+        start = 1 + max(t.round for t in b.transfers)  # one round per scatter stage
+        # the multidim program: stream s's stage i is round i on channel s
+        kept = [t for t in gather.transfers if t.dst not in held[t.channel][t.round]]
+    else:
+        for j in range(p):
+            b.send(0, root, j, [Chunk(j, k) for k in range(len(gather.parts))])
+        start = 1
+        kept = [t for t in gather.transfers if t.dst != root]
+    b.transfers += [replace(t, round=t.round + start) for t in kept]
+    program = b.build(start + gather.rounds)
+    return program if op == "broadcast" else reduce_of(program)
