@@ -56,8 +56,8 @@ def test_unequal_blocks_make_only_an_all_gather_or_a_reduce_scatter():
 
 @pytest.mark.parametrize("op", ["gather", "scatter", "sendrecv", "permute", "alltoallv"])
 def test_the_demand_ops_run_as_all_to_alls_of_their_matrix_and_are_proven(op):
-    # mesh and pairwise, the algorithms that take a traffic matrix: the programs check, and an
-    # algorithm that combines blocks for several destinations is refused
+    # mesh, pairwise and multipath, the algorithms that take a traffic matrix: the programs check,
+    # and an algorithm that combines blocks for several destinations is refused
     import numpy as np
 
     from trnsim.collectives.arguments import Arguments
@@ -70,8 +70,8 @@ def test_the_demand_ops_run_as_all_to_alls_of_their_matrix_and_are_proven(op):
     arguments = Arguments(root=5, counts=counts)
     traffic = arguments.traffic(get_op(op), plain.p)
     ctx = Context(plain.topology, plain.group, traffic)
-    for algo in ("mesh", "pairwise"):
+    for algo in ("mesh", "pairwise", "multipath"):
         program = REGISTRY[algo].program(ctx, "alltoall")
         assert check(program).ok, (algo, check(program))
     result = evaluate(plain.topology, op, [1 << 20], plain.group, algo="all", arguments=arguments)
-    assert set(result.plans) == {"mesh", "pairwise"}
+    assert set(result.plans) == {"mesh", "pairwise", "multipath"}

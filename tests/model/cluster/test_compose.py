@@ -58,11 +58,13 @@ def test_a_large_chain_runs_at_the_slower_of_the_nics_and_the_domains_phases(op,
 
 @pytest.mark.parametrize("link", [1000.0, 50.0])
 def test_a_sendrecv_runs_its_pairs_inside_beside_the_crossing(link):
-    # ranks 0->1->2->3 inside each domain on their own links, rank 3 to the next domain's rank 0
-    # over its NIC, at once: the slower of the two
+    # ranks 0->1->2->3 inside each domain on their own links (mesh: each pair over its direct link;
+    # multipath would also relay through the other chips), rank 3 to the next domain's rank 0 over
+    # its NIC, at once: the slower of the two
     domain, plan = complete_cluster(N, D, link)
     sizes = [1 << 20, 1 << 34]
-    for size, row in zip(sizes, evaluate_cluster(domain, plan, "sendrecv", sizes).rows, strict=True):
+    rows = evaluate_cluster(domain, plan, "sendrecv", sizes, intra_algo="mesh").rows
+    for size, row in zip(sizes, rows, strict=True):
         expected = max(1 + size / (link * 1e3), HOP_US + size / (NIC * 1e3))
         assert row.time_us == pytest.approx(expected, rel=1e-12)
         assert row.chunks == 1
