@@ -151,6 +151,7 @@ def test_algorithms_lists_the_registry(cli):
         "forest",
         "chain",
         "scatter-allgather",
+        "scatter-multidim",
         "multipath",
     }
 

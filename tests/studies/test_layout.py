@@ -178,7 +178,9 @@ def test_pipeline_stages_send_to_the_next_stage_all_boundaries_at_once():
 
     Stages of consecutive chips (pp innermost): each pp group is 4 neighbours on the ring and each
     send has its own link, S/B. Stages interleaved (tp innermost): the groups are the even and the odd
-    chips, every send goes two hops the short way, and each link forward carries two of them: 2S/B.
+    chips, every send goes two hops; the short way each link forward carries two of them, 2S/B.
+    Multipath (under auto) may also send some bytes the long way round, so these are the upper ends:
+    the time lies between a group alone's and the shortest paths' closed form.
     """
     from trnsim.studies.layout import stage_pairs
     from trnsim.topology.synthetic import ring_topology
@@ -189,9 +191,12 @@ def test_pipeline_stages_send_to_the_next_stage_all_boundaries_at_once():
         result = evaluate_layout(ring, ring.chips, {"tp": 2, "pp": 4}, order, {"tp": size, "pp": size})
         pp = next(d for d in result.dimensions if d.name == "pp")
         assert pp.op == "sendrecv" and len(pp.groups) == 2
-        assert pp.row.time_us == pytest.approx(shared * size / bw * 1e6)
-        assert pp.row.alone_time_us == pytest.approx(size / bw * 1e6)  # each group alone: one link a send
-        assert pp.row.busbw_gbps == pytest.approx(bw / 1e9 / shared)  # a send's bytes over its time
+        one_link = size / bw * 1e6  # a send over its own link, shortest paths: each group alone
+        assert pp.row.alone_time_us <= one_link * (1 + 1e-9)  # multipath may also use the long way
+        assert pp.row.alone_time_us * (1 - 1e-9) <= pp.row.time_us <= shared * one_link * (1 + 1e-9)
+        assert pp.row.busbw_gbps == pytest.approx(
+            size / (pp.row.time_us * 1e3)
+        )  # a send's bytes over its time
         assert result.time_us == pytest.approx(sum(d.row.time_us for d in result.dimensions))
 
 
