@@ -136,6 +136,22 @@ class Arguments:
         return "; ".join(words)
 
 
+def resolve(op: Op, p: int, arguments: "Arguments | None", traffic: np.ndarray | None = None):
+    """``(traffic, root, blocks)`` of ``op`` on ``p`` ranks: the arguments ``op`` takes, checked (a run
+    of several ops shares one set), and a demand op's matrix where no skewed ``traffic`` is given.
+
+    >>> from trnsim.collectives.ops import get_op
+    >>> matrix, root, blocks = resolve(get_op("gather"), 2, Arguments(root=1))
+    >>> matrix.tolist(), root, blocks
+    ([[0.0, 0.5], [0.0, 0.5]], 1, None)
+    """
+    arguments = (arguments or Arguments()).for_op(op)
+    arguments.check(op, p)
+    if traffic is None:
+        traffic = arguments.traffic(op, p)
+    return traffic, arguments.root, arguments.blocks(op, p)
+
+
 def normalised_rows(matrix: np.ndarray) -> np.ndarray:
     """``matrix`` scaled so its mean row sum is 1 (a rank sends the size on average)."""
     total = float(matrix.sum())

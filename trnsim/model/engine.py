@@ -15,7 +15,7 @@ import numpy as np
 from trnsim import limits
 from trnsim.collectives import algorithms
 from trnsim.collectives.algorithms import Context, NotApplicable, Pipeline
-from trnsim.collectives.arguments import Arguments
+from trnsim.collectives.arguments import Arguments, resolve
 from trnsim.collectives.ops import Op, dtype_size, get_op
 from trnsim.collectives.program import NETWORK, Program
 from trnsim.collectives.traffic import check_traffic
@@ -226,11 +226,7 @@ def evaluate(
     """
     op = get_op(op_name)
     check_traffic(op.name, traffic, len(group))
-    arguments = (arguments or Arguments()).for_op(op)  # a run of several ops shares its options
-    arguments.check(op, len(group))
-    if traffic is None:
-        traffic = arguments.traffic(op, len(group))  # a demand op's matrix
-    blocks = arguments.blocks(op, len(group))
+    traffic, root, blocks = resolve(op, len(group), arguments, traffic)
     if program is not None and (program.op, program.p) != (op.base, len(group)):
         raise UsageError(f"a {program.op} program on {program.p} ranks cannot cost {op.name} on {len(group)}")
     dtype = dtype.strip().lower()  # names are case-insensitive; rows and baselines carry one spelling
@@ -240,10 +236,10 @@ def evaluate(
         f"{topology.where}: a group of {len(group):,} chips on {len(topology.nodes):,} devices needs",
     )
     aligned, dropped = align_sizes(op, sizes, len(group), dtype)
-    ctx = Context(topology.planner, group, traffic, arguments.root, blocks)  # planned on the healthy system
+    ctx = Context(topology.planner, group, traffic, root, blocks)  # planned on the healthy system
     router = Router(topology, group + list(relays or []))
     routers = [router] + [router.with_seed(seed) for seed in range(1, router.routing.realisations)]
-    shape = dict(traffic=traffic, root=arguments.root, blocks=blocks)
+    shape = dict(traffic=traffic, root=root, blocks=blocks)
     bound = lower_bound(topology, group, op, alpha_ns, router.max_links, with_optimum=exact_bounds, **shape)
     raw_bound = _raw_bound(topology, group, op, alpha_ns, router.max_links, bound, exact_bounds, shape)
 

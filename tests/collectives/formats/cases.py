@@ -20,3 +20,15 @@ def expressible(program) -> bool:
     unequal = sizes is not None and not np.allclose(sizes, 1 / program.p)
     basic = program.op in ("allreduce", "allgather", "reducescatter", "alltoall")
     return basic and not in_network and not unequal and not program.relays
+
+
+def assert_same_totals(program, back) -> None:
+    """``back`` (a file's program read back) moves what ``program`` moves between every pair of ranks."""
+    from trnsim.collectives.agreement import program_totals
+    from trnsim.collectives.formats.grid import units
+
+    mine, theirs = program_totals(program), program_totals(back)
+    assert set(mine) == set(theirs)
+    # parts that are not small fractions (forest's LP weights) are rounded to 1/120 of a block
+    rtol = 1e-12 if units(program.parts)[2] else 0.1
+    assert all(np.isclose(mine[pair], theirs[pair], rtol=rtol) for pair in mine)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trnsim.collectives import algorithms
-from trnsim.collectives.arguments import Arguments
+from trnsim.collectives.arguments import Arguments, resolve
 from trnsim.collectives.ops import get_op
 from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
 from trnsim.collectives.traffic import check_traffic
@@ -154,14 +154,10 @@ def prepare_concurrent(
     _check_groups(groups)
     p = len(groups[0])
     check_traffic(op.name, traffic, p)
-    arguments = (arguments or Arguments()).for_op(op)  # a run of several ops shares its options
-    arguments.check(op, p)
-    if traffic is None:
-        traffic = arguments.traffic(op, p)  # a demand op's matrix
-    blocks = arguments.blocks(op, p)
+    traffic, root, blocks = resolve(op, p, arguments, traffic)
     aligned, dropped = align_sizes(op, sizes, p, dtype)
     images = translates(topology, groups)  # per group: (its original's index, directed-edge map) or None
-    shape = (traffic, arguments.root, blocks)
+    shape = (traffic, root, blocks)
     schedules, skipped = _schedules(topology, op.base, groups, images, algo, shape)
     realisations = routing_of(topology.spec).realisations
     dtype = dtype.strip().lower()  # names are case-insensitive; rows carry one spelling
@@ -177,7 +173,7 @@ def prepare_concurrent(
         skipped,
         realisations,
         dtype,
-        arguments.root,
+        root,
         blocks,
     )
 
