@@ -61,8 +61,9 @@ RangeOption = Annotated[
 ]
 
 app = typer.Typer(
-    help="Model all-reduce, all-gather, reduce-scatter and all-to-all as the system's library runs them, "
-    "next to trnsim's best schedule, congestion included."
+    help="Model every collective nccl-tests and nccom-test run (all-reduce, all-gather, reduce-scatter, "
+    "all-to-all, broadcast, reduce, gather, scatter, send/recv, permute and the v forms) as the system's "
+    "library runs them, next to trnsim's best schedule, congestion included."
     "\n\nExamples:\n\ntrnsim collective allreduce --sku nl72x2\ntrnsim collective algorithms",
     no_args_is_help=True,
 )
