@@ -55,11 +55,7 @@ def cli(capsys):
 
 def cli_commands() -> list[tuple[tuple[str, ...], object]]:
     """Every command of the CLI as ``(path, click command)``, e.g. ``(("topo", "show"), ...)``."""
-    from typer.main import get_command
-
-    from trnsim.cli.app import _register_collective, app
-
-    _register_collective()
+    from trnsim.cli.app import command_tree
 
     def walk(command, path):
         if getattr(command, "commands", None):
@@ -68,7 +64,7 @@ def cli_commands() -> list[tuple[tuple[str, ...], object]]:
         else:
             yield path, command
 
-    return list(walk(get_command(app), ()))
+    return list(walk(command_tree(), ()))
 
 
 def pytest_addoption(parser):

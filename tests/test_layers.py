@@ -189,11 +189,9 @@ _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 @functools.cache
 def _cli_flags() -> frozenset[str]:
     """Every option name of every trnsim command (``--alpha-us``, ``--fail``, ``--help``, ...)."""
-    import typer.main
 
-    from trnsim.cli.app import _register_collective, app
+    from trnsim.cli.app import command_tree
 
-    _register_collective()
     flags: set[str] = set()
 
     def walk(command) -> None:
@@ -202,7 +200,7 @@ def _cli_flags() -> frozenset[str]:
         for sub in getattr(command, "commands", {}).values():
             walk(sub)
 
-    walk(typer.main.get_command(app))
+    walk(command_tree())
     return frozenset(flags)
 
 

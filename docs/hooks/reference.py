@@ -238,11 +238,9 @@ def _anchor_of(struct: str) -> str:
 
 
 def _command_paths() -> list[tuple[str, ...]]:
-    import typer
 
-    from trnsim.cli.app import _register_collective, app
+    from trnsim.cli.app import command_tree
 
-    _register_collective()
     found: list[tuple[str, ...]] = []
 
     def walk(command, path):
@@ -250,7 +248,7 @@ def _command_paths() -> list[tuple[str, ...]]:
         for name, sub in getattr(command, "commands", {}).items():
             walk(sub, (*path, name))
 
-    walk(typer.main.get_command(app), ())
+    walk(command_tree(), ())
     return found
 
 

@@ -1,9 +1,8 @@
 """One option name, one meaning: renamed options, their old spellings, and a check over every command."""
 
 import pytest
-import typer
 
-from trnsim.cli.app import _register_collective, app
+from trnsim.cli.app import command_tree
 from trnsim.cli.compat import RENAMED
 
 # (command, old name) -> a command line using the option, with {} where the name goes, and a value
@@ -38,8 +37,7 @@ def test_the_old_spelling_still_works_with_a_note(cli, key):
 
 def _options() -> dict[str, dict[str, str]]:
     """Every visible option name -> {command path: its help}."""
-    _register_collective()
-    root = typer.main.get_command(app)
+    root = command_tree()
     found: dict[str, dict[str, str]] = {}
 
     def walk(command, path):

@@ -50,20 +50,14 @@ def _command(argv: list[str]) -> str:
 
 
 def test_the_cases_cover_every_output_option_of_every_command():
-    from trnsim.cli import app as root
+    import inspect
 
-    root._register_collective()
+    from tests.conftest import cli_commands
+
     found = set()
-
-    def walk(typer_app, prefix):
-        for command in typer_app.registered_commands:
-            name = prefix + (command.name or command.callback.__name__)
-            labels = _labels(command.callback.__wrapped__)
-            found.update((_command(name.split()), labels[p]) for p in OUTPUTS if p in labels)
-        for group in typer_app.registered_groups:
-            walk(group.typer_instance, prefix + group.name + " ")
-
-    walk(root.app, "")
+    for path, command in cli_commands():
+        labels = _labels(inspect.unwrap(command.callback))  # typer's wrapper, then guarded()
+        found.update((_command(list(path)), labels[p]) for p in OUTPUTS if p in labels)
     assert found == {(_command(argv), option) for argv, option, _ in CASES} | READS_NO_FILE
 
 

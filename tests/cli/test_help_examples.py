@@ -5,9 +5,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-import typer
 
-from trnsim.cli.app import _register_collective, app
+from trnsim.cli.app import command_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 PLOT = ("topo draw", "plot", "report")  # need the plot extra (matplotlib)
@@ -15,7 +14,6 @@ PLOT = ("topo draw", "plot", "report")  # need the plot extra (matplotlib)
 
 def _commands() -> list[tuple[str, ...]]:
     """Every command path, groups included (``()`` is ``trnsim`` itself)."""
-    _register_collective()
     found = []
 
     def walk(command, path):
@@ -23,7 +21,7 @@ def _commands() -> list[tuple[str, ...]]:
         for name, sub in getattr(command, "commands", {}).items():
             walk(sub, (*path, name))
 
-    walk(typer.main.get_command(app), ())
+    walk(command_tree(), ())
     return found
 
 
@@ -32,7 +30,7 @@ COMMANDS = _commands()
 
 def _declared(path: tuple[str, ...]) -> list[str]:
     """The example lines of a command's help text as written (before the terminal wraps them)."""
-    command = typer.main.get_command(app)
+    command = command_tree()
     for name in path:
         command = command.commands[name]
     text = command.help or ""

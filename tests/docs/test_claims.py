@@ -95,9 +95,8 @@ def test_the_sweep_row_count_is_the_catalog_s():
 def test_the_page_says_which_commands_take_the_what_ifs():
     # "What-ifs on every command": every command that models a system takes the four, with the
     # exceptions the paragraph names; the parser is the truth
-    import typer
 
-    from trnsim.cli.app import _register_collective, app
+    from trnsim.cli.app import command_tree
 
     assert (
         "all but `topo list`, `topo validate`, `topo new`, `collective algorithms`, `validate` and the `schedule` "
@@ -119,7 +118,6 @@ def test_the_page_says_which_commands_take_the_what_ifs():
         "topo draw": {"--set", "--fail"},
         "calibrate": every - {"--calibration"},
     }
-    _register_collective()
 
     def walk(command, path):
         if hasattr(command, "commands"):
@@ -129,7 +127,7 @@ def test_the_page_says_which_commands_take_the_what_ifs():
             names = {name for param in command.params for name in getattr(param, "opts", [])}
             yield " ".join(path), names & every
 
-    for path, taken in walk(typer.main.get_command(app), []):
+    for path, taken in walk(command_tree(), []):
         assert taken == expected.get(path, every), path
 
 

@@ -8,8 +8,9 @@ from typing import Annotated
 import typer
 
 from trnsim import __version__
-from trnsim.cli import topo
 from trnsim.cli.flags import error_text
+from trnsim.cli.lazy import Entry, lazy_group, settings_of
+from trnsim.cli.typed import OrderedCommand
 from trnsim.errors import EXIT_INTERRUPTED, EXIT_THRESHOLD, EXIT_USAGE, TrnsimError
 from trnsim.outputs.render import NON_FINITE, print_error, set_wide
 
@@ -23,38 +24,49 @@ app = typer.Typer(
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.add_typer(topo.app, name="topo")
+
+# Every command, in the order --help lists them; each one's module is imported when it is named
+# (trnsim.cli.lazy). The variants keep the order typed across --sku and --topology (A is the base of
+# the ratios): those commands record it (OrderedCommand).
+_ORDERED = {"cls": OrderedCommand}
+COMMANDS = (
+    Entry("compare", "trnsim.cli.compare:compare", _ORDERED),
+    Entry("report", "trnsim.cli.report:report", _ORDERED),
+    Entry("sweep", "trnsim.cli.sweep:sweep", _ORDERED),
+    Entry("plot", "trnsim.cli.plot:plot", _ORDERED),
+    Entry("calibrate", "trnsim.cli.calibrate:calibrate"),
+    Entry("layout", "trnsim.cli.layout:layout"),
+    Entry("faults", "trnsim.cli.faults:faults"),
+    Entry("validate", "trnsim.cli.validate:validate"),
+    Entry("measure-plan", "trnsim.cli.measure_plan:measure_plan"),
+    Entry("topo", "trnsim.cli.topo:app"),
+    Entry("collective", "trnsim.cli.collective:app"),
+    Entry("cluster", "trnsim.cli.cluster:app"),
+    Entry("schedule", "trnsim.cli.schedule:app"),
+)
 
 
-def _register_collective() -> None:
-    """Add the commands past ``topo``, once: each command's module imports what it needs when it runs."""
-    if not any(group.name == "collective" for group in app.registered_groups):
-        from trnsim.cli import cluster, collective
-        from trnsim.cli.calibrate import calibrate
-        from trnsim.cli.compare import compare
-        from trnsim.cli.faults import faults
-        from trnsim.cli.layout import layout
-        from trnsim.cli.measure_plan import measure_plan
-        from trnsim.cli.plot import plot
-        from trnsim.cli.report import report
-        from trnsim.cli.schedule import app as schedule_app
-        from trnsim.cli.sweep import sweep
-        from trnsim.cli.typed import OrderedCommand
-        from trnsim.cli.validate import validate
+def command_tree():
+    """The CLI as a click group whose commands are built (and their modules imported) when named.
 
-        app.add_typer(collective.app, name="collective")
-        # the variants keep the order typed across --sku and --topology (A is the base of the ratios)
-        for name, command in (("compare", compare), ("report", report), ("sweep", sweep), ("plot", plot)):
-            app.command(name, cls=OrderedCommand)(command)
-        app.command("calibrate")(calibrate)
-        app.command("layout")(layout)
-        app.command("faults")(faults)
-        app.add_typer(cluster.app, name="cluster")
-        app.command("validate")(validate)
-        app.command("measure-plan")(measure_plan)
-        app.add_typer(schedule_app, name="schedule")
-        _reflow_help(app)
-        _guard_files(app)
+    Walking all of it (``--help``, the docs, the tests: ``.commands.items()``) builds every command.
+    """
+    from typer.models import TyperInfo
+
+    return lazy_group(TyperInfo(app), settings_of(app), COMMANDS, _prepare)
+
+
+def _prepare(command) -> None:
+    """Before a command is converted: its docstring reflowed for --help (once) and every command
+    checking its output files against its inputs before it runs (:mod:`.files`)."""
+    from trnsim.cli.files import guarded
+
+    callback = command.callback
+    if not getattr(callback, "__trnsim_reflowed__", False):
+        if callback.__doc__:
+            callback.__doc__ = _reflow(callback.__doc__)
+        callback.__trnsim_reflowed__ = True  # guarded() copies it onto its wrapper
+    command.callback = guarded(callback)
 
 
 def _reflow(doc: str) -> str:
@@ -74,25 +86,6 @@ def _reflow(doc: str) -> str:
         else:
             paragraphs.append(" ".join(line.strip() for line in lines))
     return "\n\n".join(paragraphs)
-
-
-def _reflow_help(typer_app: typer.Typer) -> None:
-    for command in typer_app.registered_commands:
-        if command.callback is not None and command.callback.__doc__:
-            command.callback.__doc__ = _reflow(command.callback.__doc__)
-    for group in typer_app.registered_groups:
-        _reflow_help(group.typer_instance)
-
-
-def _guard_files(typer_app: typer.Typer) -> None:
-    """Every command checks its output files against its inputs before it runs (:mod:`.files`)."""
-    from trnsim.cli.files import guarded
-
-    for command in typer_app.registered_commands:
-        if command.callback is not None:
-            command.callback = guarded(command.callback)
-    for group in typer_app.registered_groups:
-        _guard_files(group.typer_instance)
 
 
 def _version(value: bool) -> None:
@@ -119,20 +112,21 @@ def root(
     """Analyze Trainium scale-up topologies and model how fast collectives run on them."""
 
 
-def _group_of(args: list[str]) -> typer.Typer | None:
+def _group_of(root, args: list[str]):
     """The command group that ``args`` name with nothing after them (``[]``, ``["topo"]``), if any."""
-    group = app
+    command = root
     for arg in args:
-        group = next((g.typer_instance for g in group.registered_groups if g.name == arg), None)
-        if group is None:
+        commands = getattr(command, "commands", None)
+        if commands is None or arg not in commands:
             return None
-    return group
+        command = commands[arg]
+    return command if getattr(command, "commands", None) is not None else None
 
 
-def _show_help_and_fail(args: list[str]) -> None:
+def _show_help_and_fail(root, args: list[str]) -> None:
     """A bare group command is incomplete usage: its help goes to stderr and the exit code is 2."""
     with contextlib.redirect_stdout(sys.stderr):  # typer's Rich help prints to stdout
-        app(args=[*args, "--help"], prog_name="trnsim", standalone_mode=False)
+        root.main(args=[*args, "--help"], prog_name="trnsim", standalone_mode=False)
     sys.exit(EXIT_USAGE)
 
 
@@ -194,10 +188,10 @@ def main(argv: list[str] | None = None) -> None:
     # --debug is accepted anywhere on the line, not only before the command; --wide is set above
     argv = ["--debug", *args] if debug else args
     try:
-        _register_collective()
-        if _group_of(args) is not None:
-            _show_help_and_fail(args)
-        code = app(args=argv, prog_name="trnsim", standalone_mode=False)
+        root = command_tree()
+        if _group_of(root, args) is not None:
+            _show_help_and_fail(root, args)
+        code = root.main(args=argv, prog_name="trnsim", standalone_mode=False)
     except TrnsimError as exc:
         message = error_text(exc)
         if message == NON_FINITE and (given := _inputs(args)):

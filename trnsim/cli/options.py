@@ -391,10 +391,10 @@ Heatmap = Annotated[Path | None, typer.Option("--heatmap", help=HEATMAP_HELP, sh
 
 def picture_path(path: Path | None, what: str) -> Path | None:
     """Check a picture's file name (suffix and folder) before any work."""
-    from trnsim.outputs.draw import FORMATS
-
     if path is None:
         return None
+    from trnsim.outputs.draw import FORMATS
+
     if path.suffix.lower() not in FORMATS:
         raise UsageError(f"{what} {path}: give a {', '.join(FORMATS[:-1])} or {FORMATS[-1]} file")
     return writable(path, what)

@@ -6,17 +6,20 @@ A variant is written ``NAME`` or ``NAME:set=KEY=VALUE[:set=KEY=VALUE...]`` (the 
 calibration file to that variant alone (its edits, where the entry stands among the variant's own).
 """
 
+from __future__ import annotations
+
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trnsim.errors import TrnsimError, UsageError
-from trnsim.model.backend import Selection
-from trnsim.model.rows import Evaluation
 from trnsim.spec.overrides import named_edits
-from trnsim.studies.runtimes import priced, study_runtime
-from trnsim.topology.graph import Topology
-from trnsim.topology.load import load_topology
+
+if TYPE_CHECKING:  # the evaluation stack is imported by what runs it, not by a label or a parse
+    from trnsim.model.backend import Selection
+    from trnsim.model.rows import Evaluation
+    from trnsim.topology.graph import Topology
 
 CALIBRATION_KEY = "calibration"  # NAME:calibration=FILE
 
@@ -53,7 +56,7 @@ class Variant:
     text: str = field(default="", compare=False)  # as the user wrote it, for messages
 
     @staticmethod
-    def parse(text: str, is_file: bool = False, common: tuple[str, ...] = ()) -> "Variant":
+    def parse(text: str, is_file: bool = False, common: tuple[str, ...] = ()) -> Variant:
         """Parse ``NAME[:set=K=V...][:fail=SPEC...][:calibration=FILE]``; ``common`` edits
         (``--set``) apply to every variant first."""
         spelled = text.replace(":fail=", ":set=fail=").replace(":calibration=", ":set=calibration=")
@@ -67,6 +70,8 @@ class Variant:
 
     def load(self) -> Topology:
         """Build the variant's topology; an error names the variant as the user wrote it."""
+        from trnsim.topology.load import load_topology
+
         try:
             return load_topology(self.sku, self.file, self.edits())
         except TrnsimError as exc:
@@ -155,6 +160,9 @@ def run_variants(
 
     Every variant is loaded and its runtime checked before any is evaluated: a runtime that cannot
     model one variant refuses the study before its work."""
+    from trnsim.model.backend import Selection
+    from trnsim.studies.runtimes import priced
+
     selection = selection or Selection()  # every rank of each variant, at its file's costs
     prepared = [_prepare(variant, selection, runtime, len(variants), algo, op) for variant in variants]
     results, seen = [], {}
@@ -184,6 +192,8 @@ def _prepare(
     """The variant's system, its backend and the runtime that prices it, checked before any work
     (a calibrated variant is priced by what its calibration was fitted against, unless a runtime is
     asked for)."""
+    from trnsim.studies.runtimes import study_runtime
+
     topology = variant.load()
     if runtime is None and variant.calibrations:
         from trnsim.studies.calibration.files import calibration_runtime
