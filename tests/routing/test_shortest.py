@@ -124,3 +124,39 @@ def test_random_tori_equal_networkx(sizes, wrap):
     topo = build(validate_document(document, find_sku("nl16")))
     if topo.n_chips >= 2:
         _check_against_networkx(topo)
+
+
+def _scipy_distances(arrays, sources):
+    from scipy.sparse.csgraph import shortest_path
+
+    found = np.atleast_2d(shortest_path(arrays.unit_csr, unweighted=True, directed=True, indices=sources))
+    return np.where(np.isfinite(found), found, -1).astype(np.int32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 30), p=st.floats(0.0, 0.5), seed=st.integers(0, 10_000), rows=st.integers(1, 30))
+def test_numpy_distances_are_scipys_also_unreachable(n, p, seed, rows):
+    # no path kept: components apart, nodes alone
+    from trnsim.routing.shortest import _frontier_distances
+
+    graph = nx.gnp_random_graph(n, p, seed=seed)
+    graph.add_edge(0, n - 1)  # at least one link
+    arrays = graph_arrays(_from_networkx(graph, 0))
+    sources = np.random.default_rng(seed).integers(0, n, size=min(rows, n))
+    found = _frontier_distances(arrays, sources, 1 << 30)
+    assert found is not None and found.dtype == np.int32
+    np.testing.assert_array_equal(found, _scipy_distances(arrays, sources))
+
+
+@pytest.mark.parametrize("path", CATALOG, ids=lambda p: p.stem)
+def test_distances_are_scipys_within_or_past_the_numpy_budget(path, monkeypatch):
+    from trnsim.routing import shortest
+
+    arrays = graph_arrays(topology(path.stem))
+    sources = np.arange(arrays.n_chips)
+    expected = _scipy_distances(arrays, sources)
+    np.testing.assert_array_equal(shortest.distances(arrays, sources), expected)
+    # a budget too small for the search: it stops (None), and scipy's answer is the same
+    assert shortest._frontier_distances(arrays, sources, len(sources) * len(arrays.src)) is None
+    monkeypatch.setattr(shortest, "_FRONTIER_WORK", 1)
+    np.testing.assert_array_equal(shortest.distances(arrays, sources), expected)

@@ -61,13 +61,8 @@ _COMPILED_FROM = 1 << 16
 
 
 def _bfs_from_distances(arrays: GraphArrays, sources: np.ndarray) -> BFS:
-    from scipy.sparse.csgraph import shortest_path
-
     rows, n = len(sources), arrays.n_nodes
-    found = shortest_path(arrays.unit_csr, method="D", unweighted=True, directed=True, indices=sources)
-    found = np.atleast_2d(found)
-    dist = np.where(np.isfinite(found), found, -1).astype(np.int32)
-    del found
+    dist = distances(arrays, sources)
     src, dst = arrays.src, arrays.dst
     # node-major distances: gathering an edge's ends reads whole rows (cache-friendly)
     narrow = np.int16 if n < 32767 else np.int32
@@ -102,6 +97,57 @@ def _bfs_from_distances(arrays: GraphArrays, sources: np.ndarray) -> BFS:
 
 
 _DAG_BLOCK = 1 << 24  # (row, edge) comparisons per block of the DAG extraction
+
+
+def distances(arrays: GraphArrays, sources: np.ndarray) -> np.ndarray:
+    """Hops from each source (a row) to every node, -1 where unreachable (int32).
+
+    A small search runs level by level on numpy (:func:`_frontier_distances`), which needs no scipy:
+    importing scipy costs about 0.3 s, more than the whole search on a rack-scale system such as
+    NL72x2; a larger one, or one that turns out deeper than :data:`_FRONTIER_WORK` allows, is
+    scipy's compiled BFS. Both give the same matrix.
+    """
+    found = _frontier_distances(arrays, sources, _FRONTIER_WORK)
+    if found is not None:
+        return found
+    from scipy.sparse.csgraph import shortest_path
+
+    found = shortest_path(arrays.unit_csr, method="D", unweighted=True, directed=True, indices=sources)
+    found = np.atleast_2d(found)
+    return np.where(np.isfinite(found), found, -1).astype(np.int32)
+
+
+# (source, directed edge) visits the numpy search may make in all, past which scipy's is used
+_FRONTIER_WORK = 1 << 24
+
+
+def _frontier_distances(arrays: GraphArrays, sources: np.ndarray, work: int) -> np.ndarray | None:
+    """:func:`distances` by expanding every source's frontier one level at a time (a node is reached
+    when any edge into it leaves the frontier), or None once ``work`` visits would be exceeded."""
+    rows, n, edges = len(sources), arrays.n_nodes, len(arrays.src)
+    if rows * edges > work:
+        return None
+    order = np.argsort(arrays.dst, kind="stable")
+    heads, tails = arrays.dst[order], arrays.src[order]
+    reached = np.unique(heads)  # the nodes with an edge in, and where their edges start
+    starts = np.searchsorted(heads, reached)
+    dist = np.full((rows, n), -1, dtype=np.int32)
+    dist[np.arange(rows), sources] = 0
+    seen = dist >= 0
+    frontier, level, done = seen, 0, 0
+    while True:
+        done += rows * edges
+        if done > work:
+            return None
+        level += 1
+        near = np.zeros((rows, n), dtype=bool)
+        if len(reached):
+            near[:, reached] = np.logical_or.reduceat(frontier[:, tails], starts, axis=1)
+        frontier = near & ~seen
+        if not frontier.any():
+            return dist
+        dist[frontier] = level
+        seen |= frontier
 
 
 def _bfs_levels(arrays: GraphArrays, sources: np.ndarray, transit: np.ndarray | None) -> BFS:

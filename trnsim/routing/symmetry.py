@@ -289,15 +289,10 @@ def orbits(perms: list[np.ndarray], n: int) -> np.ndarray:
     label = np.arange(n)
     if not perms:
         return label
-    from scipy.sparse import coo_array
-    from scipy.sparse.csgraph import connected_components
+    from trnsim.topology.arrays import smallest_in_component
 
     tails = np.concatenate([np.arange(n)] * len(perms))
-    heads = np.concatenate(perms)
-    _, component = connected_components(coo_array((np.ones(len(tails)), (tails, heads)), shape=(n, n)))
-    smallest = np.full(component.max() + 1, n)
-    np.minimum.at(smallest, component, np.arange(n))
-    return smallest[component]
+    return smallest_in_component(n, tails, np.concatenate(perms))
 
 
 @dataclass(frozen=True)

@@ -123,3 +123,39 @@ def _arrays(topology: Topology) -> GraphArrays:
         edge_ends=ends,
     )
     return arrays
+
+
+def smallest_in_component(n: int, tails: np.ndarray, heads: np.ndarray) -> np.ndarray:
+    """For each of ``n`` nodes, the smallest node of its connected component, the edges
+    ``tails[i] - heads[i]`` taken either way (what scipy's ``connected_components`` finds, without
+    importing scipy: about 0.3 s of a run on a rack-scale system).
+
+    Each round hooks every edge's larger root under the smaller one, then every node jumps to its
+    root; when a round changes nothing, each edge's two ends share a root, which is the smallest
+    node of their component (a root is a node at most every node pointing to it).
+
+    >>> smallest_in_component(5, np.array([3, 1]), np.array([1, 4])).tolist()
+    [0, 1, 2, 1, 1]
+    """
+    label = np.arange(n)
+    tails, heads = np.asarray(tails, dtype=np.int64), np.asarray(heads, dtype=np.int64)
+    while True:
+        a, b = label[tails], label[heads]
+        hooked = label.copy()
+        low = np.minimum(a, b)
+        np.minimum.at(hooked, a, low)
+        np.minimum.at(hooked, b, low)
+        while True:  # every node to its root (pointer jumping)
+            jumped = hooked[hooked]
+            if np.array_equal(jumped, hooked):
+                break
+            hooked = jumped
+        if np.array_equal(hooked, label):
+            return label
+        label = hooked
+
+
+def component_labels(n: int, tails: np.ndarray, heads: np.ndarray) -> np.ndarray:
+    """Connected components numbered 0, 1, ... in the order of their smallest node, as scipy's
+    ``connected_components`` numbers them."""
+    return np.unique(smallest_in_component(n, tails, heads), return_inverse=True)[1]
