@@ -1,7 +1,9 @@
 """Shared fixtures: the catalog, loaded topologies and an in-process CLI runner; the ``slow``
 marker (skipped unless ``--runslow`` or ``TRNSIM_SLOW=1``)."""
 
+import itertools
 import os
+import tempfile
 from dataclasses import dataclass
 from functools import cache
 
@@ -19,6 +21,19 @@ if os.environ.get("CI") or os.environ.get("TRNSIM_SLOW") == "1":
     settings.load_profile("ci")
 
 CATALOG = catalog_files()
+
+# trnsim's disk cache (trnsim.cache) in a test run is the run's own, never a developer's, and each
+# test starts with an empty one: no answer depends on what ran before, here or in CI. Processes a
+# test starts inherit the test's folder. TRNSIM_CACHE (off) is left to the tests that set it.
+_CACHES = tempfile.TemporaryDirectory(prefix="trnsim-test-cache-")
+_COUNT = itertools.count()
+os.environ["TRNSIM_CACHE_DIR"] = _CACHES.name
+os.environ.pop("TRNSIM_CACHE", None)
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(monkeypatch):
+    monkeypatch.setenv("TRNSIM_CACHE_DIR", os.path.join(_CACHES.name, str(next(_COUNT))))
 
 
 RAW = ("efficiency.default=1", "efficiency.classes={}")

@@ -86,7 +86,8 @@ class TopologyCache:
     * ``optimum``: bandwidth lower bounds by (group, op) (:func:`trnsim.model.optimum.optimum`), and
       by (group, op, root or traffic digest) for the rooted and demand ops (``trnsim.model.optimum``);
     * ``optimum_gather``: all-gather optima by (group, reversed), and by blocks (``trnsim.model.optimum``);
-    * ``forest_overlay``: the chip overlay trees are packed on (:func:`trnsim.collectives.forest.overlay`).
+    * ``forest_overlay``: the chip overlay trees are packed on (:func:`trnsim.collectives.forest.overlay`);
+    * ``digest``: the built system's digest (:attr:`Topology.digest`).
     """
 
     arrays: Any = None
@@ -95,6 +96,7 @@ class TopologyCache:
     optimum: dict[tuple, Any] = field(default_factory=dict)
     optimum_gather: dict[tuple, Any] = field(default_factory=dict)
     forest_overlay: Any = None
+    digest: str | None = None
 
 
 @dataclass
@@ -202,6 +204,20 @@ class Topology:
         """The efficiency every link shares, or None when link classes differ."""
         shares = {data.get("efficiency", 1.0) for data in self.links.values()}
         return shares.pop() if len(shares) == 1 else None
+
+    @property
+    def digest(self) -> str:
+        """A digest of the built system: its spec, devices, links, rank order, natural cuts and failed
+        parts (what anything computed from it may read; not where it came from). A key of the values
+        kept on disk between runs (:mod:`trnsim.cache`)."""
+        if self.cache.digest is None:
+            from trnsim.cache import digest
+
+            links = [(u, v, data) for (u, v), data in self.links.items()]
+            # the devices in their order (an array index each), each one's attributes in any order
+            nodes = list(self.nodes.items())
+            self.cache.digest = digest(self.spec, nodes, links, self.chips, self.cuts, self.faults)
+        return self.cache.digest
 
     def link(self, u: str, v: str) -> dict | None:
         """The bundle between two devices, if any."""

@@ -27,6 +27,7 @@ import numpy as np
 
 from trnsim.model.optimum.alltoall import GAP, Dual, class_label, flow_lp
 from trnsim.model.optimum.cuts import gather_cut
+from trnsim.model.optimum.disk import kept
 from trnsim.model.optimum.gather import cut_label, prepared
 from trnsim.model.optimum.graph import Network, network
 from trnsim.model.optimum.lengths import LENGTH_FLOOR
@@ -66,7 +67,7 @@ def demand_optimum(
     cache = topology.cache.optimum
     key = (tuple(group), op_name, digest)
     if key not in cache:
-        cache[key] = _demand_optimum(topology, list(group), moved)
+        cache[key] = kept(topology, "demand", key, lambda: _demand_optimum(topology, list(group), moved))
     return cache[key]
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from trnsim.model.bounds.families import TIE
 from trnsim.model.optimum.cuts import gather_cut
+from trnsim.model.optimum.disk import kept
 from trnsim.model.optimum.graph import Network, network
 from trnsim.model.optimum.symmetry import member_orbit_reps, translations
 from trnsim.model.optimum.twins import merge_twins
@@ -87,8 +88,14 @@ def gather_optimum(
         blocks = None  # equal shares: the all-gather itself, with its symmetries
     cache = topology.cache.optimum_gather
     key = (tuple(group), reverse) if blocks is None else (tuple(group), reverse, tuple(blocks))
-    if key in cache:
-        return cache[key]
+    if key not in cache:
+        cache[key] = kept(topology, "gather", key, lambda: _gather_optimum(topology, group, reverse, blocks))
+    return cache[key]
+
+
+def _gather_optimum(
+    topology: Topology, group: list[str], reverse: bool, blocks: tuple[float, ...] | None
+) -> tuple[float, str, bool]:
     net, merged, mapping, hints, targets = prepared(topology, group, reverse, blocks is None)
     p = net.p
     weights = None if blocks is None else np.asarray(blocks, dtype=float)
@@ -114,8 +121,7 @@ def gather_optimum(
         slowest = int(np.argmax(need))
         injected = seconds <= need[slowest] / 1e9 * (1 + TIE)
     label = f"injection ({group[slowest]})" if injected else cut_label(topology, group, net, side)
-    cache[key] = seconds, label, cut.exact
-    return cache[key]
+    return seconds, label, cut.exact
 
 
 def rooted_optimum(topology: Topology, group: list[str], root: int, reverse: bool) -> tuple[float, str, bool]:
@@ -134,8 +140,14 @@ def rooted_optimum(topology: Topology, group: list[str], root: int, reverse: boo
     """
     cache = topology.cache.optimum
     key = (tuple(group), "reduce" if reverse else "broadcast", root)
-    if key in cache:
-        return cache[key]
+    if key not in cache:
+        cache[key] = kept(topology, "rooted", key, lambda: _rooted_optimum(topology, group, root, reverse))
+    return cache[key]
+
+
+def _rooted_optimum(
+    topology: Topology, group: list[str], root: int, reverse: bool
+) -> tuple[float, str, bool]:
     net, merged, mapping, hints, _ = prepared(topology, group, reverse, symmetric_targets=False)
     weights = np.zeros(net.p)
     weights[root] = 1.0
@@ -146,5 +158,4 @@ def rooted_optimum(topology: Topology, group: list[str], root: int, reverse: boo
     seconds = 1.0 / (value * 1e9) if value > 0 else float("inf")
     where = "from" if not reverse else "to"
     label = f"min cut {where} {group[root]} ({cut_label(topology, group, net, side)})"
-    cache[key] = seconds, label, cut.exact and net.n == net.p
-    return cache[key]
+    return seconds, label, cut.exact and net.n == net.p

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from trnsim.model.bounds.families import TIE, Candidate, injection, largest
 from trnsim.model.optimum.alltoall import solve_alltoall
 from trnsim.model.optimum.cuts import member_cut
+from trnsim.model.optimum.disk import kept
 from trnsim.model.optimum.gather import cut_label, gather_optimum
 from trnsim.model.optimum.graph import network
 from trnsim.topology.graph import Topology
@@ -37,7 +38,7 @@ class Optimum:
 def optimum(topology: Topology, group: list[str], op_name: str) -> Optimum:
     """The exact (or, where flagged, a valid) bandwidth lower bound of ``op_name`` on ``group``.
 
-    Kept in the topology's cache per group and op.
+    Kept in the topology's cache per group and op, and on disk between runs (:mod:`.disk`).
 
     Parameters
     ----------
@@ -74,9 +75,13 @@ def optimum(topology: Topology, group: list[str], op_name: str) -> Optimum:
     cache = topology.cache.optimum
     key = (tuple(group), op_name)
     if key not in cache:
-        found = _optimum(topology, list(group), op_name)
-        cache[key] = Optimum(float(found.seconds_per_byte), found.limited_by, bool(found.exact))
+        cache[key] = Optimum(*kept(topology, "optimum", key, lambda: _plain(topology, group, op_name)))
     return cache[key]
+
+
+def _plain(topology: Topology, group: list[str], op_name: str) -> tuple[float, str, bool]:
+    found = _optimum(topology, list(group), op_name)
+    return float(found.seconds_per_byte), found.limited_by, bool(found.exact)
 
 
 def _optimum(topology: Topology, group: list[str], op_name: str) -> Optimum:
