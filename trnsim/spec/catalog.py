@@ -1,63 +1,19 @@
-"""Find SKUs in the catalog (``topologies/``), read YAML safely and validate it into a :class:`Spec`."""
+"""Read a system's YAML safely and validate it into a :class:`Spec`; the catalog's names (which file a SKU
+is) are :mod:`trnsim.spec.names`, re-exported here."""
 
-import difflib
 import math
-import os
 import re
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import get_args
 
 import msgspec
 
-from trnsim.errors import ConfigError, FileAsSkuError, TrnsimError, UsageError
+from trnsim.errors import ConfigError, UsageError
+from trnsim.spec.names import _catalog_index, catalog_dir, catalog_files, catalog_names, find_sku  # noqa: F401
 from trnsim.spec.overrides import apply_overrides, blame, named_edits
 from trnsim.spec.schema import RuntimeName, ScaleOutNetwork, Spec
-from trnsim.yamlio import load_text, load_yaml, read_text
-
-
-def catalog_dir() -> Path:
-    """The folder of built-in topology files.
-
-    The catalog (``topologies/`` in the source tree) ships as the package data ``trnsim.topologies``,
-    so a wheel, a normal and an editable install all find it; a source tree imported as is uses its
-    ``topologies/``. ``$TRNSIM_CATALOG`` overrides both.
-
-    Returns
-    -------
-    Path
-        A directory holding the catalog's ``*.yaml`` files.
-
-    Raises
-    ------
-    ConfigError
-        If trnsim is imported from a zip archive, where the catalog is no directory.
-    """
-    override = os.environ.get("TRNSIM_CATALOG")
-    if override:
-        if not Path(override).is_dir():
-            raise UsageError(
-                f"environment variable TRNSIM_CATALOG={override!r}: expected a folder of topology files"
-            )
-        return Path(override)
-    # imported here so that commands that never read the catalog do not pay for it
-    from importlib.resources import files
-
-    try:
-        folder = files("trnsim.topologies")
-    except ModuleNotFoundError:
-        # a source tree put on sys.path as is (PYTHONPATH, a compat-mode editable install) has no
-        # such package: the catalog is the checkout's topologies/
-        return Path(__file__).resolve().parent.parent / "topologies"
-    if not isinstance(folder, Path):
-        # pip always unpacks a package; only a zipped import gets here, and as_file cannot
-        # extract a folder before Python 3.12
-        raise ConfigError(
-            f"the built-in catalog is inside an archive ({folder}); "
-            "set TRNSIM_CATALOG to a folder of topology files"
-        )
-    return folder
+from trnsim.yamlio import load_yaml
 
 
 @dataclass(frozen=True)
@@ -288,68 +244,6 @@ def spec_value(spec: Spec, key: str):
 def _unknown_model(name: str, spec: Spec) -> str:
     known = ", ".join(sorted(spec.switch_models)) or "none defined"
     return f"unknown switch model {name!r}; switch_models defines: {known}"
-
-
-_TOP_LEVEL_NAMES = re.compile(r"^(name|aliases):(.*)$", re.M)
-
-
-def catalog_names(path: Path) -> list[str]:
-    """A file's name and aliases, read from its top-level lines (the whole file only if need be).
-
-    Each line goes through the same depth and node bounds as a whole file: a one-line alias bomb in
-    ``aliases:`` would otherwise cost minutes and gigabytes on every ``--sku`` lookup.
-    """
-    try:
-        found = {
-            key: load_text(value, f"{path}: {key}")
-            for key, value in _TOP_LEVEL_NAMES.findall(read_text(path, "topology file"))
-        }
-    except TrnsimError:
-        # a line that is not YAML alone (a flow list over several lines) or breaks a bound: the
-        # whole file is read, and refused with its own line numbers if it breaks the bound too
-        found = {}
-    if not isinstance(found.get("name"), str) or not isinstance(found.get("aliases", []), list):
-        document = read_document(path)
-        found = {"name": document.get("name", path.stem), "aliases": document.get("aliases", [])}
-    return [str(found["name"]), *map(str, found.get("aliases") or [])]
-
-
-@cache
-def _catalog_index(folder: Path) -> dict[str, Path]:
-    index: dict[str, Path] = {}
-    for path in sorted(folder.glob("*.yaml")):
-        for name in catalog_names(path):
-            index.setdefault(name.lower(), path)
-    return index
-
-
-def catalog_files() -> list[Path]:
-    """Every topology file of the built-in catalog, sorted by name."""
-    return sorted(catalog_dir().glob("*.yaml"))
-
-
-def _is_file(text: str) -> bool:
-    try:
-        return Path(text).is_file()
-    except (OSError, ValueError):  # a name too long for a path, or with a NUL byte: no file
-        return False
-
-
-def find_sku(name: str) -> Path:
-    """Resolve a SKU name or alias to its file; an unknown name suggests the closest ones."""
-    index = _catalog_index(catalog_dir())
-    key = name.strip().lower()
-    if key in index:
-        return index[key]
-    is_file = _is_file(name.strip())
-    if is_file or key.endswith((".yaml", ".yml")):
-        exists = "" if is_file else " (and no such file exists)"
-        raise FileAsSkuError(f"{name!r} is a file path, not a SKU name{exists}: load it as a topology file")
-    close = difflib.get_close_matches(key, index, n=4, cutoff=0.5)
-    if not close:
-        close = [candidate for candidate in index if key in candidate or candidate in key][:4]
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise UsageError(f"unknown SKU {name!r}{hint} (see `trnsim topo list`)")
 
 
 # sections a file may omit that --set, --routing and --calibration edit key by key
