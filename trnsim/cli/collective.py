@@ -1,6 +1,7 @@
 """``trnsim collective``: model a collective at every message size, in nccl-tests' conventions."""
 
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Annotated
 
 import typer
@@ -48,7 +49,7 @@ from trnsim.cli.options import (
 )
 from trnsim.cli.referee import ScheduleFile
 from trnsim.collectives.ops import OPS
-from trnsim.outputs.render import Format, emit
+from trnsim.outputs.render import Format
 
 RangeOption = Annotated[
     bool,
@@ -105,16 +106,20 @@ def run(
     counts=None,
 ) -> None:
     """Evaluate and print one collective: one group, or several at once with ``groups``; with
-    ``schedule``, referee that file's schedule (:mod:`trnsim.cli.referee`)."""
-    from trnsim.model.backend import Costing, ManyGroups, Selection
-    from trnsim.model.cost import assumptions
-    from trnsim.model.runtime import apply_runtime
-    from trnsim.outputs.collective import each_size, every_algorithm, one_group
-    from trnsim.outputs.groups import many_groups
+    ``schedule``, referee that file's schedule (:mod:`trnsim.cli.referee`). A run that reads no file
+    but the system's and writes none prints what it printed before, if it ran before
+    (:mod:`trnsim.cli.outcome`)."""
+    options = dict(locals())  # every option's value: what the printed outcome depends on
+    from trnsim.cli.outcome import key_of, remember, replay, sku_file
 
     algo = algorithm(algo)  # one spelling in the header and JSON
     overrides = edits(overrides, routing, calibration, fail, ranks_per_chip)
     note_alpha_override(alpha_us, [overrides])
+    key = None
+    if all(given is None for given in (export_schedule, heatmap, traffic_file, calibration, schedule)):
+        key = key_of("collective", {**options, "edits": overrides}, [sku_file(sku, topology)])
+    if replay(key, fmt):
+        return
     topo = load(sku, topology, overrides)
     note_calibration_target(calibration, [topo.name])
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
@@ -127,45 +132,61 @@ def run(
         options["chunking"] = (max_chunks, chunk_bytes(min_chunk))
         referee_run(op, schedule, schedule_format, topo, size_list, options)
         return
-    _check_outputs(topo, heatmap, groups, export_schedule, algo)
-    _check_range(show_range, groups, algo)
-    costing = Costing(alpha_us, max_chunks, chunk_bytes(min_chunk))
-    chosen = Selection(group, ranks, groups, skew, traffic_file, costing, None, root, pairs, counts)
-    selection, backend, runtime, note = _prepare(topo, op, chosen, calibration, runtime, algo)
-    given = _given(topo, group, ranks, groups, backend.traffic, skew, traffic_file, export_schedule)
+    options.update(algo=algo, size_list=size_list)
+    outcome = _outcome(topo, op, SimpleNamespace(**options))
+    outcome.show(fmt)
+    remember(key, outcome)
+
+
+def _outcome(topo, op: str, o: SimpleNamespace):
+    """The run's notes, payload and table (and the pictures and files it was asked for)."""
+    from trnsim.cli.outcome import Outcome
+    from trnsim.model.backend import Costing, ManyGroups, Selection
+    from trnsim.model.cost import assumptions
+    from trnsim.model.runtime import apply_runtime
+    from trnsim.outputs.collective import each_size, every_algorithm, one_group
+    from trnsim.outputs.groups import many_groups
+
+    algo, size_list, export_schedule = o.algo, o.size_list, o.export_schedule
+    _check_outputs(topo, o.heatmap, o.groups, export_schedule, algo)
+    _check_range(o.show_range, o.groups, algo)
+    costing = Costing(o.alpha_us, o.max_chunks, chunk_bytes(o.min_chunk))
+    chosen = Selection(
+        o.group, o.ranks, o.groups, o.skew, o.traffic_file, costing, None, o.root, o.pairs, o.counts
+    )
+    selection, backend, runtime, note = _prepare(topo, op, chosen, o.calibration, o.runtime, algo)
+    notes = [] if note is None else [note]
+    given = _given(topo, o.group, o.ranks, o.groups, backend.traffic, o.skew, o.traffic_file, export_schedule)
     given = replace(given, shape=shape_text(op, backend, selection))
-    assumed = assumptions(topo, alpha_us)
+    assumed = assumptions(topo, o.alpha_us)
     if isinstance(backend, ManyGroups):
-        result = backend.evaluate(op, size_list, algo, dtype)
-        _note(note)
-        emit(*many_groups(topo, result, algo, assumed, given, explain), fmt)
-        return
+        result = backend.evaluate(op, size_list, algo, o.dtype)
+        return Outcome(*many_groups(topo, result, algo, assumed, given, o.explain), notes, list(topo.notes))
     writable(export_schedule, "--export-schedule")
-    shape = schedule_shape(export_schedule, schedule_format)
+    shape = schedule_shape(export_schedule, o.schedule_format)
     if shape is not None and algo not in ("auto", "all"):  # refused before the run
         shape.program(topo, backend.group, backend.traffic, algo, op)
-    result = backend.evaluate(op, size_list, algo, dtype)
+    result = backend.evaluate(op, size_list, algo, o.dtype)
     if shape is not None:
         shape.write(topo, backend.traffic, result, export_schedule)
     elif export_schedule is not None:
         _export_schedule(topo, result, export_schedule, given.group)
-    if heatmap is not None:
-        _draw_heatmap(topo, result, heatmap, given.group)
+    if o.heatmap is not None:
+        _draw_heatmap(topo, result, o.heatmap, given.group)
     result = apply_runtime(topo, result, runtime)  # the schedule and heatmap above are the ideal's
-    header, payload, footer = one_group(topo, result, algo, dtype, assumed, given)
-    csv = fmt == Format.csv
+    header, payload, footer = one_group(topo, result, algo, o.dtype, assumed, given)
+    csv = o.fmt == Format.csv
     if algo == "all":
-        payload["algorithms"], table = every_algorithm(result, header, footer, given, explain, csv)
+        payload["algorithms"], table = every_algorithm(result, header, footer, given, o.explain, csv)
     else:
-        table = each_size(result, header, footer, given, explain, csv)
-    if show_range:
+        table = each_size(result, header, footer, given, o.explain, csv)
+    if o.show_range:
         from trnsim.model.ranges import ranged_collective
         from trnsim.outputs.collective import with_ranges
 
-        spans = ranged_collective(topo, selection, op, size_list, algo, dtype, runtime)
+        spans = ranged_collective(topo, selection, op, size_list, algo, o.dtype, runtime)
         with_ranges(topo, payload, table, spans)
-    _note(note)
-    emit(payload, [table], fmt)
+    return Outcome(payload, [table], notes, list(topo.notes))
 
 
 def _prepare(topo, op: str, selection, calibration, runtime: str | None, algo: str):
@@ -184,14 +205,6 @@ def _prepare(topo, op: str, selection, calibration, runtime: str | None, algo: s
     group_of = None if isinstance(backend, ManyGroups) else backend.group
     runtime, note = choose_runtime(topo, group_of, runtime, why_not, op)  # said once the run succeeded
     return selection, backend, runtime, note
-
-
-def _note(note: str | None) -> None:
-    """Say why the file's default runtime gave way, once the run has succeeded."""
-    if note is not None:
-        from trnsim.outputs.render import print_error
-
-        print_error(note, label="note")
 
 
 def _check_range(show_range: bool, groups, algo: str) -> None:

@@ -8,7 +8,7 @@ were asked for.
 
 from dataclasses import dataclass
 
-from trnsim.outputs.render import Column, Table, tied
+from trnsim.outputs.render import PERCENT, Column, Table, tied
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def each_size(result, header: str, footer: list[str], given: Given, explain: boo
         Column("busbw_gbps", "busbw (GB/s)", "{:.2f}", short="busbw"),
         Column("algorithm", "algorithm", align="left", short="algo"),
         Column("bound_busbw_gbps", "bound busbw", "{:.2f}", short="bound"),
-        Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}"),
+        Column("efficiency", "eff %", PERCENT),
         Column("max_hops", "max hops", short="hops", drop_priority=1),
         Column("bottleneck", "bottleneck", tied, align="left"),
     ]

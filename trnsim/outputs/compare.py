@@ -2,10 +2,10 @@
 the first (A). Reads only what every evaluator's rows hold (:class:`trnsim.model.rows.Row`), so a
 comparison takes results of any backend."""
 
-from trnsim.outputs.render import Column
+from trnsim.outputs.render import PERCENT, Column
 
 VALUE_KEY = {"busbw": "busbw_gbps", "time": "time_us", "efficiency": "efficiency"}
-_VALUE_FMT = {"busbw": "{:.2f}", "time": "{:.2f}", "efficiency": lambda v: f"{100 * v:.1f}"}
+_VALUE_FMT = {"busbw": "{:.2f}", "time": "{:.2f}", "efficiency": PERCENT}
 _VALUE_HEAD = {"busbw": "busbw (GB/s)", "time": "time (us)", "efficiency": "eff %"}
 
 

@@ -2,7 +2,7 @@
 same run with nothing shared, and each group's time at every size."""
 
 from trnsim.outputs.collective import Given, ranks_text
-from trnsim.outputs.render import Column, Table, tied
+from trnsim.outputs.render import PERCENT, Column, Scaled, Table, tied
 
 
 def many_groups(topology, result, algo: str, assumed: set[str], given: Given, per_group: bool) -> tuple:
@@ -71,9 +71,9 @@ def _columns(realisations: int) -> list[Column]:
         Column("busbw_gbps", "busbw (GB/s)", "{:.2f}", short="busbw"),
         Column("algorithm", "algorithm", align="left", short="algo"),
         Column("alone_time_us", "alone (us)", "{:.2f}"),
-        Column("slowdown", "slowdown", lambda v: f"{v:.3f}x"),
+        Column("slowdown", "slowdown", Scaled(1, "{:.3f}x")),
         Column("bound_busbw_gbps", "bound alone", "{:.2f}", short="bound", drop_priority=5),
-        Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}", drop_priority=6),
+        Column("efficiency", "eff %", PERCENT, drop_priority=6),
         Column("bottleneck", "bottleneck", tied, align="left", drop_priority=7),
         Column("slowest_ranks", "slowest group", align="left", drop_priority=1),
     ]

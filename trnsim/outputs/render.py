@@ -14,14 +14,16 @@ from typing import Any
 
 from trnsim.errors import UsageError
 from trnsim.outputs.plain import csv_cell, emit_csv, emit_markdown
-from trnsim.outputs.table import NON_FINITE, SCHEMA, Column, Format, Table, visible
+from trnsim.outputs.table import NON_FINITE, PERCENT, SCHEMA, Column, Format, Scaled, Table, visible
 from trnsim.outputs.terminal import available_width, emit_rich, set_wide, table_width
 
 __all__ = [
     "NON_FINITE",
+    "PERCENT",
     "SCHEMA",
     "Column",
     "Format",
+    "Scaled",
     "Table",
     "available_width",
     "csv_cell",

@@ -62,6 +62,21 @@ class Column:
         return self.fmt(value) if callable(self.fmt) else self.fmt.format(value)
 
 
+@dataclass(frozen=True)
+class Scaled:
+    """A column format: the value times ``factor`` in ``spec`` (``Scaled(100, "{:.1f}")`` shows 0.873
+    as 87.3). A value, not a function, so that a table can be kept on disk (:mod:`trnsim.cli.outcome`)."""
+
+    factor: float
+    spec: str
+
+    def __call__(self, value: Any) -> str:
+        return self.spec.format(self.factor * value)
+
+
+PERCENT = Scaled(100, "{:.1f}")  # a share as a percentage with one decimal, no sign
+
+
 @dataclass
 class Table:
     """A titled table of rows (dicts) with optional footer lines."""

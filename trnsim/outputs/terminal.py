@@ -1,6 +1,7 @@
 """Tables on a terminal: Rich tables fitted to the width (columns dropped by priority, headers
 shortened, text wrapped) and the width itself (the terminal's, COLUMNS, or none with ``--wide``)."""
 
+import io
 import numbers
 import sys
 from dataclasses import dataclass
@@ -146,6 +147,38 @@ def _shrink(lows: list[int], highs: list[int], budget: int) -> list[int]:
             widths[i] += 1
             spare -= 1
     return widths
+
+
+def plain_key(stream) -> tuple | None:
+    """What a table printed to ``stream`` off a terminal depends on besides the tables: the width
+    it is fitted to, the notes' wording and the stream's encoding (which box characters print).
+    None on a terminal, where the console styles the text: :func:`plain_text` is for the others."""
+    if stream.isatty():
+        return None
+    return table_width(None), _see_wide, _see_unwrapped, getattr(stream, "encoding", None)
+
+
+def plain_text(tables: list[Table], encoding: str | None) -> str:
+    """The text :func:`emit_rich` writes off a terminal whose stream has ``encoding``, as a string
+    (to keep it: :mod:`trnsim.cli.outcome`)."""
+    stream = _Plain(encoding)
+    emit_rich(tables, stream)
+    return stream.getvalue()
+
+
+class _Plain(io.StringIO):
+    """A file off a terminal with the encoding of the stream the text is for."""
+
+    def __init__(self, encoding: str | None):
+        super().__init__()
+        self._encoding = encoding
+
+    @property
+    def encoding(self) -> str | None:
+        return self._encoding
+
+    def isatty(self) -> bool:
+        return False
 
 
 def emit_rich(tables: list[Table], stream) -> None:

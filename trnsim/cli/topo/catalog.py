@@ -2,8 +2,7 @@
 
 from trnsim.cli.options import FormatOption
 from trnsim.cli.topo.common import app
-from trnsim.outputs.render import Column, Format, Table, emit
-from trnsim.studies.structure import counts
+from trnsim.outputs.render import Column, Format, Table
 
 
 @app.command("list")
@@ -15,25 +14,14 @@ def list_(fmt: FormatOption = Format.table) -> None:
         trnsim topo list
         trnsim topo list --format json
     """
+    from trnsim.cli.outcome import Outcome, key_of, remember, replay
     from trnsim.spec.catalog import catalog_files
-    from trnsim.topology import load_topology
-    from trnsim.topology.metrics import device_bandwidth_gbps
 
-    rows = []
-    for path in catalog_files():
-        topology = load_topology(topology=path)
-        rows.append(
-            {
-                "name": topology.name,
-                "aliases": list(topology.spec.aliases),
-                "chip": topology.spec.chip.name,
-                **{k: v for k, v in counts(topology).items() if k in ("chips", "ranks", "switches")},
-                "kind": topology.spec.kind,
-                "chip_raw_bw_gbps": max(device_bandwidth_gbps(topology, raw=True).values()),
-                "chip_bw_gbps": max(device_bandwidth_gbps(topology).values()),
-                "source": f"topologies/{path.name}",
-            }
-        )
+    files = catalog_files()
+    key = key_of("topo list", {"fmt": fmt}, files)
+    if replay(key, fmt):
+        return
+    rows = [_row(path) for path in files]
     rows.sort(key=lambda r: (r["chip"], r["kind"] == "switched", r["chips"], r["name"]))
     # aliases are a list in JSON (as in `topo show`); the table, CSV and Markdown views join them
     table_rows = [{**row, "aliases": ", ".join(row["aliases"])} for row in rows]
@@ -53,4 +41,38 @@ def list_(fmt: FormatOption = Format.table) -> None:
         ],
         table_rows,
     )
-    emit({"skus": rows}, [table], fmt)
+    outcome = Outcome({"skus": rows}, [table])
+    outcome.show(fmt)
+    remember(key, outcome)
+
+
+def _row(path) -> dict:
+    """A catalog file's row, from the system it builds; kept on disk by the file's bytes, so that
+    an edit to one file builds that system alone (:mod:`trnsim.cache`)."""
+    from trnsim import cache
+    from trnsim.cli.outcome import system_bytes
+
+    content = system_bytes(path)
+    if content is None:  # no file to read: building it says why
+        return _built_row(path)
+    return cache.cached(
+        "catalog", cache.digest("topo list row", path.name, content), lambda: _built_row(path)
+    )
+
+
+def _built_row(path) -> dict:
+    from trnsim.studies.structure import counts
+    from trnsim.topology import load_topology
+    from trnsim.topology.metrics import device_bandwidth_gbps
+
+    topology = load_topology(topology=path)
+    return {
+        "name": topology.name,
+        "aliases": list(topology.spec.aliases),
+        "chip": topology.spec.chip.name,
+        **{k: v for k, v in counts(topology).items() if k in ("chips", "ranks", "switches")},
+        "kind": topology.spec.kind,
+        "chip_raw_bw_gbps": max(device_bandwidth_gbps(topology, raw=True).values()),
+        "chip_bw_gbps": max(device_bandwidth_gbps(topology).values()),
+        "source": f"topologies/{path.name}",
+    }

@@ -11,7 +11,7 @@ from trnsim.cli.options import (
     edits,
 )
 from trnsim.cli.topo.common import SkuArgument, app, count, load_topology, pick_sku
-from trnsim.outputs.render import Column, Format, Table, emit, kv_table
+from trnsim.outputs.render import Column, Format, Scaled, Table, kv_table
 from trnsim.spec.schema import NETWORK_NAMES
 from trnsim.studies.structure import endpoint_unit, structure
 
@@ -34,7 +34,18 @@ def show(
         trnsim topo show nl72x2
         trnsim topo show nl64 --set torus.axes.z.lanes=8
     """
-    topo = load_topology(pick_sku(sku, sku_option), topology, edits(overrides, routing, calibration, fail))
+    options = dict(locals())  # every option's value: what the printed outcome depends on
+    from trnsim.cli.outcome import Outcome, key_of, remember, replay, sku_file
+
+    name, changes = pick_sku(sku, sku_option), edits(overrides, routing, calibration, fail)
+    key = (
+        None
+        if calibration is not None
+        else key_of("topo show", {**options, "edits": changes}, [sku_file(name, topology)])
+    )
+    if replay(key, fmt):
+        return
+    topo = load_topology(name, topology, changes)
     payload = structure(topo)
     tables = [_overview(topo, payload), _classes_table(payload["link_classes"])]
     tables.append(_parameters_table(payload["parameters"], payload["assumptions"]))
@@ -63,7 +74,9 @@ def show(
                 payload["cuts"],
             )
         )
-    emit(payload, tables, fmt)
+    outcome = Outcome(payload, tables, loaded=list(topo.notes))
+    outcome.show(fmt)
+    remember(key, outcome)
 
 
 def _overview(topo, summary: dict) -> Table:
@@ -116,7 +129,7 @@ def _classes_table(classes: list[dict]) -> Table:
             Column("links", "links"),
             Column("lanes_per_link", "lanes"),
             Column("raw_bw_gbps_per_link", "raw GB/s per link", "{:,.1f}"),
-            Column("efficiency", "eff %", lambda v: f"{100 * v:.0f}"),
+            Column("efficiency", "eff %", Scaled(100, "{:.0f}")),
             Column("bw_gbps_per_link", "GB/s per link", "{:,.1f}"),
             Column("total_bw_gbps", "GB/s total", "{:,.0f}"),
         ],
