@@ -449,3 +449,30 @@ def test_reduce_scatter_takes_what_all_gather_takes_on_a_mirrored_schedule(syste
             assert rs.time_us == pytest.approx(ag.time_us, rel=1e-9, abs=0), (algo, ag.bytes)
     for ag, rs in zip(gather.rows, scatter.rows, strict=True):
         assert scatter.bound.time_us(rs.bytes) == pytest.approx(gather.bound.time_us(ag.bytes), rel=1e-9)
+
+
+@pytest.mark.parametrize("op", ["allreduce", "alltoall", "allgather"])
+def test_without_the_raw_bound_every_other_figure_is_the_same_and_one_bound_is_computed(op, monkeypatch):
+    from trnsim.model import engine
+    from trnsim.topology import load_topology
+
+    # links of two efficiencies: the bound at raw rates is a second bound, not a scaled copy
+    topo = load_topology("nl16", overrides=["efficiency.classes.x=0.5"])
+    assert topo.uniform_efficiency is None
+    calls = []
+    bound = engine.lower_bound
+
+    def counted(*args, **kwargs):
+        calls.append(args[0])
+        return bound(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "lower_bound", counted)
+    both = evaluate(topo, op, [1 << 10, 1 << 30], topo.chips)
+    assert len(calls) == 2
+    calls.clear()
+    one = evaluate(topo, op, [1 << 10, 1 << 30], topo.chips, raw_bounds=False)
+    assert len(calls) == 1
+    for full, lean in zip(both.rows, one.rows, strict=True):
+        assert lean.raw_bound_busbw_gbps is None and full.raw_bound_busbw_gbps >= full.bound_busbw_gbps
+        assert {**full.as_dict(), "raw_bound_busbw_gbps": None} == lean.as_dict()
+    assert both.rows[-1].raw_bound_busbw_gbps > both.rows[-1].bound_busbw_gbps  # faster links, at 1 GiB

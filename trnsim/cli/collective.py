@@ -141,7 +141,7 @@ def run(
 def _outcome(topo, op: str, o: SimpleNamespace):
     """The run's notes, payload and table (and the pictures and files it was asked for)."""
     from trnsim.cli.outcome import Outcome
-    from trnsim.model.backend import Costing, ManyGroups, Selection
+    from trnsim.model.backend import Costing, ManyGroups, OneGroup, Selection
     from trnsim.model.cost import assumptions
     from trnsim.model.runtime import apply_runtime
     from trnsim.outputs.collective import each_size, every_algorithm, one_group
@@ -155,6 +155,8 @@ def _outcome(topo, op: str, o: SimpleNamespace):
         o.group, o.ranks, o.groups, o.skew, o.traffic_file, costing, None, o.root, o.pairs, o.counts
     )
     selection, backend, runtime, note = _prepare(topo, op, chosen, o.calibration, o.runtime, algo)
+    if o.fmt != Format.json and isinstance(backend, OneGroup):
+        backend = replace(backend, raw_bounds=False)  # the JSON alone shows the bound at raw rates
     notes = [] if note is None else [note]
     given = _given(topo, o.group, o.ranks, o.groups, backend.traffic, o.skew, o.traffic_file, export_schedule)
     given = replace(given, shape=shape_text(op, backend, selection))

@@ -63,6 +63,7 @@ class OneGroup:
     traffic: np.ndarray | None = None  # a skewed all-to-all's traffic matrix
     exact_bounds: bool = True
     arguments: Arguments | None = None  # the op's root, pairs or counts
+    raw_bounds: bool = True  # the bound at raw link rates too (False: an output that shows none)
 
     def evaluate(self, op: str, sizes: list[int], algo: str = "auto", dtype: str = "float") -> Evaluation:
         """A :class:`~trnsim.model.engine.GroupEvaluation` (:func:`trnsim.model.engine.evaluate`)."""
@@ -78,6 +79,7 @@ class OneGroup:
             traffic=self.traffic,
             exact_bounds=self.exact_bounds,
             arguments=self.arguments,
+            raw_bounds=self.raw_bounds,
             **self.costing.options(),
         )
 
@@ -181,6 +183,7 @@ class Selection:
     root: int | None = None
     pairs: str | None = None
     counts_file: Path | None = None
+    raw_bounds: bool = True  # one group's bound at raw link rates too (False: an output shows none)
 
     def arguments(self) -> Arguments | None:
         """The op's root, pairs and counts as given (None: none given)."""
@@ -221,7 +224,9 @@ class Selection:
             return ManyGroups(topology, chosen, self.costing, traffic, arguments=self.arguments())
         chips = select_group(topology, self.group, self.ranks)
         traffic = traffic_matrix(self.skew, self.traffic_file, len(chips))
-        return OneGroup(topology, chips, self.costing, traffic, arguments=self.arguments())
+        return OneGroup(
+            topology, chips, self.costing, traffic, arguments=self.arguments(), raw_bounds=self.raw_bounds
+        )
 
 
 def backend_for(topology: Topology, **selection) -> "OneGroup | ManyGroups | Cluster":

@@ -38,7 +38,8 @@ class GroupRow(Row):
     bound_limited_by: str
     peak_busbw_gbps: float  # the members' own link bandwidth, in busbw terms (the injection bound)
     chunks: int = 1  # pipeline chunks at this size (1: not pipelined)
-    raw_bound_busbw_gbps: float = 0.0  # the bound at raw link rates (no protocol overhead)
+    # the bound at raw link rates (no protocol overhead); None where not computed (raw_bounds=False)
+    raw_bound_busbw_gbps: float | None = 0.0
     worst_time_us: float = 0.0  # under hash routing the slowest seed's time, else time_us
     link_utilisation: dict[str, float] = field(default_factory=dict)  # class -> mean busy share
 
@@ -97,7 +98,15 @@ class GroupEvaluation(Evaluation):
 
 
 def _row(
-    plan: Plan, op: Op, requested: int, size: int, count: int, dtype: str, p: int, bound: Bound, raw: Bound
+    plan: Plan,
+    op: Op,
+    requested: int,
+    size: int,
+    count: int,
+    dtype: str,
+    p: int,
+    bound: Bound,
+    raw: Bound | None,
 ) -> GroupRow:
     time_us = plan.time_us(size)
     bound_us = bound.time_us(size)
@@ -118,7 +127,7 @@ def _row(
         peak_busbw_gbps=busbw_gbps(op, p, 1, bound.peak_seconds_per_byte * 1e6),
         requested_bytes=requested,
         chunks=plan.chunks(size),
-        raw_bound_busbw_gbps=busbw_gbps(op, p, size, raw.time_us(size)),
+        raw_bound_busbw_gbps=None if raw is None else busbw_gbps(op, p, size, raw.time_us(size)),
         worst_time_us=plan.worst_time_us(size),
         link_utilisation=plan.utilisation(size),
     )
@@ -186,6 +195,7 @@ def evaluate(
     program: Program | None = None,
     relays: list[str] | None = None,
     arguments: Arguments | None = None,
+    raw_bounds: bool = True,
 ) -> GroupEvaluation:
     """Model ``op_name`` on ``group`` of ``topology`` for every size.
 
@@ -210,6 +220,9 @@ def evaluate(
     arguments : Arguments, optional
         The op's root, source-target pairs or counts (:mod:`trnsim.collectives.arguments`; None: root
         0, each rank to the next, even counts).
+    raw_bounds : bool
+        Compute the bound at raw link rates too (False: rows hold None there; on links of several
+        efficiencies it is a second bound, for an output that shows none).
 
     Examples
     --------
@@ -241,7 +254,11 @@ def evaluate(
     routers = [router] + [router.with_seed(seed) for seed in range(1, router.routing.realisations)]
     shape = dict(traffic=traffic, root=root, blocks=blocks)
     bound = lower_bound(topology, group, op, alpha_ns, router.max_links, with_optimum=exact_bounds, **shape)
-    raw_bound = _raw_bound(topology, group, op, alpha_ns, router.max_links, bound, exact_bounds, shape)
+    raw_bound = (
+        _raw_bound(topology, group, op, alpha_ns, router.max_links, bound, exact_bounds, shape)
+        if raw_bounds
+        else None
+    )
 
     if program is not None:
         plans, skipped = (
