@@ -22,6 +22,22 @@ LINES = [
     ("topo", "show", "nl64", "--set", "torus.axes.z.lanes=8", "--format", "json"),
     ("topo", "list"),
     ("topo", "list", "--format", "csv"),
+    ("compare", "alltoall", "--sku", "nl72x2", "--sku", "trn3-nl72x2-gen3", "--sizes", "1M,1G"),
+    (
+        "compare",
+        "allreduce",
+        "--sku",
+        "nl16",
+        "--sku",
+        "nl16:fail=link:x:0",
+        "--sizes",
+        "1G",
+        "--format",
+        "json",
+    ),
+    ("faults", "nl16", "--op", "allreduce"),
+    ("sweep", "--sku", "nl16", "--sku", "nl64", "--op", "allreduce", "--sizes", "1M,1G"),
+    ("sweep", "--sku", "nl16", "--sku", "nl32x2", "--op", "alltoall", "--jobs", "2", "--sizes", "1M"),
 ]
 
 
@@ -29,6 +45,7 @@ LINES = [
 def refuse_work(monkeypatch):
     """``refuse_work(True)``: building a system fails from then on, so what prints was kept."""
     import trnsim.topology
+    import trnsim.topology.load
 
     build = trnsim.topology.load_topology
 
@@ -36,7 +53,8 @@ def refuse_work(monkeypatch):
         raise AssertionError("the system was built")
 
     def switch(on: bool) -> None:
-        monkeypatch.setattr(trnsim.topology, "load_topology", refuse if on else build)
+        for module in (trnsim.topology, trnsim.topology.load):
+            monkeypatch.setattr(module, "load_topology", refuse if on else build)
 
     return switch
 

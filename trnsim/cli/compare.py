@@ -1,6 +1,7 @@
 """``trnsim compare``: variants side by side at every size, each one's ratio to the first, and a
 baseline for CI."""
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -54,7 +55,7 @@ from trnsim.cli.variant_options import (
     variants_of,
 )
 from trnsim.errors import UsageError
-from trnsim.outputs.render import Format, Table, emit
+from trnsim.outputs.render import Format, Table
 
 HeatmapOfVariants = Annotated[
     Path | None,
@@ -112,6 +113,7 @@ def compare(
         trnsim compare allreduce --sku nl16 --sku nl16:fail=link:x:0 --sizes 1G
         trnsim compare allreduce --sku h100 --sku b200 --runtime nccl --sizes 1M,1G
     """
+    from trnsim.cli.outcome import Outcome, finish, replay
     from trnsim.collectives.ops import get_op
     from trnsim.outputs.compare import (
         alignment_notes,
@@ -136,7 +138,10 @@ def compare(
             writable(_heat_path(heatmap, letter), "--heatmap")
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, sizes)
     given_shape = check_shape([op], root, pairs, counts)
-    chosen = selection(group, ranks, groups, skew, traffic, alpha_us, max_chunks, min_chunk, given_shape)
+    chosen = _selection(group, ranks, groups, skew, traffic, alpha_us, max_chunks, min_chunk, given_shape)
+    key = _outcome_key(locals(), variants, common)
+    if replay(key, fmt):
+        return
     results = run_variants(
         variants, op, size_list, chosen, algo=algo, dtype=dtype, common=common, name=flag, runtime=runtime
     )
@@ -177,7 +182,7 @@ def compare(
         title += f"; {runtimes}"
     notes = legend + runtime_notes(results, names) + alignment_notes(results, names) + borrowed_notes
     shown = columns(names, metric.value, fmt == Format.csv, priced_by_runtime(results))
-    emit(payload, [Table(title, shown, table_rows, notes)], fmt)
+    finish(key, Outcome(payload, [Table(title, shown, table_rows, notes)]), fmt)
     if heatmap is not None:
         for letter, result in zip(names, results, strict=True):
             path = _heat_path(heatmap, letter)
@@ -186,6 +191,30 @@ def compare(
     context.update(algorithm=algo, overrides=list(common))
     rows = comparison_rows(payload_rows, identity)
     baselines(rows, meta, context, save_baseline, baseline, max_regression, metric.value, require_all_rows)
+
+
+def _selection(*options):
+    """Who runs each variant and how (:func:`~trnsim.cli.variant_options.selection` of ``options``),
+    without the bound at raw link rates: no view of a comparison shows it."""
+    return replace(selection(*options), raw_bounds=False)
+
+
+def _outcome_key(given: dict, variants, common: tuple[str, ...]) -> str | None:
+    """The key a comparison's outcome is kept under (:mod:`trnsim.cli.outcome`): every option's value
+    in ``given`` (the command's locals), the variants and their files; None for one that reads or
+    writes another file (a baseline, a picture, a traffic matrix, counts, a calibration)."""
+    import inspect
+
+    from trnsim.cli.outcome import key_of, sku_file
+
+    options = {name: given[name] for name in inspect.signature(compare).parameters if name != "ctx"}
+
+    files = ("heatmap", "save_baseline", "baseline", "traffic", "counts", "calibration")
+    if any(options[name] is not None for name in files) or any(v.calibrations for v in variants):
+        return None
+    systems = [(variant.sku, variant.file, variant.overrides) for variant in variants]
+    paths = [sku_file(variant.sku, variant.file) for variant in variants]
+    return key_of("compare", {**options, "variants": systems, "common": common}, paths)
 
 
 def _group_texts(group, ranks, groups, skew, traffic, given_shape) -> tuple[str, str, str]:

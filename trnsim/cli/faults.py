@@ -26,7 +26,7 @@ from trnsim.cli.options import (
 )
 from trnsim.cli.variant_options import RuntimeOfVariants as RuntimeOfSystems
 from trnsim.errors import UsageError
-from trnsim.outputs.render import Format, emit
+from trnsim.outputs.render import Format
 
 
 def faults(
@@ -138,7 +138,9 @@ def faults(
         trnsim faults nl16 --blast-radius chip --failure-rate chip=1e4 --format csv
         trnsim faults h100 --op allreduce --kind chip --runtime nccl
     """
+    options = dict(locals())  # every option's value: what the printed outcome depends on
     from trnsim.cli.options import resolve_sizes
+    from trnsim.cli.outcome import Outcome, key_of, remember, replay, sku_file
     from trnsim.collectives.ops import get_op
     from trnsim.studies.faults import MTTR_H, StudyOptions, loader, run_study
     from trnsim.studies.faults.study import study_runtime_of as run_study_runtime
@@ -157,6 +159,13 @@ def faults(
     variants += [Variant.parse(str(path), is_file=True, common=tuple(common)) for path in topology or []]
     if not variants:
         raise UsageError("name a system: trnsim faults SKU [SKU...], --sku SKU or --topology FILE")
+    key = None  # the CSV says a note as it is made; a calibration is a file of its own
+    if fmt != Format.csv and calibration is None and not any(variant.calibrations for variant in variants):
+        systems = [(variant.sku, variant.file, variant.overrides) for variant in variants]
+        files = [sku_file(variant.sku, variant.file) for variant in variants]
+        key = key_of("faults", {**options, "variants": systems}, files)
+    if replay(key, fmt):
+        return
     ops = [get_op(name).name for name in (op or ["allreduce", "alltoall"])]
     sweep = (minbytes, maxbytes, stepfactor) != (None, None, None)
     size_list = resolve_sizes(minbytes, maxbytes, stepfactor, "1G" if sizes is None and not sweep else sizes)
@@ -197,7 +206,9 @@ def faults(
     if fmt == Format.csv:
         every_class = [{"system": label, **row} for label, _, study in studies for row in study.classes]
         tables = [one_csv_table(tables[0], every_class, random is not None)]
-    emit(payload, tables, fmt)
+    outcome = Outcome(payload, tables)
+    outcome.show(fmt)
+    remember(key, outcome)
 
 
 def _rates(mttf: list[str] | None, fit: list[str] | None) -> tuple[dict[str, float], dict[str, str]]:

@@ -2,7 +2,7 @@
 
 import typer
 
-from trnsim.outputs.render import Column, Table
+from trnsim.outputs.render import Column, Scaled, Table
 
 
 def percent(value: float) -> str:
@@ -66,7 +66,7 @@ def draws_table(label: str, study, options) -> Table:
             Column("median_loss", "median %", percent),
             Column("worst_loss", "worst %", percent),
             Column("chips_lost_mean", "chips lost (mean)", "{:.2f}"),
-            Column("p_chips_lost", "P(chips lost)", lambda v: f"{100 * v:.0f}%"),
+            Column("p_chips_lost", "P(chips lost)", Scaled(100, "{:.0f}%")),
             Column("worst_draw", "worst draw", align="left", drop_priority=1),
         ],
         study.draws,
@@ -109,7 +109,7 @@ def side_by_side(summary: list[dict], key: tuple[str, int], domains: int | None)
         Column("policy", "blast radius", align="left", drop_priority=3),
         Column("failures_per_year", "failures/yr", "{:.2f}", short="fails/yr", drop_priority=4),
         Column("chips_out", "chips out", "{:.3f}", drop_priority=5),
-        Column("availability", "availability %", lambda v: f"{100 * v:.3f}", short="avail %"),
+        Column("availability", "availability %", Scaled(100, "{:.3f}"), short="avail %"),
         Column(
             "worst_loss",
             f"worst loss % losing no chip ({key[0]}, {key[1]} B)",
@@ -124,7 +124,7 @@ def side_by_side(summary: list[dict], key: tuple[str, int], domains: int | None)
             Column(
                 "p_some_down",
                 f"P(a domain of {domains} needs a spare)",
-                lambda v: f"{100 * v:.2f}%",
+                Scaled(100, "{:.2f}%"),
                 short="P(spare)",
             ),
             Column("expected_slowdown", "expected slowdown", "{:.4f}x", short="slowdown"),

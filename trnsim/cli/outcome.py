@@ -55,11 +55,19 @@ class Outcome:
         return added
 
 
+def sku_file(sku: str | None, topology: Path | None) -> Path | None:
+    """The file ``--sku`` or ``--topology`` names, or None when it names none (the run says why)."""
+    from trnsim.spec.names import system_file
+
+    return system_file(sku, topology)
+
+
 def key_of(command: str, options: dict[str, Any], files: list[Path | None]) -> str | None:
     """The key of a run of ``command`` with ``options`` (every option's parsed value and the edits
     they make) on the systems in ``files``, or None when a file cannot be read (the run then
     reports it as it always does)."""
     from trnsim.cache import digest
+    from trnsim.spec.names import system_bytes
 
     read = []
     for path in files:
@@ -68,20 +76,6 @@ def key_of(command: str, options: dict[str, Any], files: list[Path | None]) -> s
             return None
         read.append((str(path), content))
     return digest(command, sorted(options.items()), read)
-
-
-def system_bytes(path: Path | None) -> bytes | None:
-    """A system's file as read for a key, or None when it is no file to read (missing, a folder, a
-    pipe, too large: the run reads it as it always does and says why)."""
-    from trnsim.errors import TrnsimError
-    from trnsim.yamlio import read_bytes
-
-    if path is None:
-        return None
-    try:
-        return read_bytes(Path(path), "topology file")
-    except (TrnsimError, OSError, ValueError):
-        return None
 
 
 def recall(key: str | None) -> Outcome | None:
@@ -102,6 +96,12 @@ def remember(key: str | None, outcome: Outcome) -> None:
         cache.remember("outcome", key, outcome)
 
 
+def finish(key: str | None, outcome: Outcome, fmt) -> None:
+    """Print a run's ``outcome`` and keep it under ``key`` (None: not kept)."""
+    outcome.show(fmt)
+    remember(key, outcome)
+
+
 def replay(key: str | None, fmt) -> bool:
     """Print the outcome kept under ``key`` as the run that made it did; whether there was one."""
     kept = recall(key)
@@ -110,19 +110,3 @@ def replay(key: str | None, fmt) -> bool:
     if kept.show(fmt, replay=True):
         remember(key, kept)  # with the new width's print
     return True
-
-
-def sku_file(sku: str | None, topology: Path | None) -> Path | None:
-    """The file ``--sku`` or ``--topology`` names, or None when it names none (the run then says why)."""
-    from trnsim.errors import TrnsimError
-
-    if (sku is None) == (topology is None):
-        return None
-    if topology is not None:
-        return Path(topology)
-    from trnsim.spec.names import find_sku
-
-    try:
-        return find_sku(sku)
-    except TrnsimError:
-        return None

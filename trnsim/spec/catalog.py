@@ -10,10 +10,16 @@ from typing import get_args
 import msgspec
 
 from trnsim.errors import ConfigError, UsageError
-from trnsim.spec.names import _catalog_index, catalog_dir, catalog_files, catalog_names, find_sku  # noqa: F401
+from trnsim.spec.names import (  # noqa: F401 - re-exported
+    _catalog_index,
+    catalog_dir,
+    catalog_files,
+    catalog_names,
+    find_sku,
+    read_document,
+)
 from trnsim.spec.overrides import apply_overrides, blame, named_edits
 from trnsim.spec.schema import RuntimeName, ScaleOutNetwork, Spec
-from trnsim.yamlio import load_yaml
 
 
 @dataclass(frozen=True)
@@ -29,16 +35,6 @@ class LoadedSpec:
     def where(self) -> str:
         """The file, and any ``--set`` edits applied to it, for messages."""
         return str(self.path) + (f" with {named_edits(self.overrides)}" if self.overrides else "")
-
-
-def read_document(path: Path) -> dict:
-    """Read a topology file safely (see :mod:`trnsim.yamlio`); refuse anything but a mapping."""
-    document = load_yaml(path)
-    if document is None:
-        raise ConfigError(f"{path}: the file is empty; expected a topology (see topologies/ for examples)")
-    if not isinstance(document, dict):
-        raise ConfigError(f"{path}: (top level): expected a mapping of keys, got {type(document).__name__}")
-    return document
 
 
 _CHOICES = {

@@ -99,6 +99,18 @@ def _value(text: str, where: str):
     return load_text(text, where)
 
 
+def read_document(path: Path) -> dict:
+    """Read a topology file safely (see :mod:`trnsim.yamlio`); refuse anything but a mapping."""
+    from trnsim.yamlio import load_yaml
+
+    document = load_yaml(path)
+    if document is None:
+        raise ConfigError(f"{path}: the file is empty; expected a topology (see topologies/ for examples)")
+    if not isinstance(document, dict):
+        raise ConfigError(f"{path}: (top level): expected a mapping of keys, got {type(document).__name__}")
+    return document
+
+
 _TOP_LEVEL_NAMES = re.compile(r"^(name|aliases):(.*)$", re.M)
 
 
@@ -120,8 +132,6 @@ def catalog_names(path: Path) -> list[str]:
         # whole file is read, and refused with its own line numbers if it breaks the bound too
         found = {}
     if not isinstance(found.get("name"), str) or not isinstance(found.get("aliases", []), list):
-        from trnsim.spec.catalog import read_document
-
         document = read_document(path)
         found = {"name": document.get("name", path.stem), "aliases": document.get("aliases", [])}
     return [str(found["name"]), *map(str, found.get("aliases") or [])]
@@ -165,3 +175,30 @@ def find_sku(name: str) -> Path:
         close = [candidate for candidate in index if key in candidate or candidate in key][:4]
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise UsageError(f"unknown SKU {name!r}{hint} (see `trnsim topo list`)")
+
+
+def system_file(sku: str | None, topology: Path | None) -> Path | None:
+    """The file ``sku`` (a catalog name) or ``topology`` (a path) names, or None when they name none
+    (neither or both, an unknown SKU: loading it says why)."""
+    if (sku is None) == (topology is None):
+        return None
+    if topology is not None:
+        return Path(topology)
+    try:
+        return find_sku(sku)
+    except TrnsimError:
+        return None
+
+
+def system_bytes(path: Path | None) -> bytes | None:
+    """A system file's bytes, read as every topology file is (:func:`trnsim.yamlio.read_bytes`), or
+    None when it is no file to read (missing, a folder, a pipe, too large: loading it says why). What
+    keys the values kept on disk for it (:mod:`trnsim.cache`)."""
+    from trnsim.yamlio import read_bytes
+
+    if path is None:
+        return None
+    try:
+        return read_bytes(Path(path), "topology file")
+    except (TrnsimError, OSError, ValueError):
+        return None

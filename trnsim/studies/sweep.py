@@ -35,7 +35,44 @@ def run_task(task: Task) -> list[dict]:
     one row ``{"skipped": error}`` (the :class:`~trnsim.errors.UsageError` saying why, which the
     caller shows in its own terms): a sweep skips such combinations and says so, and those a runtime
     cannot price. A runtime's rows carry ``runtime``, ``runtime_model`` and the ideal's figures
-    (``ideal_busbw_gbps``...)."""
+    (``ideal_busbw_gbps``...).
+
+    A task's rows are kept on disk between runs (:mod:`trnsim.cache`), keyed by the task and its
+    system file's bytes; a task that reads another file (a calibration, a traffic matrix, counts)
+    and one that is skipped are worked out every time."""
+    from trnsim import cache
+
+    key = _key(task)
+    rows = cache.MISSING if key is None else cache.recall("sweep", key)
+    if rows is cache.MISSING:
+        rows = _run_task(task)
+        if key is not None and not any("skipped" in row for row in rows):
+            cache.remember("sweep", key, rows)
+    return rows
+
+
+def _key(task: Task) -> str | None:
+    """What a task's rows depend on, or None when it reads a file the key does not hold."""
+    from trnsim.cache import digest, enabled
+    from trnsim.spec.names import system_bytes, system_file
+
+    variant, chosen = task.variant, task.selection
+    if (
+        not enabled()
+        or variant.calibrations
+        or chosen.traffic_file is not None
+        or chosen.counts_file is not None
+    ):
+        return None
+    path = system_file(variant.sku, variant.file)
+    content = system_bytes(path)
+    if content is None:
+        return None
+    fields = (variant.sku, variant.file, variant.overrides, task.common, task.op, task.algo, task.sizes)
+    return digest("sweep task", fields, chosen, task.dtype, task.runtime, str(path), content)
+
+
+def _run_task(task: Task) -> list[dict]:
     from trnsim.errors import NotApplicableError, UsageError
     from trnsim.topology.groups import group_label
 

@@ -50,7 +50,7 @@ def _row(path) -> dict:
     """A catalog file's row, from the system it builds; kept on disk by the file's bytes, so that
     an edit to one file builds that system alone (:mod:`trnsim.cache`)."""
     from trnsim import cache
-    from trnsim.cli.outcome import system_bytes
+    from trnsim.spec.names import system_bytes
 
     content = system_bytes(path)
     if content is None:  # no file to read: building it says why
