@@ -166,3 +166,16 @@ def test_entries_are_pickles_behind_a_checksum():
     assert data.startswith(cache._MAGIC)
     body = data[len(cache._MAGIC) + cache._DIGEST :]
     assert pickle.loads(body) == ("a", 1)
+
+
+def test_the_cache_is_named_where_a_user_looks(cli):
+    import re
+
+    text = " ".join(cli("--help").out.split())
+    for name in (cache.ENV_DIR, f"{cache.ENV_SWITCH}=off", "~/.cache/trnsim", "$XDG_CACHE_HOME/trnsim"):
+        assert name in text
+    page = (Path(__file__).resolve().parent.parent / "docs" / "reference" / "output.md").read_text()
+    section = page[page.index("## The cache") :].split("\n## ")[0]
+    for name in (cache.ENV_DIR, cache.ENV_SWITCH, "~/.cache/trnsim", "$XDG_CACHE_HOME/trnsim"):
+        assert name in section
+    assert re.search(rf"last {('two', 'three', 'four', 'five')[cache._KEEP_VERSIONS - 2]} versions", section)

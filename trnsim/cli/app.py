@@ -19,6 +19,10 @@ app = typer.Typer(
     help="Analyze Trainium scale-up topologies and model how fast collectives run on them.\n\nExamples:\n\n"
     "trnsim topo list\ntrnsim topo show nl72x2\ntrnsim collective allreduce --sku nl72x2\n"
     "trnsim compare alltoall --sku nl72x2 --sku trn3-nl72x2-gen3 --sizes 1M,1G",
+    epilog="Environment: results that do not change between runs (a system's exact bounds, a command's "
+    "output asked again) are kept in TRNSIM_CACHE_DIR (default $XDG_CACHE_HOME/trnsim or ~/.cache/trnsim; "
+    "delete it to clear it); TRNSIM_CACHE=off keeps nothing. TRNSIM_MAX_* raise the limits. See "
+    "docs/reference/output.md.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
