@@ -139,3 +139,44 @@ def test_an_error_is_never_kept(cli, monkeypatch):
     line = ("collective", "allreduce", "--sku", "nl16", "--group", "0-99")
     first = cli(*line)
     assert first.code == 2 and cli(*line) == first
+
+
+@pytest.mark.parametrize(
+    "command", [("collective", "allreduce", "--sizes", "1M"), ("topo", "show")], ids=" ".join
+)
+def test_the_notes_of_loading_the_file_are_said_again(cli, monkeypatch, refuse_work, tmp_path, command):
+    text = next(p for p in CATALOG if p.stem == "trn2-nl16").read_text()
+    start = text.index("\nefficiency:")
+    end = text.index("\n", text.index("\n", start + 1) + 1)
+    while text[end + 1 : end + 2] in (" ", "\n"):  # the section's indented lines
+        end = text.index("\n", end + 1)
+    path = tmp_path / "raw.yaml"
+    path.write_text(text[:start] + text[end:])
+    line = (*command, "--topology", str(path))
+    reference = _off(cli, monkeypatch, *line)
+    assert reference.code == 0 and "no efficiency section" in reference.err
+    assert cli(*line) == reference
+    refuse_work(True)
+    assert cli(*line) == reference
+
+
+def test_topo_list_builds_only_the_system_whose_file_changed(cli, monkeypatch, tmp_path):
+    import trnsim.topology
+
+    folder = tmp_path / "catalog"
+    shutil.copytree(CATALOG[0].parent, folder)
+    monkeypatch.setenv("TRNSIM_CATALOG", str(folder))
+    first = cli("topo", "list", "--format", "json")
+    edited = folder / "trn2-nl16.yaml"
+    edited.write_text(edited.read_text().replace("default: 0.88", "default: 0.5"))
+    built = []
+    build = trnsim.topology.load_topology
+
+    def counted(*args, **kwargs):
+        built.append(kwargs.get("topology"))
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(trnsim.topology, "load_topology", counted)
+    second = cli("topo", "list", "--format", "json")
+    assert built == [edited] and second.out != first.out
+    assert second == _off(cli, monkeypatch, "topo", "list", "--format", "json")
