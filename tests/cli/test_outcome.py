@@ -180,3 +180,26 @@ def test_topo_list_builds_only_the_system_whose_file_changed(cli, monkeypatch, t
     second = cli("topo", "list", "--format", "json")
     assert built == [edited] and second.out != first.out
     assert second == _off(cli, monkeypatch, "topo", "list", "--format", "json")
+
+
+def test_one_name_for_two_files_is_two_requests(cli, monkeypatch, tmp_path):
+    # the same bytes under the same relative name in two folders inside the checkout: a comparison
+    # names each file by where it is (baseline.portable), so each folder's output is its own
+    import os
+
+    root = CATALOG[0].parent.parent
+    folders = [root / "build" / f"outcome-{os.getpid()}-{n}" for n in range(2)]
+    try:
+        for folder in folders:
+            folder.mkdir(parents=True)
+            shutil.copy(next(p for p in CATALOG if p.stem == "trn2-nl16"), folder / "mine.yaml")
+        line = ("compare", "allreduce", "--topology", "mine.yaml", "--sizes", "1M", "--format", "json")
+        outs = []
+        for folder in folders:
+            monkeypatch.chdir(folder)
+            outs.append(cli(*line))
+            assert outs[-1] == _off(cli, monkeypatch, *line)
+        assert outs[0].out != outs[1].out
+    finally:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)

@@ -7,14 +7,15 @@ with each table as printed off a terminal at each width asked for (a terminal's 
 the console styles it).
 
 An outcome's key is everything it depends on: the command, the value of every option as parsed and
-the edits they make, and each system's file (its path and its bytes); the cache adds trnsim's own
-code, the installed packages and the ``TRNSIM_*`` environment. A command keeps only runs that read
-no file but the systems' and write none: a run given a traffic matrix, a calibration, a schedule or
-an output file is worked out afresh every time.
+the edits they make, and each system's file (its path as given, where it leads, and its bytes); the
+cache adds trnsim's own code, the installed packages and the ``TRNSIM_*`` environment. A command
+keeps only runs that read no file but the systems' and write none: a run given a traffic matrix, a
+calibration, a schedule or an output file is worked out afresh every time.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,7 +75,8 @@ def key_of(command: str, options: dict[str, Any], files: list[Path | None]) -> s
         content = system_bytes(path)
         if content is None:
             return None
-        read.append((str(path), content))
+        # the path as given and where it leads (an output may name either)
+        read.append((str(path), os.path.realpath(path), content))
     return digest(command, sorted(options.items()), read)
 
 

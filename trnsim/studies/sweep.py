@@ -1,5 +1,6 @@
 """Sweeps: the cross product of variants x ops x algorithms, optionally over several processes."""
 
+import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -69,7 +70,8 @@ def _key(task: Task) -> str | None:
     if content is None:
         return None
     fields = (variant.sku, variant.file, variant.overrides, task.common, task.op, task.algo, task.sizes)
-    return digest("sweep task", fields, chosen, task.dtype, task.runtime, str(path), content)
+    where = (str(path), os.path.realpath(path))  # the path as given and where it leads
+    return digest("sweep task", fields, chosen, task.dtype, task.runtime, where, content)
 
 
 def _run_task(task: Task) -> list[dict]:
