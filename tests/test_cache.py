@@ -179,3 +179,29 @@ def test_the_cache_is_named_where_a_user_looks(cli):
     for name in (cache.ENV_DIR, cache.ENV_SWITCH, "~/.cache/trnsim", "$XDG_CACHE_HOME/trnsim"):
         assert name in section
     assert re.search(rf"last {('two', 'three', 'four', 'five')[cache._KEEP_VERSIONS - 2]} versions", section)
+
+
+def test_parts_that_make_no_key_are_computed_and_not_kept(monkeypatch, tmp_path):
+    for parts in (("\udcff",), (object(),), ({"a": {1, "b"}},)):
+        with pytest.raises(cache.Unkeyable):
+            cache.digest(*parts)
+    key = cache.digest("x")
+    cache.remember("test", key, 1)
+    monkeypatch.setenv("TRNSIM_UNDECODABLE", "\udcff")  # an environment of undecodable bytes
+    assert cache.recall("test", key) is cache.MISSING
+    assert cache.cached("test", key, lambda: 2) == 2  # computed, and nothing raised
+
+
+def test_a_system_named_in_undecodable_bytes_is_computed(tmp_path):
+    # the command line's bytes 0xff reach Python as a lone surrogate, which no key can hold
+    line = ["collective", "allreduce", "--sku", "nl16", "--sizes", "1M", "--set", "name=x\udcff"]
+
+    def run(**env):
+        done = subprocess.run(
+            [sys.executable, "-m", "trnsim", *line], capture_output=True, env={**os.environ, **env}
+        )
+        return done.returncode, done.stdout, done.stderr
+
+    first = run(TRNSIM_CACHE_DIR=str(tmp_path))
+    assert first[0] == 0 and b"internal error" not in first[2]
+    assert run(TRNSIM_CACHE_DIR=str(tmp_path)) == first == run(TRNSIM_CACHE="off")

@@ -68,12 +68,26 @@ def root() -> Path:
     return (Path(base) if base else Path.home() / ".cache") / "trnsim"
 
 
+class Unkeyable(ValueError):
+    """Parts that make no key (text that is not Unicode, such as a command line's undecodable bytes;
+    a value of no known form): what they would key is computed and not kept."""
+
+
 def digest(*parts: Any) -> str:
     """A hex digest of ``parts``: anything msgspec encodes (numbers, strings, lists, dicts, structs;
-    sets and dicts in sorted order, so the same on every run), numpy values as lists, paths as text."""
+    sets and dicts in sorted order, so the same on every run), numpy values as lists, paths as text.
+
+    Raises
+    ------
+    Unkeyable
+        For parts that cannot be encoded.
+    """
     import msgspec
 
-    encoded = msgspec.msgpack.encode(parts, enc_hook=_encode, order="deterministic")
+    try:
+        encoded = msgspec.msgpack.encode(parts, enc_hook=_encode, order="deterministic")
+    except (UnicodeError, TypeError, ValueError, OverflowError) as exc:
+        raise Unkeyable(str(exc)) from None
     return blake2b(encoded, digest_size=20).hexdigest()
 
 
@@ -132,7 +146,7 @@ def recall(namespace: str, key: str) -> Any:
     try:
         with open(_path(namespace, key), "rb") as stream:
             data = stream.read(MAX_ENTRY_BYTES + len(_MAGIC) + _DIGEST + 1)
-    except (OSError, ValueError):  # no entry, an unreadable one, a name the system cannot hold
+    except (OSError, ValueError):  # no entry, an unreadable one, a name the system cannot hold, Unkeyable
         return MISSING
     body = data[len(_MAGIC) + _DIGEST :]
     if not data.startswith(_MAGIC) or data[len(_MAGIC) : len(_MAGIC) + _DIGEST] != _checksum(body):
@@ -157,13 +171,13 @@ def remember(namespace: str, key: str, value: Any) -> None:
     from trnsim.atomic import write_atomic
     from trnsim.errors import TrnsimError
 
-    path = _path(namespace, key)
     try:
+        path = _path(namespace, key)
         if not path.parent.parent.exists():
             _prune(path.parent.parent.parent)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, _MAGIC + _checksum(body) + body)
-    except (OSError, TrnsimError):
+    except (OSError, ValueError, TrnsimError):  # a folder that cannot be written; Unkeyable
         pass
 
 

@@ -67,7 +67,7 @@ def key_of(command: str, options: dict[str, Any], files: list[Path | None]) -> s
     """The key of a run of ``command`` with ``options`` (every option's parsed value and the edits
     they make) on the systems in ``files``, or None when a file cannot be read (the run then
     reports it as it always does)."""
-    from trnsim.cache import digest
+    from trnsim.cache import Unkeyable, digest
     from trnsim.spec.names import system_bytes
 
     read = []
@@ -77,7 +77,10 @@ def key_of(command: str, options: dict[str, Any], files: list[Path | None]) -> s
             return None
         # the path as given and where it leads (an output may name either)
         read.append((str(path), os.path.realpath(path), content))
-    return digest(command, sorted(options.items()), read)
+    try:
+        return digest(command, sorted(options.items()), read)
+    except Unkeyable:  # an option of undecodable bytes: the run is not kept
+        return None
 
 
 def recall(key: str | None) -> Outcome | None:

@@ -54,7 +54,7 @@ def run_task(task: Task) -> list[dict]:
 
 def _key(task: Task) -> str | None:
     """What a task's rows depend on, or None when it reads a file the key does not hold."""
-    from trnsim.cache import digest, enabled
+    from trnsim.cache import Unkeyable, digest, enabled
     from trnsim.spec.names import system_bytes, system_file
 
     variant, chosen = task.variant, task.selection
@@ -71,7 +71,10 @@ def _key(task: Task) -> str | None:
         return None
     fields = (variant.sku, variant.file, variant.overrides, task.common, task.op, task.algo, task.sizes)
     where = (str(path), os.path.realpath(path))  # the path as given and where it leads
-    return digest("sweep task", fields, chosen, task.dtype, task.runtime, where, content)
+    try:
+        return digest("sweep task", fields, chosen, task.dtype, task.runtime, where, content)
+    except Unkeyable:  # an edit of undecodable bytes: the task is not kept
+        return None
 
 
 def _run_task(task: Task) -> list[dict]:

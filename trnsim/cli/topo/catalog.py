@@ -53,11 +53,13 @@ def _row(path) -> dict:
     from trnsim.spec.names import system_bytes
 
     content = system_bytes(path)
-    if content is None:  # no file to read: building it says why
+    try:
+        key = None if content is None else cache.digest("topo list row", path.name, content)
+    except cache.Unkeyable:  # a file name that is no Unicode
+        key = None
+    if key is None:  # no file to read (building it says why), or no key: built as always
         return _built_row(path)
-    return cache.cached(
-        "catalog", cache.digest("topo list row", path.name, content), lambda: _built_row(path)
-    )
+    return cache.cached("catalog", key, lambda: _built_row(path))
 
 
 def _built_row(path) -> dict:

@@ -17,4 +17,8 @@ def kept(topology, what: str, key: tuple, compute: Callable[[], Any]) -> Any:
 
     if not cache.enabled():
         return compute()
-    return cache.cached("optimum", cache.digest(what, topology.digest, key), compute)
+    try:
+        found = cache.digest(what, topology.digest, key)
+    except cache.Unkeyable:  # a name that is no Unicode (a --set of undecodable bytes): not kept
+        return compute()
+    return cache.cached("optimum", found, compute)
