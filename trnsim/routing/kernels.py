@@ -85,9 +85,9 @@ def demand_loads(src, dst, n_nodes: int, sources, forward, demand, out_csr=None)
     starts, edge_ids = out_csr if out_csr is not None else csr(src, n_nodes)
     forward = np.ones(n_nodes, dtype=np.bool_) if forward is None else forward
     demand = np.ascontiguousarray(np.atleast_2d(demand), dtype=float)
-    edge_ids = np.asarray(edge_ids, dtype=np.int64)
+    edge_ids = np.ascontiguousarray(edge_ids, dtype=np.int64)
     return kernels()["ecmp_demand"](
-        np.asarray(starts, dtype=np.int64),
+        np.ascontiguousarray(starts, dtype=np.int64),
         np.ascontiguousarray(np.asarray(dst)[edge_ids], dtype=np.int32),  # heads in CSR order
         edge_ids,
         np.ascontiguousarray(sources, dtype=np.int64),
@@ -105,7 +105,7 @@ def hop_counts(arrays, nodes: np.ndarray, transit: np.ndarray | None) -> tuple[n
     counts kept (no distance matrix); sources go in runs that lie close together, so that each run's
     BFS spans few levels."""
     order, starts = arrays.out_edges
-    starts = np.asarray(starts, dtype=np.int64)
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
     adj = np.ascontiguousarray(arrays.dst[order], dtype=np.int64)
     forward = np.ones(arrays.n_nodes, dtype=np.bool_) if transit is None else transit.astype(np.bool_)
     target = np.zeros(arrays.n_nodes, dtype=np.bool_)
