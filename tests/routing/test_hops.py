@@ -3,7 +3,7 @@
 import pytest
 
 from trnsim.errors import UsageError
-from trnsim.routing.hops import hop_stats, link_distances, shortest_path
+from trnsim.routing.hops import hop_histogram, hop_stats, link_distances, shortest_path
 from trnsim.topology.load import load_topology
 
 
@@ -38,3 +38,47 @@ def test_topo_path_shows_the_policys_own_path(cli):
     assert [step["cls"] for step in steps] == ["z", "x", "y"]
     refused = cli("topo", "path", "nl72x2", "0", "78", "--routing", "single,no-relay")
     assert refused.code == 2 and "without relay" in refused.err
+
+
+@pytest.mark.parametrize(
+    ("sku", "edits", "group"),
+    [
+        ("trn2-nl64", ["torus.axes.x.wrap=false"], None),  # a torus cut open: the BFS, not the closed form
+        ("trn3-nl72x2-gen3", ["routing.relay=false"], "rack:0"),  # through switches only
+        ("trn3-nl72x2-gen1", [], [*range(100, 141), *range(8)]),  # relaying chips; out of order
+    ],
+)
+def test_the_compiled_histogram_equals_the_numpy_walk(monkeypatch, sku, edits, group):
+    """The bit-parallel BFS (reordered sources, ordered pairs halved) counts what the chunked walk
+    counts: every unordered pair of the listed chips once."""
+    from trnsim.routing import kernels
+    from trnsim.topology.groups import select_group
+
+    topo = load_topology(sku, overrides=edits)
+    if isinstance(group, list):
+        chips = [topo.chips[i] for i in group]
+    else:
+        chips = select_group(topo, group, None) if group else list(topo.chips)
+    monkeypatch.setattr(kernels, "COMPILED_FROM", 1 << 60)
+    walked = hop_histogram(topo, chips)
+    monkeypatch.setattr(kernels, "COMPILED_FROM", 0)
+    assert hop_histogram(topo, chips) == walked
+    assert walked.pairs == len(chips) * (len(chips) - 1) // 2
+
+
+def test_the_compiled_histogram_refuses_the_same_pair_and_counts_repeats(monkeypatch):
+    """A pair that cannot meet is named as the walk names it; a chip listed twice is a pair at
+    distance 0, as before."""
+    from trnsim.routing import kernels
+
+    topo = load_topology("trn3-nl72x2-gen3", overrides=["routing.relay=false"])
+    monkeypatch.setattr(kernels, "COMPILED_FROM", 1 << 60)
+    with pytest.raises(UsageError) as walked:
+        hop_histogram(topo, topo.chips)
+    chips = topo.chips[:5] + topo.chips[:2]
+    repeated = hop_histogram(topo, chips)
+    monkeypatch.setattr(kernels, "COMPILED_FROM", 0)
+    with pytest.raises(UsageError) as compiled:
+        hop_histogram(topo, topo.chips)
+    assert str(compiled.value) == str(walked.value)
+    assert hop_histogram(topo, chips) == repeated and repeated.histogram_links[0] == 2

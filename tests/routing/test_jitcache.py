@@ -158,5 +158,17 @@ def test_each_kernel_is_compiled_for_one_signature_whatever_the_callers_arrays()
         flows = (np.arange(4), np.arange(4, 8), np.ones(4), np.zeros(4, dtype=np.int64))
         for dist in (reference.dist, reference.dist.astype(np.int16)):
             kernels.flow_loads(arrays, dist, reference.sigma, sources, flows, 1, transit)
+        kernels.hop_counts(arrays, sources, transit)
+        for starts, order in (
+            (arrays.out_edges[1], arrays.out_edges[0]),
+            kernels.csr(arrays.src, arrays.n_nodes),
+        ):
+            for demand in (
+                np.ones(arrays.n_nodes, dtype=np.float32),
+                np.ones((len(sources), arrays.n_nodes))[:, ::1],
+            ):
+                csr = (starts.astype(np.int32), np.stack([order, order], axis=1)[:, 0])  # a strided view
+                kernels.demand_loads(arrays.src, arrays.dst, arrays.n_nodes, sources, None, demand, csr)
     compiled = sys.modules["trnsim.routing._compiled"]
-    assert [len(compiled.bfs_all.signatures), len(compiled.flow_loads.signatures)] == [1, 1]
+    names = ("bfs_all", "flow_loads", "hop_counts", "nearby", "ecmp_demand")
+    assert [len(getattr(compiled, name).signatures) for name in names] == [1] * len(names)

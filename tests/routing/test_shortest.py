@@ -4,6 +4,8 @@ Hop histograms against ``nx.all_pairs_shortest_path_length`` and all-to-all ECMP
 ``nx.edge_betweenness_centrality_subset``, on every catalog SKU, random small graphs and random tori.
 """
 
+from contextlib import contextmanager
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -101,13 +103,28 @@ def _from_networkx(graph: nx.Graph, n_switches: int) -> Topology:
     return Topology(spec=spec, nodes=nodes, links=links, chips=names[:n_chips])
 
 
+@contextmanager
+def _compiled_from(threshold: int | None):
+    """The compiled kernels from ``threshold`` (units of :data:`kernels.COMPILED_FROM`; None: as is)."""
+    from trnsim.routing import kernels
+
+    saved = kernels.COMPILED_FROM
+    kernels.COMPILED_FROM = saved if threshold is None else threshold
+    try:
+        yield
+    finally:
+        kernels.COMPILED_FROM = saved
+
+
+@pytest.mark.parametrize("compiled_from", [None, 0], ids=["numpy", "compiled"])
 @settings(max_examples=40, deadline=None)
 @example(n=11, p=0.1875, seed=522, switches=3)
 @given(n=st.integers(4, 24), p=st.floats(0.1, 0.6), seed=st.integers(0, 10_000), switches=st.integers(0, 3))
-def test_random_graphs_equal_networkx(n, p, seed, switches):
+def test_random_graphs_equal_networkx(compiled_from, n, p, seed, switches):
     graph = nx.gnp_random_graph(n, p, seed=seed)
     graph.add_edges_from(zip(range(n - 1), range(1, n), strict=True))  # keep it connected
-    _check_against_networkx(_from_networkx(graph, min(switches, n - 2)))
+    with _compiled_from(compiled_from):
+        _check_against_networkx(_from_networkx(graph, min(switches, n - 2)))
 
 
 @settings(max_examples=25, deadline=None)
@@ -116,6 +133,7 @@ def test_random_graphs_equal_networkx(n, p, seed, switches):
     wrap=st.lists(st.booleans(), min_size=3, max_size=3),
 )
 def test_random_tori_equal_networkx(sizes, wrap):
+    """Open axes (a mesh) take the BFS and the per-source loads, wrapped ones the closed forms."""
     document = read_document(find_sku("nl16"))
     del document["torus"]["hypercube_plane"]
     document["torus"]["axes"] = [
@@ -124,6 +142,8 @@ def test_random_tori_equal_networkx(sizes, wrap):
     topo = build(validate_document(document, find_sku("nl16")))
     if topo.n_chips >= 2:
         _check_against_networkx(topo)
+        with _compiled_from(0):
+            _check_against_networkx(build(validate_document(document, find_sku("nl16"))))
 
 
 def _scipy_distances(arrays, sources):

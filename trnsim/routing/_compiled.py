@@ -18,17 +18,19 @@ parallel = numba.njit(cache=CACHE, nogil=True, parallel=True)
 
 
 @parallel
-def bfs_all(starts, edge_ids, dst, sources, transit, link_lat, node_lat, with_latency, columns):
+def bfs_all(starts, adj, sources, transit, link_lat, node_lat, with_latency, columns):
+    # adj and link_lat are in CSR order (heads and latencies of each node's out-edges in turn)
     rows, n = sources.shape[0], starts.shape[0] - 1
     dist = np.full((rows, n), -1, np.int32)
     sigma = np.zeros((rows, n))
     latency = np.zeros((rows, columns.shape[0])) if with_latency else np.zeros((1, 1))
     for r in numba.prange(rows):  # rows are independent: each thread writes its own
-        queue = np.empty(n, np.int64)
+        queue = np.empty(n, np.int32)
         reach = np.zeros(n if with_latency else 1)  # largest path latency to each node from s
+        d, paths = dist[r], sigma[r]
         s = sources[r]
-        dist[r, s] = 0
-        sigma[r, s] = 1.0
+        d[s] = 0
+        paths[s] = 1.0
         first, last = 0, 1
         queue[0] = s
         while first < last:
@@ -36,21 +38,18 @@ def bfs_all(starts, edge_ids, dst, sources, transit, link_lat, node_lat, with_la
             first += 1
             if u != s and not transit[u]:
                 continue  # reached, but it may not forward
-            du = dist[r, u]
-            through = node_lat[u] if u != s else 0.0
+            dv, su = d[u] + 1, paths[u]
+            through = reach[u] + node_lat[u] if (with_latency and u != s) else 0.0
             for k in range(starts[u], starts[u + 1]):
-                e = edge_ids[k]
-                v = dst[e]
-                if dist[r, v] < 0:
-                    dist[r, v] = du + 1
+                v = adj[k]
+                if d[v] < 0:
+                    d[v] = dv
                     queue[last] = v
                     last += 1
-                if dist[r, v] == du + 1:
-                    sigma[r, v] += sigma[r, u]
-                    if with_latency:
-                        candidate = reach[u] + through + link_lat[e]
-                        if candidate > reach[v]:
-                            reach[v] = candidate
+                if d[v] == dv:
+                    paths[v] += su
+                    if with_latency and through + link_lat[k] > reach[v]:
+                        reach[v] = through + link_lat[k]
         if with_latency:
             for j in range(columns.shape[0]):
                 latency[r, j] = reach[columns[j]]
@@ -58,14 +57,17 @@ def bfs_all(starts, edge_ids, dst, sources, transit, link_lat, node_lat, with_la
 
 
 @jit
-def ecmp_demand_part(
-    starts, edge_ids, dst, in_starts, in_ids, src, loads, sources, lo, hi, transit, demand, shared
-):
+def ecmp_demand_part(starts, adj, sources, transit, demand, shared, lo, hi, loads):
+    # Brandes' accumulation per source. The forward BFS keeps each node's shortest-path DAG out-edges
+    # (CSR positions) on a stack as it expands the node, so the backward pass reads only DAG edges,
+    # node by node from the farthest, with one division per node; loads are per CSR position.
     n = starts.shape[0] - 1
-    dist = np.empty(n, np.int32)
-    sigma = np.empty(n)
-    through = np.zeros(n)
-    order = np.empty(n, np.int64)
+    dist = np.full(n, -1, np.int32)
+    sigma = np.zeros(n)
+    coef = np.zeros(n)  # bytes entering a node bound for it or beyond, per shortest path to it
+    order = np.empty(n, np.int32)
+    dag = np.empty(n + 1, np.int64)  # where each node's (in BFS order) DAG out-edges start on the stack
+    stack = np.empty(adj.shape[0], np.int32)
     for r in range(lo, hi):
         s = sources[r]
         row = 0 if shared else r
@@ -75,77 +77,72 @@ def ecmp_demand_part(
                 wanted += 1
         if wanted == 0:
             continue
-        dist[:] = -1
-        sigma[:] = 0.0
         dist[s] = 0
         sigma[s] = 1.0
-        first, last = 0, 1
         order[0] = s
+        first, last, top = 0, 1, 0
         found, reach = 0, -1
         while first < last:
             u = order[first]
-            if reach >= 0 and dist[u] >= reach:
+            du = dist[u]
+            if reach >= 0 and du >= reach:
                 break  # every target is reached and this level is beyond the farthest
+            dag[first] = top
             first += 1
             if u != s and not transit[u]:
-                continue
+                continue  # reached, but it may not forward
+            su = sigma[u]
             for k in range(starts[u], starts[u + 1]):
-                v = dst[edge_ids[k]]
-                if dist[v] < 0:
-                    dist[v] = dist[u] + 1
+                v = adj[k]
+                dv = dist[v]
+                if dv < 0:
+                    dist[v] = du + 1
+                    sigma[v] = su
                     order[last] = v
                     last += 1
+                    stack[top] = k
+                    top += 1
                     if demand[row, v] != 0.0:
                         found += 1
                         if found == wanted:
-                            reach = dist[v]
-                if dist[v] == dist[u] + 1:
-                    sigma[v] += sigma[u]
+                            reach = du + 1
+                elif dv == du + 1:
+                    sigma[v] += su
+                    stack[top] = k
+                    top += 1
+        for i in range(first, last + 1):
+            dag[i] = top  # nodes not expanded have no DAG out-edges
+        for i in range(last - 1, 0, -1):
+            u = order[i]
+            su = sigma[u]
+            onward = 0.0
+            for j in range(dag[i], dag[i + 1]):
+                k = stack[j]
+                share = su * coef[adj[k]]
+                loads[k] += share
+                onward += share
+            coef[u] = (demand[row, u] + onward) / su
+        for j in range(dag[0], dag[1]):
+            loads[stack[j]] += coef[adj[stack[j]]]
         for i in range(last):
             u = order[i]
-            through[u] = demand[row, u] if (u != s and sigma[u] > 0.0) else 0.0
-        # backwards over in-edges, farthest first, only from nodes that carry bytes onward
-        for i in range(last - 1, 0, -1):
-            v = order[i]
-            if through[v] == 0.0:
-                continue
-            for k in range(in_starts[v], in_starts[v + 1]):
-                e = in_ids[k]
-                u = src[e]
-                if dist[u] != dist[v] - 1 or dist[u] < 0 or (u != s and not transit[u]):
-                    continue
-                share = sigma[u] / sigma[v] * through[v]
-                loads[e] += share
-                through[u] += share
-        for i in range(last):
-            through[order[i]] = 0.0
+            dist[u] = -1
+            sigma[u] = 0.0
+            coef[u] = 0.0
 
 
 @parallel
-def ecmp_demand(starts, edge_ids, dst, in_starts, in_ids, src, n_edges, sources, transit, demand, shared):
+def ecmp_demand(starts, adj, edge_ids, sources, transit, demand, shared):
     # a fixed number of parts, summed in order: the same sums whatever the machine's threads
-    rows = sources.shape[0]
-    loads = np.zeros((PARTS, n_edges))
+    rows, slots = sources.shape[0], adj.shape[0]
+    loads = np.zeros((PARTS, slots))
     for c in numba.prange(PARTS):
         lo, hi = rows * c // PARTS, rows * (c + 1) // PARTS
-        ecmp_demand_part(
-            starts,
-            edge_ids,
-            dst,
-            in_starts,
-            in_ids,
-            src,
-            loads[c],
-            sources,
-            lo,
-            hi,
-            transit,
-            demand,
-            shared,
-        )
-    total = np.zeros(n_edges)
+        ecmp_demand_part(starts, adj, sources, transit, demand, shared, lo, hi, loads[c])
+    total = np.zeros(slots)
     for c in range(PARTS):
-        total += loads[c]
+        for k in range(slots):
+            total[edge_ids[k]] += loads[c, k]
     return total
 
 
@@ -258,3 +255,104 @@ def flow_loads(
                     last += 1
                 through[u] += share
     return loads
+
+
+@jit
+def popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@jit
+def nearby(starts, adj, sources, size):
+    # the sources reordered into runs of `size` that lie close together: each run is the first
+    # `size` sources not yet taken that a BFS from the first one left reaches (a ball)
+    n = starts.shape[0] - 1
+    wanted = np.zeros(n, np.bool_)
+    for s in sources:
+        wanted[s] = True
+    mark = np.full(n, -1, np.int64)
+    queue = np.empty(n, np.int64)
+    out = np.empty(sources.shape[0], np.int64)
+    taken = 0
+    for run, seed in enumerate(sources):
+        if not wanted[seed]:
+            continue
+        queue[0] = seed
+        mark[seed] = run
+        first, last, stop = 0, 1, taken + size
+        while first < last and taken < stop:
+            u = queue[first]
+            first += 1
+            if wanted[u]:
+                wanted[u] = False
+                out[taken] = u
+                taken += 1
+            for k in range(starts[u], starts[u + 1]):
+                v = adj[k]
+                if mark[v] != run:
+                    mark[v] = run
+                    queue[last] = v
+                    last += 1
+    return out[:taken]
+
+
+@jit
+def hop_counts(starts, adj, transit, sources, target):
+    # Ordered (source, target) pairs at each distance, 64 sources at a time: bit j of a node's word
+    # says source j has reached it (a BFS per bit, all advanced together by one OR per edge). Only
+    # the nodes that gained bits last level push theirs on. Also the (source, target) pairs never met.
+    n = starts.shape[0] - 1
+    seen = np.zeros(n, np.uint64)
+    front = np.zeros(n, np.uint64)
+    gained = np.zeros(n, np.uint64)
+    active = np.empty(n, np.int64)
+    touched = np.empty(n, np.int64)
+    counts = np.zeros(n + 1, np.int64)
+    missing = 0
+    one = np.uint64(1)
+    for lo in range(0, sources.shape[0], 64):
+        width = min(64, sources.shape[0] - lo)
+        n_active = 0
+        for j in range(width):
+            s = sources[lo + j]
+            if front[s] == 0:
+                active[n_active] = s
+                n_active += 1
+            seen[s] |= one << np.uint64(j)
+            front[s] |= one << np.uint64(j)
+        level = 0
+        while n_active > 0:
+            level += 1
+            n_touched = 0
+            for i in range(n_active):
+                u = active[i]
+                bits = front[u]
+                front[u] = 0
+                for k in range(starts[u], starts[u + 1]):
+                    v = adj[k]
+                    if gained[v] == 0:
+                        touched[n_touched] = v
+                        n_touched += 1
+                    gained[v] |= bits
+            n_active = 0
+            for i in range(n_touched):
+                v = touched[i]
+                new = gained[v] & ~seen[v]
+                gained[v] = 0
+                if new != 0:
+                    seen[v] |= new
+                    if target[v]:
+                        counts[level] += popcount(new)
+                    if transit[v]:  # reached, and it forwards
+                        front[v] = new
+                        active[n_active] = v
+                        n_active += 1
+        every = ~np.uint64(0) if width == 64 else (one << np.uint64(width)) - one
+        for v in range(n):
+            if target[v]:
+                missing += popcount(every & ~seen[v])
+            seen[v] = 0
+    return counts, missing

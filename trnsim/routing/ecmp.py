@@ -52,8 +52,11 @@ def alltoall_link_loads(topology: Topology) -> np.ndarray:
     """Bytes on every directed edge when every chip sends one byte to every other chip over ECMP.
 
     Summed over both directions and halved, this is networkx's
-    ``edge_betweenness_centrality_subset(G, chips, chips, normalized=False)``. On a torus with every
-    axis wrapped, one source's loads summed over each edge's translation orbit give the answer.
+    ``edge_betweenness_centrality_subset(G, chips, chips, normalized=False)`` (every device forwards,
+    whatever the file's ``routing.relay``). On a torus with every axis wrapped, one source's loads
+    summed over each edge's translation orbit give the answer; on other big graphs the compiled
+    per-source kernel (:func:`trnsim.routing.kernels.ecmp_demand_loads`), else numpy per chunk of
+    sources.
     """
     arrays = graph_arrays(topology)
     chips = np.arange(topology.n_ranks)  # chips come first in node order
@@ -65,6 +68,12 @@ def alltoall_link_loads(topology: Topology) -> np.ndarray:
         from_zero = ecmp_loads(arrays, result, demand)
         orbit = symmetry.edge_orbits(arrays.src, arrays.dst)
         return np.bincount(orbit, weights=from_zero)[orbit]
+    from trnsim.routing import kernels
+
+    if len(chips) * (arrays.n_nodes + len(arrays.src)) >= kernels.COMPILED_FROM:
+        demand = np.zeros((1, arrays.n_nodes))
+        demand[0, : topology.n_ranks] = 1.0  # one row that every source shares (its own entry left out)
+        return kernels.ecmp_demand_loads(arrays, chips, None, demand)
     loads = np.zeros(len(arrays.src))
     for _, chunk in source_chunks(arrays, chips):
         demand = np.zeros((len(chunk), arrays.n_nodes))

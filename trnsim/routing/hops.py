@@ -113,7 +113,8 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
 
     On a torus the distance is the sum of per-axis ring distances and coordinates pair up
     independently, so the histogram over all chips is the convolution of the axes' histograms: exact
-    and instant at any size. Otherwise a BFS from every chip, in chunks that bound memory.
+    and instant at any size. Otherwise a BFS from every chip: compiled and bit-parallel on big graphs,
+    else vectorised in chunks that bound memory.
     """
 
     spec = topology.spec
@@ -140,17 +141,9 @@ def hop_histogram(topology: Topology, chips: list[str] | None = None):
             len(idx) * (arrays.n_nodes + len(arrays.src)),
             f"{topology.where}: all-pairs hop statistics over {len(idx):,} chips need",
         )
-        total = np.zeros(1, dtype=np.int64)
-        compiled = len(idx) * (arrays.n_nodes + len(arrays.src)) >= _compiled_from()
-        chunks = [(0, idx)] if compiled else source_chunks(arrays, idx)
-        for start, chunk in chunks:
-            d = _distances(arrays, chunk, _transit(topology, arrays))[:, idx]
-            d = _connected(topology, list(names[start : start + len(chunk)]), list(names), d)
-            # each unordered pair once: only targets after the source in the list
-            keep = np.arange(len(idx))[None, :] > (start + np.arange(len(chunk)))[:, None]
-            found = np.bincount(d[keep])
-            width = max(len(found), len(total))
-            total = np.pad(total, (0, width - len(total))) + np.pad(found, (0, width - len(found)))
+        total = _compiled_counts(topology, arrays, idx)
+        if total is None:
+            total = _walked_counts(topology, arrays, list(names), idx)
         histogram = {int(v): int(total[v]) for v in np.flatnonzero(total)}
     pairs = sum(histogram.values())
     return HopStats(
@@ -223,7 +216,33 @@ def policy_path(topology: Topology, src: str, dst: str, seed: int = 0) -> list[s
     return path
 
 
-def _compiled_from() -> int:
-    from trnsim.routing.kernels import COMPILED_FROM
+def _walked_counts(topology: Topology, arrays, names: list[str], idx: np.ndarray) -> np.ndarray:
+    """Unordered pairs of the nodes ``idx`` at each distance: BFS distances from every one, in
+    chunks that bound memory (a pair that cannot meet is a UsageError naming it)."""
+    total = np.zeros(1, dtype=np.int64)
+    for start, chunk in source_chunks(arrays, idx):
+        d = _distances(arrays, chunk, _transit(topology, arrays))[:, idx]
+        d = _connected(topology, names[start : start + len(chunk)], names, d)
+        # each unordered pair once: only targets after the source in the list
+        keep = np.arange(len(idx))[None, :] > (start + np.arange(len(chunk)))[:, None]
+        found = np.bincount(d[keep])
+        width = max(len(found), len(total))
+        total = np.pad(total, (0, width - len(total))) + np.pad(found, (0, width - len(found)))
+    return total
 
-    return COMPILED_FROM
+
+def _compiled_counts(topology: Topology, arrays, idx: np.ndarray) -> np.ndarray | None:
+    """Unordered pairs of the nodes ``idx`` at each distance, from the compiled bit-parallel BFS
+    (:func:`trnsim.routing.kernels.hop_counts`), on graphs large enough for the compiled kernels;
+    None below that size, for a list with repeats (pairs at distance 0) and when some pair cannot meet
+    (the BFS walk then names one)."""
+    from trnsim.routing import kernels
+
+    if len(idx) * (arrays.n_nodes + len(arrays.src)) < kernels.COMPILED_FROM:
+        return None
+    if len(np.unique(idx)) != len(idx):
+        return None
+    counts, missing = kernels.hop_counts(arrays, idx, _transit(topology, arrays))
+    if missing:
+        return None
+    return counts // 2  # distances are symmetric: each unordered pair was counted from both ends

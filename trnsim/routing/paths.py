@@ -129,7 +129,15 @@ class GroupPaths:
     @cached_property
     def max_links(self) -> int:
         """The fewest links between the group's farthest two members."""
-        return int(self.dist[:, self.rows].max())
+        return int(self._among_members().max())
+
+    def _among_members(self) -> np.ndarray:
+        """``dist`` between members (members x members): a view when the members are consecutive
+        nodes (a whole system's chips), not a copy of a matrix that can take hundreds of MB."""
+        rows = self.rows
+        if len(rows) and np.array_equal(rows, np.arange(rows[0], rows[0] + len(rows))):
+            return self.dist[:, rows[0] : rows[0] + len(rows)]
+        return self.dist[:, rows]
 
     @cached_property
     def member_orbits(self) -> MemberOrbits | None:
@@ -142,7 +150,7 @@ class GroupPaths:
 
     def unreachable(self) -> tuple[int, int] | None:
         """The first pair of members (positions) with no path between them, or None."""
-        among = self.dist[:, self.rows]
+        among = self._among_members()
         if not np.any(among < 0):
             return None
         a, b = np.argwhere(among < 0)[0]

@@ -2,8 +2,9 @@
 
 Edge ``u -> v`` carries ``w sigma_s(u) sigma_t(v) / sigma_s(t)`` of flow ``s -> t`` when it lies on
 a shortest path (:func:`trnsim.routing.ecmp.pair_loads`); a batch of demands is one vectorised pass.
-With the compiled kernels, a graph of many small parts or of short paths walks each flow's own
-paths instead (:func:`trnsim.routing.kernels.flow_loads`), rather than testing every node per flow.
+On groups large enough for the compiled kernels, each flow's own shortest-path DAG is walked back
+from its target instead (:func:`trnsim.routing.kernels.flow_loads`): the work is the flows' paths,
+not flows x nodes (on a 4,096-chip mesh, whose paths are long, 45x less time than the numpy pass).
 """
 
 import numpy as np
@@ -15,8 +16,6 @@ from trnsim.routing.strategies.base import Demand, LinkLoads, Strategy, shortest
 
 # a demand with more flows than this share of all ordered pairs is dense
 DENSE_SHARE = 0.25
-# with the compiled kernels, flows are walked one by one where paths are at most this many links
-SHORT_PATHS = 8
 
 
 def applies(paths: GroupPaths, demand: Demand) -> bool:
@@ -38,7 +37,7 @@ def loads(paths: GroupPaths, demands: list[Demand], seed: int = 0) -> list[LinkL
         np.repeat(np.arange(len(demands)), [len(d.src) for d in demands]),
     )
     arrays, rows, n = paths.arrays, paths.rows, len(demands)
-    if paths.compiled and (paths.partitioned or paths.max_links <= SHORT_PATHS):
+    if paths.compiled:
         totals = kernels.flow_loads(arrays, paths.dist, paths.sigma, rows, flows, n, paths.transit)
     else:
         totals = pair_loads(arrays, paths.narrow_dist, paths.sigma, rows, flows, n, paths.transit)
