@@ -257,10 +257,17 @@ def test_concurrent_runs_check_their_options_as_single_groups_do():
         evaluate_concurrent(topo, "allreduce", [1], rings)
 
 
+def _unlike_racks(topo) -> list[list[str]]:
+    """NL72x2's two racks, the second from its second chip on: no automorphism carries the first
+    onto it member by member, so both are routed."""
+    first, second = select_groups(topo, "rack:*")
+    return [first, second[1:] + second[:1]]
+
+
 def test_routing_work_scales_with_the_groups_routed(monkeypatch):
     """Concurrent groups had no work limit: 32 groups of 1,024 ranks ran for minutes."""
     topo = topology("trn3-nl72x2-gen1")
-    racks = select_groups(topo, "rack:*")
+    racks = _unlike_racks(topo)
     one_group = len(racks[0]) * (len(topo.nodes) + 2 * len(topo.links))  # a BFS from every member
     monkeypatch.setenv("TRNSIM_MAX_ROUTING", str(one_group))
     evaluate(topo, "allreduce", [1 << 20], racks[0], algo="ring")  # one group fits
@@ -277,9 +284,19 @@ def test_translates_on_a_torus_cost_no_routing_work(monkeypatch):
     assert len(evaluate_concurrent(topo, "allreduce", [1 << 20], rings).groups) == 16
 
 
+def test_copies_on_a_switched_fabric_cost_no_routing_work(monkeypatch):
+    topo = topology("trn3-nl72x2-gen1")
+    racks = select_groups(topo, "rack:*")  # the other rack is the first one's copy (the racks swapped)
+    monkeypatch.setenv("TRNSIM_MAX_ROUTING", str(len(racks[0]) * (len(topo.nodes) + 2 * len(topo.links))))
+    assert len(evaluate_concurrent(topo, "allreduce", [1 << 20], racks, algo="ring").groups) == 2
+    monkeypatch.setenv("TRNSIM_MAX_ROUTING", "1")
+    with pytest.raises(UsageError, match=r"2 groups of 72 chips at once \(1 routed, 1 translates of them\)"):
+        evaluate_concurrent(topo, "allreduce", [1 << 20], racks, algo="ring")
+
+
 def test_shared_link_work_is_refused_before_any_routing(monkeypatch):
     topo = topology("trn3-nl72x2-gen1")
-    racks = select_groups(topo, "rack:*")
+    racks = _unlike_racks(topo)
 
     def no_routing(*args, **kwargs):
         raise AssertionError("routed before the work was checked")
