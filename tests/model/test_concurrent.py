@@ -307,3 +307,40 @@ def test_shared_link_work_is_refused_before_any_routing(monkeypatch):
     monkeypatch.setenv("TRNSIM_MAX_SHARED_WORK", str(needed - 1))
     with pytest.raises(UsageError, match=f"{needed:,} units of shared-link work.*TRNSIM_MAX_SHARED_WORK"):
         evaluate_concurrent(topo, "allreduce", [1 << 20], racks, algo="ring")
+
+
+@pytest.mark.parametrize(
+    ("sku", "op", "pick", "sizes"),
+    [
+        ("trn3-nl72x2-gen1", "alltoall", lambda chips: [chips[0::2], chips[1::2]], [1 << 10, 1 << 20]),
+        ("trn3-nl72x2-gen1", "alltoall", lambda chips: [chips[0::2], chips[1::2]], [1 << 34]),
+        (
+            "trn3-nl32x2-gen1",
+            "allreduce",
+            lambda chips: [chips[i : i + 16] for i in range(0, len(chips), 16)],
+            SIZES,
+        ),
+        (
+            "trn2-nl64",
+            "alltoall",
+            lambda chips: [chips[i : i + 16] for i in range(0, len(chips), 16)],
+            [1 << 10],
+        ),
+    ],
+)
+def test_an_algorithm_slower_on_its_alphas_alone_than_the_best_is_not_routed(
+    sku, op, pick, sizes, monkeypatch
+):
+    """An algorithm whose steps' alphas alone take longer than the fastest one found, at every size,
+    is not routed; the rows are those of routing every algorithm."""
+    from trnsim.model.concurrent import run
+
+    topo = topology(sku)
+    groups = pick(list(topo.chips))
+    fast = evaluate_concurrent(topo, op, sizes, groups)
+    monkeypatch.setattr(run, "_floor_us", lambda schedules, costing: 0.0)
+    slow = evaluate_concurrent(topo, op, sizes, groups)
+    assert fast.rows == slow.rows and fast.skipped == slow.skipped
+    assert all(fast.by_algorithm[name] == slow.by_algorithm[name] for name in fast.by_algorithm)
+    left_out = set(slow.by_algorithm) - set(fast.by_algorithm)
+    assert ("pairwise" in left_out) == (op == "alltoall" and sizes[-1] < 1 << 30)

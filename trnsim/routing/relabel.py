@@ -81,6 +81,22 @@ class Relabels:
             table[s, np.flatnonzero(rest_src)] = np.flatnonzero(rest_dst)
         return self._renamed(table)
 
+    def generators(self) -> list[np.ndarray]:
+        """Node permutations that generate every renaming of the free tokens: per free token, the
+        cycle of its values and the swap of its first two."""
+        out = []
+        for s in np.flatnonzero(self.free & (self.sizes > 1)):
+            m = int(self.sizes[s])
+            for image in (np.roll(np.arange(m), -1), np.r_[1, 0, np.arange(2, m)]):
+                out.append(self._renamed(self._table(s, image)))
+        return out
+
+    def _table(self, s: int, image: np.ndarray) -> np.ndarray:
+        """Every slot's values in place but slot ``s``'s, renamed by ``image``."""
+        table = np.tile(np.arange(int(self.sizes.max())), (len(self.sizes), 1))
+        table[s, : len(image)] = image
+        return table
+
     def edge_map(self, perm: np.ndarray, edges: np.ndarray | None = None) -> np.ndarray:
         """Where each directed edge (or each of ``edges``) goes under the automorphism ``perm``."""
         tails, heads, attr = (
@@ -167,9 +183,7 @@ def _is_free(found: Relabels, s: int, node_key: np.ndarray) -> bool:
     are both automorphisms (then every renaming is)."""
     m = int(found.sizes[s])
     for image in (np.roll(np.arange(m), -1), np.r_[1, 0, np.arange(2, m)]) if m > 1 else ():
-        table = np.tile(np.arange(int(found.sizes.max())), (len(found.sizes), 1))
-        table[s, :m] = image
-        if not found.is_automorphism(found._renamed(table), node_key):
+        if not found.is_automorphism(found._renamed(found._table(s, image)), node_key):
             return False
     return True
 
