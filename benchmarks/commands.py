@@ -1,41 +1,36 @@
-"""Whole-process commands on the 1,152-chip switched fabric and NL72x2, against their targets.
+"""Whole commands on the 1,152-chip switched fabric and NL72x2, against issue 28's targets.
 
 Times ``trnsim layout`` and ``trnsim collective --groups`` on ``benchmarks/switched-1152.yaml`` and
 the single-failure sweep ``trnsim faults nl72x2`` as a user runs them (a fresh process each), and
-prints for each its wall and CPU seconds, its peak memory, and the ratios to issue 28's targets
-(5 s for layout and --groups, 3 s for faults, 2 GiB of memory: a ratio of 1 or less meets the
-target). With ``--before`` (a checkout's directory or a git revision, checked out in a temporary
-worktree) the same commands run from that source too, interleaved run by run, with whether each
-command's JSON output is byte-identical.
+gives for each its wall and CPU seconds and peak memory, against the targets: 5 s for layout and
+--groups, 3 s for faults, 2 GiB of memory (a ratio of 1 or less meets one). Side by side, the same
+commands from the earlier commit (``--before``), interleaved run by run, and whether each command's
+JSON output is byte-identical to this checkout's.
 
-    python benchmarks/commands.py                     # this checkout
-    python benchmarks/commands.py --before 002923c    # and the commit before, side by side
-    python benchmarks/commands.py --runs 3 --only faults
+    python benchmarks/commands.py                     # against 002923c (the commit before issue 28)
+    python benchmarks/commands.py --before none       # this checkout alone
+    python benchmarks/commands.py --quick             # one timed run each
 
-Every process runs once untimed first (numba compiles its kernels into its disk cache, as on any
-first run). The figures are medians over the runs; nothing here asserts a time. The earlier code
-refuses the layout past its shared-link work limit, so every run raises that limit.
+Every command runs once untimed first from each source (numba compiles its kernels into its disk
+cache, as on any first run); the figures are medians. The earlier code refuses the layout past its
+shared-link work limit (TRNSIM_MAX_SHARED_WORK), so every run raises that limit.
 """
+
+from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
-import statistics
-import subprocess
-import sys
 import tempfile
-import time
-from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import BEFORE, ROOT, Goal, median, print_goals, trnsim, worktree  # benchmarks/ is on sys.path
+
 GIB = 1 << 30
 FABRIC = "benchmarks/switched-1152.yaml"  # relative to the source tree run
 CASES = {
-    # name: (label, arguments, target in seconds)
+    # name: (label, arguments, target seconds)
     "layout": (
-        "layout --ep 576 --tp 2 (switched-1152)",
+        "layout --ep 576 --tp 2, switched-1152",
         ["layout", "--topology", FABRIC, "--ep", "576", "--tp", "2", "--size", "ep=64M,tp=16M"],
         5.0,
     ),
@@ -51,24 +46,12 @@ CASES = {
     ),
     "faults": ("faults nl72x2 (3,348 parts)", ["faults", "nl72x2"], 3.0),
 }
-# the child reports its own CPU seconds and peak memory (the parent times the whole process)
-_CHILD = (
-    "import resource, runpy, sys\n"
-    "sys.argv = ['trnsim', *sys.argv[1:]]\n"
-    "try:\n"
-    "    runpy.run_module('trnsim', run_name='__main__')\n"
-    "except SystemExit as exit:\n"
-    "    code = exit.code\n"
-    "else:\n"
-    "    code = 0\n"
-    "usage = resource.getrusage(resource.RUSAGE_SELF)\n"
-    "sys.stderr.write(f'@@ {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss} {code}\\n')\n"
-)
+ENV = {"TRNSIM_MAX_SHARED_WORK": str(1 << 40)}
 
 
 def replica_groups(directory: Path) -> dict[str, Path]:
-    """The two replica-group files (nccom-test's form; the fabric has no NeuronCores, so ranks are
-    chips): 576 pairs of consecutive chips, and the two halves of 576 chips."""
+    """The replica-group files (nccom-test's form; the fabric has no NeuronCores, so its ranks are
+    its chips): 576 pairs of consecutive chips, and the two halves of 576 chips."""
     files = {
         "pairs": [[2 * i, 2 * i + 1] for i in range(576)],
         "halves": [list(range(576)), list(range(576, 1152))],
@@ -80,83 +63,68 @@ def replica_groups(directory: Path) -> dict[str, Path]:
     return out
 
 
-def run(source: Path, args: list[str]) -> dict:
-    """``trnsim ARGS --format json`` from ``source``: wall and CPU seconds, peak GB, its output."""
-    env = dict(os.environ, PYTHONPATH=str(source), TRNSIM_MAX_SHARED_WORK=str(1 << 40), COLUMNS="200")
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, *args, "--format", "json"],
-        capture_output=True, text=True, env=env, cwd=source, check=False,
-    )  # fmt: skip
-    wall = time.perf_counter() - start
-    marker = next((line for line in done.stderr.splitlines() if line.startswith("@@ ")), None)
-    if marker is None:
-        raise RuntimeError(f"trnsim {' '.join(args)} from {source} failed:\n{done.stderr[-2000:]}")
-    _, cpu, rss_kb, code = marker.split()
-    if code not in ("0", "None"):
-        raise RuntimeError(f"trnsim {' '.join(args)} from {source} exited {code}:\n{done.stderr[-2000:]}")
-    return {"wall": wall, "cpu": float(cpu), "peak_gb": float(rss_kb) * 1024 / 1e9, "out": done.stdout}
+def _measure(argv: list[str], sources: dict[str, Path], runs: int) -> dict[str, list]:
+    """Each source's runs of ``trnsim ARGV --format json``, after one untimed run, interleaved."""
+    for source in sources.values():
+        trnsim(argv, source, ENV)
+    found: dict[str, list] = {key: [] for key in sources}
+    for _ in range(runs):  # the machine's load falls on every source alike
+        for key, source in sources.items():
+            run = trnsim(argv, source, ENV)
+            if run.code != 0:
+                raise RuntimeError(f"trnsim {' '.join(argv)} from {source} exited {run.code}")
+            found[key].append(run)
+    return found
 
 
-@contextmanager
-def checkout(before: str | None):
-    """The source tree to compare against: a directory as given, a revision in a temporary git
-    worktree (removed afterwards), or None."""
-    if before is None or Path(before).is_dir():
-        yield None if before is None else Path(before).resolve()
-        return
-    tree = Path(tempfile.mkdtemp(prefix="trnsim-before-"))
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), before],
-                   check=True, capture_output=True)  # fmt: skip
-    try:
-        yield tree
-    finally:
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
-                       check=False, capture_output=True)  # fmt: skip
-        shutil.rmtree(tree, ignore_errors=True)
-
-
-def section(args) -> None:
-    """Print the table. ``args`` may carry ``commands_before`` (a directory or revision),
-    ``command_runs`` and ``commands_only`` (comma-separated case names); see the module docstring."""
-    before = getattr(args, "commands_before", None)
-    runs = max(1, int(getattr(args, "command_runs", None) or 1))
-    only = getattr(args, "commands_only", None)
-    names = [name for name in CASES if not only or name in only.split(",")]
-    with tempfile.TemporaryDirectory(prefix="trnsim-groups-") as scratch, checkout(before) as then:
+def section(args) -> list[Goal]:
+    """Time the commands from this checkout and ``args.before_tree`` (None: this checkout alone);
+    ``args.runs`` timed runs each (at most 3; 1 with ``args.quick``)."""
+    before = getattr(args, "before_tree", None)
+    runs = 1 if getattr(args, "quick", False) else max(1, min(getattr(args, "runs", 3), 3))
+    sources = {"now": ROOT} | ({"before": Path(before)} if before is not None else {})
+    goals = []
+    print("\nwhole commands on big switched fabrics (medians of fresh processes; target ratio <= 1):")
+    print(f"  {'command':42} {'source':>7} {'wall s':>7} {'CPU s':>6} {'peak GB':>8} {'/target':>8} "
+          f"{'/2 GiB':>7}  output")  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="trnsim-groups-") as scratch:
         files = replica_groups(Path(scratch))
-        trees = {"now": ROOT} | ({f"before {before}": then} if then is not None else {})
-        print("\nwhole-process commands (medians; ratios to the target: 1 or less meets it)")
-        print(f"{'command':42} {'source':>18} {'wall s':>7} {'CPU s':>6} {'peak GB':>8} {'wall/target':>12}"
-              f" {'peak/2 GiB':>11}  output")  # fmt: skip
-        for name in names:
-            label, template, target = CASES[name]
-            argv = [str(files[a[1:-1]]) if a.startswith("{") else a for a in template]
-            for tree in trees.values():
-                run(tree, argv)  # once untimed: numba's disk cache, imports warm
-            found = {key: [] for key in trees}
-            for _ in range(runs):  # interleaved, so that the machine's load falls on both alike
-                for key, tree in trees.items():
-                    found[key].append(run(tree, argv))
-            reference = found["now"][0]["out"]
+        for label, template, target in CASES.values():
+            argv = [str(files[a[1:-1]]) if a.startswith("{") else a for a in template] + ["--format", "json"]
+            found = _measure(argv, sources, runs)
+            figures = {}
             for key, results in found.items():
-                wall = statistics.median(r["wall"] for r in results)
-                cpu = statistics.median(r["cpu"] for r in results)
-                peak = max(r["peak_gb"] for r in results)
-                same = "" if key == "now" else ("identical" if results[0]["out"] == reference else "DIFFERS")
-                print(f"{label:42} {key:>18} {wall:7.2f} {cpu:6.2f} {peak:8.2f} {wall / target:11.2f}x"
-                      f" {peak * 1e9 / (2 * GIB):10.2f}x  {same}")  # fmt: skip
-                label = ""
+                wall, cpu = median([r.wall_s for r in results]), median([r.cpu_s for r in results])
+                peak = max(r.peak_gb for r in results)
+                figures[key] = (wall, peak)
+                same = "" if key == "now" else _same(results[0].stdout, found["now"][0].stdout)
+                print(f"  {label if key == 'now' else '':42} {key:>7} {wall:7.2f} {cpu:6.2f} {peak:8.2f} "
+                      f"{wall / target:8.2f} {peak * 1e9 / (2 * GIB):7.2f}  {same}")  # fmt: skip
+            then = figures.get("before")
+            wall, peak = figures["now"]
+            goals.append(Goal(f"{label}: wall", wall, target, 1.0, before=then and then[0]))
+            goals.append(
+                Goal(f"{label}: peak memory", peak, 2 * GIB / 1e9, 1.0, "GB", before=then and then[1])
+            )
+    return goals
+
+
+def _same(output: str, reference: str) -> str:
+    return "identical" if output == reference else "DIFFERS"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--before", dest="commands_before", help="a checkout's directory or a git revision")
-    parser.add_argument("--runs", dest="command_runs", type=int, default=1, help="timed runs of each command")
-    parser.add_argument("--only", dest="commands_only", help=f"comma-separated cases of {', '.join(CASES)}")
-    section(parser.parse_args())
+    parser.add_argument("--before", default=BEFORE, help="the commit to run side by side ('none': skip)")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of each command (at most 3)")
+    parser.add_argument("--quick", action="store_true", help="one timed run of each command")
+    args = parser.parse_args()
+    rev = None if args.before.lower() == "none" else args.before
+    with worktree(rev) as tree:
+        args.before_tree = tree
+        print_goals(section(args))
 
 
 if __name__ == "__main__":

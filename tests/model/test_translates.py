@@ -18,6 +18,14 @@ SIZES = [1 << 10, 1 << 20, 1 << 30]
 OPS = ["allreduce", "allgather", "reducescatter", "alltoall"]
 
 
+def _system(sku):
+    """A catalog system, or (``SKU/ranks``) the same with two ranks per chip."""
+    from trnsim.topology import load_topology
+
+    name, _, ranks = sku.partition("/")
+    return load_topology(name, overrides=["chip.ranks=2", "chip.rank_gbps=1000"]) if ranks else topology(name)
+
+
 def _pairs(chips, p):
     return [chips[i : i + p] for i in range(0, len(chips), p)]
 
@@ -30,6 +38,7 @@ CASES = [
     ("trn3-nl32x2-gen1", lambda chips: _pairs(chips, 8)),
     ("trn3-ultraserver-gen1", lambda chips: _pairs(chips, 4)),
     ("hgx-h100", lambda chips: _pairs(chips, 2)),
+    ("trn3-nl32x2-gen1/ranks", lambda ranks: _pairs(ranks, 4)),  # two ranks per chip
     (
         "trn3-nl72x2-gen1",
         lambda chips: [chips[0:2], chips[4:6], [chips[8], chips[13]], [chips[16], chips[21]]],
@@ -41,7 +50,7 @@ CASES = [
 def test_each_copys_own_schedule_and_routes_are_its_originals_moved(sku, pick):
     """Brute force: every algorithm schedules each copy itself, and routes it itself; the schedule
     equals its original's, and every step's link loads are the original's moved, bit for bit."""
-    topo = topology(sku)
+    topo = _system(sku)
     groups = pick(list(topo.chips))
     images = translates(topo, groups)
     copies = [k for k, image in enumerate(images) if image is not None]
@@ -76,7 +85,7 @@ def _flows(step) -> tuple:
 
 @pytest.mark.parametrize(("sku", "pick"), CASES)
 def test_copies_evaluate_exactly_as_every_group_routed_itself(sku, pick, monkeypatch):
-    topo = topology(sku)
+    topo = _system(sku)
     groups = pick(list(topo.chips))
     assert any(image is not None for image in translates(topo, groups))
     for op in OPS:

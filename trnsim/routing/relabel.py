@@ -27,7 +27,7 @@ from trnsim.topology.graph import Topology
 _INDEXED = re.compile(r"^(\D*)(\d+)$")
 # device attributes that say where a device sits, not what it is: a renaming may change them
 POSITIONAL = frozenset(
-    {"rank", "rack", "node", "slot", "slot_index", "plane", "switch_tray", "server", "chip"}
+    {"rank", "rack", "node", "slot", "slot_index", "plane", "switch_tray", "server", "chip", "core"}
 )
 
 
@@ -191,8 +191,9 @@ def _is_free(found: Relabels, s: int, node_key: np.ndarray) -> bool:
 def _tokens(names: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each name's tokens as (slot, value) arrays, and the values per slot.
 
-    An indexed token (``n3``, ``sw12``, ``7``) belongs to the slot of its position, its name's
-    length and its letters; its values are ordered by number. A plain word (``A``, ``nvlink``)
+    An indexed token (``n3``, ``sw12``, ``7``) belongs to the slot of its position and its letters
+    (in names of any length: a chip's ranks, ``r0.n3.A.c1``, rename with it); its values are
+    ordered by number. A plain word (``A``, ``nvlink``)
     belongs to the slot of the words found at its position (positions whose words overlap share
     one): a word is renamed wherever it appears, as plane letters name chips and switches alike.
     """
@@ -210,7 +211,7 @@ def _tokens(names: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         row = []
         for k, token in enumerate(parts):
             match = _INDEXED.match(token)
-            key = ("word", word_slot[token]) if match is None else (len(parts), k, match.group(1))
+            key = ("word", word_slot[token]) if match is None else (k, match.group(1))
             keys.setdefault(key, {})[token if match is None else match.group(2)] = None
             row.append((key, token if match is None else match.group(2)))
         cells.append(row)
