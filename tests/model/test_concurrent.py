@@ -257,10 +257,17 @@ def test_concurrent_runs_check_their_options_as_single_groups_do():
         evaluate_concurrent(topo, "allreduce", [1], rings)
 
 
+def _unlike_racks(topo) -> list[list[str]]:
+    """NL72x2's two racks, the second from its second chip on: no automorphism carries the first
+    onto it member by member, so both are routed."""
+    first, second = select_groups(topo, "rack:*")
+    return [first, second[1:] + second[:1]]
+
+
 def test_routing_work_scales_with_the_groups_routed(monkeypatch):
     """Concurrent groups had no work limit: 32 groups of 1,024 ranks ran for minutes."""
     topo = topology("trn3-nl72x2-gen1")
-    racks = select_groups(topo, "rack:*")
+    racks = _unlike_racks(topo)
     one_group = len(racks[0]) * (len(topo.nodes) + 2 * len(topo.links))  # a BFS from every member
     monkeypatch.setenv("TRNSIM_MAX_ROUTING", str(one_group))
     evaluate(topo, "allreduce", [1 << 20], racks[0], algo="ring")  # one group fits
@@ -277,9 +284,19 @@ def test_translates_on_a_torus_cost_no_routing_work(monkeypatch):
     assert len(evaluate_concurrent(topo, "allreduce", [1 << 20], rings).groups) == 16
 
 
+def test_copies_on_a_switched_fabric_cost_no_routing_work(monkeypatch):
+    topo = topology("trn3-nl72x2-gen1")
+    racks = select_groups(topo, "rack:*")  # the other rack is the first one's copy (the racks swapped)
+    monkeypatch.setenv("TRNSIM_MAX_ROUTING", str(len(racks[0]) * (len(topo.nodes) + 2 * len(topo.links))))
+    assert len(evaluate_concurrent(topo, "allreduce", [1 << 20], racks, algo="ring").groups) == 2
+    monkeypatch.setenv("TRNSIM_MAX_ROUTING", "1")
+    with pytest.raises(UsageError, match=r"2 groups of 72 chips at once \(1 routed, 1 translates of them\)"):
+        evaluate_concurrent(topo, "allreduce", [1 << 20], racks, algo="ring")
+
+
 def test_shared_link_work_is_refused_before_any_routing(monkeypatch):
     topo = topology("trn3-nl72x2-gen1")
-    racks = select_groups(topo, "rack:*")
+    racks = _unlike_racks(topo)
 
     def no_routing(*args, **kwargs):
         raise AssertionError("routed before the work was checked")
@@ -290,3 +307,40 @@ def test_shared_link_work_is_refused_before_any_routing(monkeypatch):
     monkeypatch.setenv("TRNSIM_MAX_SHARED_WORK", str(needed - 1))
     with pytest.raises(UsageError, match=f"{needed:,} units of shared-link work.*TRNSIM_MAX_SHARED_WORK"):
         evaluate_concurrent(topo, "allreduce", [1 << 20], racks, algo="ring")
+
+
+@pytest.mark.parametrize(
+    ("sku", "op", "pick", "sizes"),
+    [
+        ("trn3-nl72x2-gen1", "alltoall", lambda chips: [chips[0::2], chips[1::2]], [1 << 10, 1 << 20]),
+        ("trn3-nl72x2-gen1", "alltoall", lambda chips: [chips[0::2], chips[1::2]], [1 << 34]),
+        (
+            "trn3-nl32x2-gen1",
+            "allreduce",
+            lambda chips: [chips[i : i + 16] for i in range(0, len(chips), 16)],
+            SIZES,
+        ),
+        (
+            "trn2-nl64",
+            "alltoall",
+            lambda chips: [chips[i : i + 16] for i in range(0, len(chips), 16)],
+            [1 << 10],
+        ),
+    ],
+)
+def test_an_algorithm_slower_on_its_alphas_alone_than_the_best_is_not_routed(
+    sku, op, pick, sizes, monkeypatch
+):
+    """An algorithm whose steps' alphas alone take longer than the fastest one found, at every size,
+    is not routed; the rows are those of routing every algorithm."""
+    from trnsim.model.concurrent import run
+
+    topo = topology(sku)
+    groups = pick(list(topo.chips))
+    fast = evaluate_concurrent(topo, op, sizes, groups)
+    monkeypatch.setattr(run, "_floor_us", lambda schedules, costing: 0.0)
+    slow = evaluate_concurrent(topo, op, sizes, groups)
+    assert fast.rows == slow.rows and fast.skipped == slow.skipped
+    assert all(fast.by_algorithm[name] == slow.by_algorithm[name] for name in fast.by_algorithm)
+    left_out = set(slow.by_algorithm) - set(fast.by_algorithm)
+    assert ("pairwise" in left_out) == (op == "alltoall" and sizes[-1] < 1 << 30)

@@ -54,3 +54,19 @@ def test_a_named_path_over_a_failed_link_is_rerouted_as_the_hardware_would():
     route = Router(broken, broken.chips).route(named)
     routed = Router(broken, broken.chips).route(Step.of([(0, 1)], 1.0))
     assert np.array_equal(route.link_loads, routed.link_loads)
+
+
+def test_routers_of_one_group_share_its_paths_and_route_as_a_fresh_one():
+    from trnsim.model import router as module
+    from trnsim.topology import load_topology
+
+    nl72 = load_topology("trn3-nl72x2-gen1")  # its own cache
+    first = Router(nl72, nl72.chips)
+    again = Router(nl72, nl72.chips)
+    assert again.paths is first.paths
+    step = Step.of([(i, (i + 1) % 144) for i in range(144)], 1.0)
+    fresh = Router(load_topology("trn3-nl72x2-gen1"), nl72.chips)
+    assert np.array_equal(again.route(step).link_loads, fresh.route(step).link_loads)
+    others = [Router(nl72, nl72.chips[k : k + 2]) for k in range(0, 2 * module.KEPT_PATHS, 2)]
+    assert Router(nl72, nl72.chips).paths is not first.paths  # the oldest made way
+    assert Router(nl72, others[-1].group).paths is others[-1].paths

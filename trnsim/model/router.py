@@ -86,6 +86,9 @@ def _demand(step: Step) -> Demand:
     return Demand(step.src, step.dst, step.weight, everyone=bool(step.all_pairs))
 
 
+KEPT_PATHS = 4  # groups whose paths a topology keeps for the next router of the same group
+KEPT_ENTRIES = 1 << 22  # of at most this many (member, device) entries each (about 50 MB)
+
 # a pinned subgraph: its group paths, its directed edges' indices in the whole graph, each member's part
 _Parts = tuple[GroupPaths, np.ndarray, np.ndarray]
 
@@ -139,7 +142,12 @@ class Router:
         self._edge_index: dict[tuple[int, int], int] | None = None  # directed edge by its ends
 
     def _group_paths(self) -> GroupPaths:
+        """The group's paths; the topology keeps the last :data:`KEPT_PATHS` groups' (each op of a
+        fault sweep routes the same group on the same system)."""
         topology, group, routing = self.topology, self.group, self.routing
+        kept, key = topology.cache.paths, (tuple(group), routing)
+        if key in kept:
+            return kept[key]
         arrays = graph_arrays(topology)
         rows = np.asarray([arrays.index[chip] for chip in group], dtype=np.int64)
         paths = GroupPaths(arrays, rows, routing, translations(topology, routing), axis_order=self._axes())
@@ -152,6 +160,10 @@ class Router:
                 f"allow chips to relay ({{routing}} {routing.policy},relay)",
                 names="routing",
             )
+        if len(group) * arrays.n_nodes <= KEPT_ENTRIES:  # small enough to keep
+            if len(kept) >= KEPT_PATHS:
+                del kept[next(iter(kept))]  # the oldest
+            kept[key] = paths
         return paths
 
     def _axes(self) -> list[str] | None:

@@ -88,6 +88,10 @@ class TopologyCache:
     * ``optimum_gather``: all-gather optima by (group, reversed), and by blocks (``trnsim.model.optimum``);
     * ``forest_overlay``: the chip overlay trees are packed on (:func:`trnsim.collectives.forest.overlay`);
     * ``digest``: the built system's digest (:attr:`Topology.digest`).
+    * ``relabels``: the name tokens whose renamings are automorphisms, in a 1-tuple
+      (:func:`trnsim.routing.relabel.relabels`);
+    * ``paths``: the last few groups' shortest paths, by (group, routing policy)
+      (:class:`trnsim.model.router.Router`: every op run on one group shares them).
     """
 
     arrays: Any = None
@@ -97,6 +101,8 @@ class TopologyCache:
     optimum_gather: dict[tuple, Any] = field(default_factory=dict)
     forest_overlay: Any = None
     digest: str | None = None
+    relabels: Any = None
+    paths: dict[tuple, Any] = field(default_factory=dict)
 
 
 @dataclass

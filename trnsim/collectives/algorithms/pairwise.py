@@ -23,7 +23,8 @@ def schedule(ctx: Context, op: str) -> list[Step]:
         return [
             Step.of((s, d), ctx.traffic[s, d], 1, f"shift {k} (skewed)") for k, (s, d) in enumerate(rounds, 1)
         ]
-    return [Step.of([(i, (i + k) % p) for i in range(p)], 1 / p, 1, f"shift {k}") for k in range(1, p)]
+    ranks = np.arange(p)
+    return [Step.of((ranks, (ranks + k) % p), 1 / p, 1, f"shift {k}") for k in range(1, p)]
 
 
 @program_of("pairwise")

@@ -9,7 +9,7 @@ One job per module:
 
 ==============  ==================================================================================
 ``prepare``     the groups checked, every algorithm scheduled for every group, the work counted
-``translates``  groups that are translates of another on a wrapped torus (routed once, moved)
+``translates``  groups that an automorphism carries onto another (torus shifts, renamed trays...)
 ``shared``      each group's plan costed on the shared loads of its links
 ``run``         routing and costing per size, shared and alone, over the hash seeds
 ``results``     the rows and the evaluation returned

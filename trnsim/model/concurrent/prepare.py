@@ -16,7 +16,7 @@ from trnsim.collectives.ops import get_op
 from trnsim.collectives.schedule import Context, NotApplicable, Pipeline, Step
 from trnsim.collectives.traffic import check_traffic
 from trnsim.errors import NotApplicableError, UsageError
-from trnsim.model.concurrent.translates import translates
+from trnsim.model.concurrent.translates import Carried, translates
 from trnsim.model.engine import align_sizes
 from trnsim.routing.paths import routing_work
 from trnsim.topology.graph import Topology
@@ -159,6 +159,13 @@ def prepare_concurrent(
     images = translates(topology, groups)  # per group: (its original's index, directed-edge map) or None
     shape = (traffic, root, blocks)
     schedules, skipped = _schedules(topology, op.base, groups, images, algo, shape)
+    if any(image is not None and isinstance(image[1], Carried) for image in images) and _names_devices(
+        schedules
+    ):
+        # a schedule that names devices (relays, reducing switches, explicit paths) chooses them
+        # among alike ones by the order of names, which the automorphism need not keep
+        images = [None] * len(groups)
+        schedules, skipped = _schedules(topology, op.base, groups, images, algo, shape)
     realisations = routing_of(topology.spec).realisations
     dtype = dtype.strip().lower()  # names are case-insensitive; rows carry one spelling
     return Prepared(
@@ -175,6 +182,16 @@ def prepare_concurrent(
         dtype,
         root,
         blocks,
+    )
+
+
+def _names_devices(schedules: dict[str, list]) -> bool:
+    """Whether a step of any group's schedule names devices: relays, reducing switches or paths."""
+    return any(
+        step.relays or step.in_network or step.paths is not None
+        for mine in schedules.values()
+        for schedule in mine
+        for step in flat(schedule)
     )
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from trnsim.collectives.schedule import Pipeline
 from trnsim.model.concurrent.prepare import flat
-from trnsim.model.concurrent.translates import moved
+from trnsim.model.concurrent.translates import Carried, moved
 from trnsim.model.cost import PipelineCost, StepCost
 from trnsim.model.plan import Plan
 from trnsim.model.router import StepRoute, busiest_edge
@@ -66,30 +66,38 @@ def shared_plans(name, schedules, routes, images, arrays, links, alpha_ns, chunk
     translation) where that group's costing cannot be reused.
     """
     bw_bps = links[0]
-    # every step's loads summed over the groups (directed edges x steps); a translate adds its
-    # original's loads moved, only on the few edges its original uses
-    own = [None if r is None else np.stack([route.link_loads for route in r], axis=1) for r in routes]
-    used = [None if loads is None else np.flatnonzero(loads.any(axis=1)) for loads in own]
-    by_edge = np.zeros_like(own[0])
-    for k, loads in enumerate(own):
-        if loads is None:
+    # every step's loads summed over the groups (steps x directed edges); a copy adds its
+    # original's loads moved, only on the edges its original uses (each sum in the groups' order)
+    own = [None if r is None else np.stack([route.link_loads for route in r]) for r in routes]
+    used = [None if loads is None else np.flatnonzero(loads.any(axis=0)) for loads in own]
+    totals = own[0].copy()  # the first group is always routed
+    mapped = {}  # per copy: where its original's used edges go
+    for k in range(1, len(own)):
+        if own[k] is None:
             original, where = images[k]
-            by_edge[where[used[original]]] += own[original][used[original]]
+            mapped[k] = where[used[original]]
+            totals[:, mapped[k]] += own[original][:, used[original]]
         else:
-            by_edge += loads
-    totals = np.ascontiguousarray(by_edge.T)  # steps x directed edges
-    # random projections tell whether the shared loads look the same from a translate as from its
-    # original in every step (equal loads give equal sums; unequal ones almost surely do not)
-    rng = np.random.default_rng(0)
-    probe = rng.random(len(by_edge))
-    seen = rng.random(len(totals)) @ totals  # a random mix of the steps
-    seen_from_original = seen @ probe
+            totals += own[k]
+    by_edge = np.ascontiguousarray(totals.T)  # directed edges x steps
+    if any(image is not None and not isinstance(image[1], Carried) for image in images):
+        # random projections tell whether the shared loads look the same from a translate as from
+        # its original in every step (equal loads give equal sums; unequal ones almost surely do not)
+        rng = np.random.default_rng(0)
+        probe = rng.random(len(by_edge))
+        seen = rng.random(len(totals)) @ totals  # a random mix of the steps
+        seen_from_original = seen @ probe
     shared: list[Plan] = []
     for k, schedule in enumerate(schedules):
         if images[k] is not None:
             original, where = images[k]
             # the shared loads look the same from here as from the original: the same plan times
-            if np.isclose(seen[where] @ probe, seen_from_original, rtol=1e-9, atol=0.0):
+            if isinstance(where, Carried):
+                # exactly, on the links the group uses (all its plan reads of the shared loads)
+                alike = np.array_equal(by_edge[mapped[k]], by_edge[used[original]])
+            else:
+                alike = np.isclose(seen[where] @ probe, seen_from_original, rtol=1e-9, atol=0.0)
+            if alike:
                 shared.append(shared[original])
                 continue
             routes[k] = [moved(route, where) for route in routes[original]]

@@ -4,6 +4,11 @@ Colour refinement (1-dimensional Weisfeiler-Leman) runs on the system with the p
 failed, and two parts whose refined colour histograms agree are taken as equivalent (an assumption:
 it holds for the symmetric fabrics of the catalog, where it merges the parts an automorphism maps
 onto each other; the sweep's ``exhaustive=True`` evaluates every part).
+
+Refinement gives parts that an automorphism of the system maps onto each other the same histogram
+(it sees no names), so it runs once per orbit of parts under the automorphisms that rename name
+tokens (:mod:`trnsim.routing.relabel`: the trays, slots and racks of a switched fabric), and every
+part of an orbit takes its first part's histogram: the classes are those of refining every part.
 """
 
 import numpy as np
@@ -112,10 +117,55 @@ def equivalence_classes(topology: Topology, parts: list[Component]) -> list[list
     refiner = Refiner(topology)
     if not refiner.applies:
         return [[part] for part in parts]
+    first = _first_of_orbit(topology, parts)
+    keys: dict[int, bytes] = {}
     groups: dict[bytes, list] = {}
-    for part in parts:
-        groups.setdefault(refiner.key(part)[0], []).append(part)
+    for part, rep in zip(parts, first, strict=True):
+        if rep not in keys:
+            keys[rep] = refiner.key(parts[rep])[0]
+        groups.setdefault(keys[rep], []).append(part)
     return list(groups.values())
+
+
+def _first_of_orbit(topology: Topology, parts: list[Component]) -> list[int]:
+    """Per part, the first part of its orbit under the name-token renamings that are automorphisms
+    (each part alone on a system without them)."""
+    from trnsim.routing.relabel import relabels
+    from trnsim.topology.arrays import graph_arrays
+
+    parent = list(range(len(parts)))
+    found = relabels(topology)
+    if found is None or len(parts) < 2:
+        return parent
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    names = graph_arrays(topology).nodes
+    index = {_shape(part, {}): i for i, part in enumerate(parts)}
+    for perm in found.generators():
+        rename = dict(zip(names, (names[j] for j in perm), strict=True))
+        for i, part in enumerate(parts):
+            j = index.get(_shape(part, rename))
+            if j is not None:
+                a, b = sorted((root(i), root(j)))
+                parent[b] = a  # the smaller index stays the root: the first part of the orbit
+    return [root(i) for i in range(len(parts))]
+
+
+def _shape(part: Component, rename: dict) -> tuple:
+    """What a part fails, with its devices renamed (as sets: the order a part lists them in is not
+    what fails)."""
+    name = lambda node: rename.get(node, node)  # noqa: E731
+    return (
+        part.kind,
+        frozenset(map(name, part.nodes)),
+        frozenset(frozenset(map(name, ends)) for ends in part.links),
+        frozenset((name(chip), cls) for chip, cls in part.lanes),
+    )
 
 
 def _edge_bw(arrays) -> np.ndarray:
