@@ -279,8 +279,20 @@ class Router:
         part = np.where(has_link | ~alone, member_label, -1)
         rows = np.asarray([sub.index[chip] for chip in self.group], dtype=np.int64)
         # flows never leave their part: unreachable pairs across parts are expected
-        paths = GroupPaths(sub, rows, self.routing, partitioned=True, axis_order=self._axes())
+        symmetry = self._invariant(edges) if sub.n_nodes == n else None
+        paths = GroupPaths(sub, rows, self.routing, symmetry, partitioned=True, axis_order=self._axes())
         return paths, edges, part
+
+    def _invariant(self, edges: np.ndarray):
+        """The torus translations when the directed ``edges`` (of every node) are whole orbits of
+        them (some axes' links: every translation maps the subgraph onto itself), else None."""
+        symmetry = self.paths.symmetry
+        if symmetry is None:
+            return None
+        orbit = symmetry.edge_orbits(self.arrays.src, self.arrays.dst)
+        everywhere = np.bincount(orbit)
+        kept = np.bincount(orbit[edges], minlength=len(everywhere))
+        return symmetry if np.all((kept == 0) | (kept == everywhere)) else None
 
     def _pinned_routes(self, steps: list[Step]) -> list[StepRoute]:
         """Route steps pinned to the same link classes over that subgraph, all parts at once, and

@@ -1,0 +1,124 @@
+"""A wrapped torus routed by translation: chip 0's shortest paths stand for every member's.
+
+On a wrapped torus whose node indices are the ranks, the distance, shortest-path count and path
+latency from chip ``s`` to node ``v`` are chip 0's to ``v - s`` (:class:`TorusSymmetry`). A
+:class:`Translated` keeps chip 0's three rows and reads any member's entries off them by index
+arithmetic on the coordinates, so a group costs one BFS and memory linear in the torus, not
+members x nodes matrices (32 GB at 32,768 chips). :func:`flow_loads` walks each flow's own
+shortest-path DAG with distances read the same way: the numbers of
+:func:`trnsim.routing.kernels.flow_loads` on the full matrices.
+"""
+
+import functools
+from functools import cached_property
+
+import numpy as np
+
+from trnsim.routing.shortest import BFS, bfs, path_latency_ns
+from trnsim.routing.symmetry import TorusSymmetry
+from trnsim.topology.arrays import GraphArrays
+
+# members x members entries compared at once when a group is not the whole torus
+BLOCK_ENTRIES = 4_000_000
+
+
+class Translated:
+    """Chip 0's distances, path counts and path latencies on ``arrays``, and any member's by
+    translation.
+
+    Parameters
+    ----------
+    symmetry : TorusSymmetry
+        The torus's translations (node index = rank).
+    arrays : GraphArrays
+        The torus, or a subgraph of it that every translation maps onto itself (some axes' links).
+    rows : array of int
+        The group's members (node indices).
+    """
+
+    def __init__(self, symmetry: TorusSymmetry, arrays: GraphArrays, rows: np.ndarray):
+        self.symmetry, self.arrays, self.rows = symmetry, arrays, np.asarray(rows, dtype=np.int64)
+        self.dist = self.base.dist[0]
+        self.sigma = self.base.sigma[0]
+        self.latency = path_latency_ns(arrays, self.base)[0]
+
+    @cached_property
+    def base(self) -> BFS:
+        """The BFS from chip 0, with its DAG."""
+        return bfs(self.arrays, np.array([0]))
+
+    @cached_property
+    def whole(self) -> bool:
+        """Whether the group is every node of the torus (then pairs of members are every offset)."""
+        return len(self.rows) == self.arrays.n_nodes and np.array_equal(
+            np.sort(self.rows), np.arange(self.arrays.n_nodes)
+        )
+
+    def offsets(self, members: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """The rank of ``node - member`` for member positions and node indices (broadcast)."""
+        return self.symmetry.offset(self.rows[members], nodes)
+
+    def matrix(self, base: np.ndarray, columns: np.ndarray | None = None) -> np.ndarray:
+        """``base`` translated to every member: members x nodes (or x ``columns``); memory grows with
+        members x nodes, for the small groups whose strategies read whole matrices."""
+        rows = self.symmetry.shifted(base, self.rows)
+        return rows if columns is None else rows[:, columns]
+
+    def among_max(self, base: np.ndarray) -> float:
+        """The largest entry of ``base`` between two members (at every offset when the group is the
+        whole torus; else pair by pair, in blocks)."""
+        if self.whole:
+            return base.max()
+        return max(block.max() for _, block in self._among(base))
+
+    def first_negative(self, base: np.ndarray) -> tuple[int, int] | None:
+        """The first pair of member positions (row-major) whose entry of ``base`` is negative."""
+        if base.min() >= 0:
+            return None
+        for lo, block in self._among(base):
+            if np.any(block < 0):
+                a, b = np.argwhere(block < 0)[0]
+                return lo + int(a), int(b)
+        return None
+
+    def _among(self, base: np.ndarray):
+        p = len(self.rows)
+        step = max(1, BLOCK_ENTRIES // max(p, 1))
+        for lo in range(0, p, step):
+            members = np.arange(lo, min(lo + step, p))
+            yield lo, base[self.offsets(members[:, None], self.rows[None, :])]
+
+
+def flow_loads(translated: Translated, flows: tuple, n_sets: int, transit: np.ndarray | None) -> np.ndarray:
+    """Loads of sets of flows between members (``(src, dst, weight, owner)``, member positions),
+    flow by flow over each flow's shortest-path DAG, from chip 0's rows by translation: what
+    :func:`trnsim.routing.kernels.flow_loads` gives on the members' full matrices, with work the
+    flows' path sizes and no members x nodes matrix."""
+    src, dst, weight, owner = flows
+    arrays, sym, rows = translated.arrays, translated.symmetry, translated.rows
+    in_starts, in_ids = arrays.in_edges
+    forward = np.ones(arrays.n_nodes, dtype=np.bool_) if transit is None else transit.astype(np.bool_)
+    return _kernel()(
+        in_starts,
+        in_ids,
+        arrays.src.astype(np.int64),
+        len(arrays.src),
+        forward,
+        np.ascontiguousarray(translated.dist, dtype=np.int32),  # one signature: see jitcache
+        np.ascontiguousarray(translated.sigma, dtype=float),
+        np.ascontiguousarray(sym.coords, dtype=np.int64),
+        np.asarray(sym.sizes, dtype=np.int64),
+        np.asarray(sym.strides, dtype=np.int64),
+        np.ascontiguousarray(rows[np.asarray(src, dtype=np.int64)], dtype=np.int64),
+        np.ascontiguousarray(rows[np.asarray(dst, dtype=np.int64)], dtype=np.int64),
+        np.ascontiguousarray(weight, dtype=float),
+        np.ascontiguousarray(owner, dtype=np.int64),
+        n_sets,
+    )
+
+
+@functools.cache
+def _kernel():
+    from trnsim.routing.jitcache import Compiled
+
+    return functools.partial(Compiled("trnsim.routing._translated").call, "flow_loads")
