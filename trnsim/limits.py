@@ -24,7 +24,8 @@ TRNSIM_MAX_MATRIX_CELLS   cells of a topo hops --matrix        4,194,304
 
 Work is counted as sources x (devices + directed links): what a breadth-first search from every
 source touches. Collective routing counts the group as its sources, except on a wrapped torus
-routed by translation (the whole torus as the group), which needs group x devices; concurrent groups
+routed by translation (the whole torus as the group), which does one search and reads every
+member's rows off it: devices + directed links + group; concurrent groups
 (``--groups``, ``layout``) count every group routed by itself (a translate of another on a wrapped
 torus costs nothing more), times the hash seeds. Their shared-link work is what they keep and
 touch per schedule step: each routed group's load on every directed link, and the sum. At the default
