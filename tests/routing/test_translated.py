@@ -4,6 +4,7 @@ subgroups and the subgraphs of some axes, and so do the loads walked from them."
 import numpy as np
 import pytest
 
+from trnsim.collectives.schedule import Step
 from trnsim.model.router import Router
 from trnsim.routing import kernels
 from trnsim.routing import paths as group_paths
@@ -11,7 +12,7 @@ from trnsim.routing.paths import GroupPaths, routing_work
 from trnsim.routing.policy import RoutingPolicy
 from trnsim.routing.shortest import bfs, path_latency_ns
 from trnsim.routing.symmetry import torus_symmetry
-from trnsim.routing.translated import flow_loads
+from trnsim.routing.translated import flow_loads, invariant
 from trnsim.topology import load_topology
 from trnsim.topology.arrays import graph_arrays
 
@@ -88,7 +89,9 @@ def test_an_axis_subgraph_is_translated_too(classes):
 
 @pytest.mark.parametrize(("sizes", "kind"), CASES)
 def test_flows_walked_from_translated_rows_equal_the_full_matrices(sizes, kind):
-    """The same numbers, to the last bit, as the compiled walk over every member's own BFS."""
+    """The numbers of the compiled walk over every member's own BFS (a translated walk visits each
+    node's edges in another order, so the additions may round differently), by both ways of
+    translating: chip 0's DAG with its edges moved, and each member's own rows read at offsets."""
     topo = torus(*sizes)
     arrays = graph_arrays(topo)
     rows = _rows(arrays.n_nodes, kind)
@@ -99,6 +102,11 @@ def test_flows_walked_from_translated_rows_equal_the_full_matrices(sizes, kind):
     src, dst = rng.integers(0, p, count), rng.integers(0, p, count)  # some flows to themselves
     flows = (src, dst, rng.random(count), rng.integers(0, 3, count))
     expected = kernels.flow_loads(arrays, dist, sigma, rows, flows, 3, None)
+    assert paths.translated.mover is not None
+    np.testing.assert_allclose(flow_loads(paths.translated, flows, 3, None), expected, rtol=1e-12, atol=1e-15)
+    # without the edge table (a chip with two edges of one orbit): each member's own rows, read at
+    # offsets, walked as the compiled kernel walks them: the same operations in the same order
+    paths.translated.__dict__["mover"] = None
     assert np.array_equal(flow_loads(paths.translated, flows, 3, None), expected)
 
 
@@ -109,10 +117,16 @@ def test_pinned_steps_on_a_whole_torus_use_its_translations(monkeypatch):
     assert router.paths.translated is not None
     arrays = router.arrays
     classes = np.asarray(arrays.edge_cls)[arrays.edge]
-    assert router._invariant(np.flatnonzero(classes == "x")) is router.paths.symmetry
-    assert router._invariant(np.flatnonzero(classes != "y")) is router.paths.symmetry
+    sym = router.paths.symmetry
+    assert invariant(sym, arrays, np.flatnonzero(classes == "x")) is sym
+    assert invariant(sym, arrays, np.flatnonzero(classes != "y")) is sym
     half = np.flatnonzero(classes == "x")[::2]  # some x links only: no translation keeps them
-    assert router._invariant(half) is None
+    assert invariant(sym, arrays, half) is None
+    # and the router routes an axis's steps over that axis's links by translation
+    step = Step.of((np.arange(120), (np.arange(120) + 20) % 120), 1.0, links=frozenset(["x"]))
+    router.route(step)
+    ((paths, _, _),) = router._parts.values()
+    assert paths.translated is not None and paths.partitioned
 
 
 def test_a_failure_breaks_the_translations():

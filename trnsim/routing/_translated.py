@@ -76,3 +76,69 @@ def flow_loads(
                     last += 1
                 through[u] += share
     return loads
+
+
+@jit
+def _shift(coords, sizes, strides, u, s):
+    """The rank of ``u + s`` on the torus (coordinate-wise, modulo the sizes)."""
+    total = 0
+    for a in range(sizes.shape[0]):
+        d = coords[u, a] + coords[s, a]
+        if d >= sizes[a]:
+            d -= sizes[a]
+        total += d * strides[a]
+    return total
+
+
+@jit
+def moved_flow_loads(
+    pred_starts,
+    pred_tail,
+    pred_orbit,
+    pred_ratio,
+    base_dist,
+    coords,
+    sizes,
+    strides,
+    table,
+    n_edges,
+    flow_src,
+    flow_dst,
+    weight,
+    flow_set,
+    n_sets,
+):
+    # flow s -> t walked as chip 0's flow to t - s, backwards over chip 0's shortest-path DAG (each
+    # node's in-edges from one link nearer chip 0, with sigma(tail) / sigma(head)); each share lands
+    # on that edge moved by s: the edge of the same orbit out of the moved tail
+    n = pred_starts.shape[0] - 1
+    loads = np.zeros((n_sets, n_edges))
+    through = np.zeros(n)
+    seen = np.full(n, -1, np.int64)
+    queue = np.empty(n, np.int64)
+    for f in range(flow_src.shape[0]):
+        s = flow_src[f]
+        o = _offset(coords, sizes, strides, s, flow_dst[f])
+        if base_dist[o] <= 0 or weight[f] == 0.0:
+            continue
+        row = loads[flow_set[f]]
+        through[o] = weight[f]
+        seen[o] = f
+        first, last = 0, 1
+        queue[0] = o
+        while first < last:
+            v = queue[first]
+            first += 1
+            if v == 0:
+                continue
+            for k in range(pred_starts[v], pred_starts[v + 1]):
+                u = pred_tail[k]
+                share = pred_ratio[k] * through[v]
+                row[table[_shift(coords, sizes, strides, u, s), pred_orbit[k]]] += share
+                if seen[u] != f:
+                    seen[u] = f
+                    through[u] = 0.0
+                    queue[last] = u
+                    last += 1
+                through[u] += share
+    return loads

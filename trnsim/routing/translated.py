@@ -54,6 +54,31 @@ class Translated:
             np.sort(self.rows), np.arange(self.arrays.n_nodes)
         )
 
+    @cached_property
+    def mover(self) -> tuple | None:
+        """Chip 0's shortest-path DAG for walking flows backwards, and how its edges move.
+
+        ``(pred_starts, pred_tail, pred_orbit, pred_ratio, table)``: for each node (CSR), its
+        in-edges from one link nearer chip 0 in in-edge order, each with its tail, its orbit (axis
+        and direction) and ``sigma(tail) / sigma(head)``; and ``table``, the directed edge out of
+        each node in each orbit (a translate of an edge is the entry at its moved tail and its
+        orbit). None when a node has two edges of one orbit: a translate is then ambiguous.
+        """
+        arrays = self.arrays
+        orbit = self.symmetry.edge_orbits(arrays.src, arrays.dst)
+        table = np.full((arrays.n_nodes, int(orbit.max(initial=0)) + 1), -1, dtype=np.int64)
+        table[arrays.src, orbit] = np.arange(len(orbit))
+        if np.count_nonzero(table >= 0) != len(orbit):
+            return None
+        starts, in_ids = arrays.in_edges
+        tails, heads = arrays.src[in_ids], arrays.dst[in_ids]
+        on_dag = (self.dist[tails] >= 0) & (self.dist[tails] + 1 == self.dist[heads])
+        kept = in_ids[on_dag]
+        pred_starts = np.r_[0, np.cumsum(np.bincount(arrays.dst[kept], minlength=arrays.n_nodes))]
+        ratio = self.sigma[arrays.src[kept]] / self.sigma[arrays.dst[kept]]
+        tail = arrays.src[kept].astype(np.int64)
+        return pred_starts.astype(np.int64), tail, orbit[kept].astype(np.int64), ratio, table
+
     def offsets(self, members: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """The rank of ``node - member`` for member positions and node indices (broadcast)."""
         return self.symmetry.offset(self.rows[members], nodes)
@@ -89,36 +114,62 @@ class Translated:
             yield lo, base[self.offsets(members[:, None], self.rows[None, :])]
 
 
+def invariant(symmetry: TorusSymmetry | None, arrays: GraphArrays, edges: np.ndarray) -> TorusSymmetry | None:
+    """``symmetry`` when the directed ``edges`` (indices in ``arrays``, the whole torus) are whole
+    orbits of its translations (some axes' links: every translation maps them onto themselves), else
+    None."""
+    if symmetry is None:
+        return None
+    orbit = symmetry.edge_orbits(arrays.src, arrays.dst)
+    everywhere = np.bincount(orbit)
+    kept = np.bincount(orbit[edges], minlength=len(everywhere))
+    return symmetry if np.all((kept == 0) | (kept == everywhere)) else None
+
+
 def flow_loads(translated: Translated, flows: tuple, n_sets: int, transit: np.ndarray | None) -> np.ndarray:
     """Loads of sets of flows between members (``(src, dst, weight, owner)``, member positions),
     flow by flow over each flow's shortest-path DAG, from chip 0's rows by translation: what
-    :func:`trnsim.routing.kernels.flow_loads` gives on the members' full matrices, with work the
-    flows' path sizes and no members x nodes matrix."""
+    :func:`trnsim.routing.kernels.flow_loads` gives on the members' full matrices (up to the order
+    of additions), with work the flows' path sizes and no members x nodes matrix.
+
+    Flow ``s -> t`` is chip 0's flow to ``t - s`` moved by ``s``: its DAG is walked on chip 0's rows
+    and each share lands on its edge's translate. Where a chip has two edges of one orbit (a
+    translation's image of an edge is then ambiguous) or some chips may not relay, the DAG is
+    walked from ``s`` itself, reading each distance at its offset.
+    """
     src, dst, weight, owner = flows
     arrays, sym, rows = translated.arrays, translated.symmetry, translated.rows
     in_starts, in_ids = arrays.in_edges
-    forward = np.ones(arrays.n_nodes, dtype=np.bool_) if transit is None else transit.astype(np.bool_)
-    return _kernel()(
-        in_starts,
-        in_ids,
-        arrays.src.astype(np.int64),
-        len(arrays.src),
-        forward,
+    common = (
         np.ascontiguousarray(translated.dist, dtype=np.int32),  # one signature: see jitcache
         np.ascontiguousarray(translated.sigma, dtype=float),
         np.ascontiguousarray(sym.coords, dtype=np.int64),
         np.asarray(sym.sizes, dtype=np.int64),
         np.asarray(sym.strides, dtype=np.int64),
+    )
+    ends = (
         np.ascontiguousarray(rows[np.asarray(src, dtype=np.int64)], dtype=np.int64),
         np.ascontiguousarray(rows[np.asarray(dst, dtype=np.int64)], dtype=np.int64),
         np.ascontiguousarray(weight, dtype=float),
         np.ascontiguousarray(owner, dtype=np.int64),
         n_sets,
     )
+    edges = in_starts, in_ids, arrays.src.astype(np.int64), len(arrays.src)
+    mover = translated.mover
+    if mover is not None and (transit is None or transit.all()):
+        pred_starts, pred_tail, pred_orbit, ratio, table = mover
+        geometry = common[0], *common[2:], table, len(arrays.src)
+        return _kernel("moved_flow_loads")(pred_starts, pred_tail, pred_orbit, ratio, *geometry, *ends)
+    forward = np.ones(arrays.n_nodes, dtype=np.bool_) if transit is None else transit.astype(np.bool_)
+    return _kernel("flow_loads")(*edges, forward, *common, *ends)
 
 
 @functools.cache
-def _kernel():
+def _module():
     from trnsim.routing.jitcache import Compiled
 
-    return functools.partial(Compiled("trnsim.routing._translated").call, "flow_loads")
+    return Compiled("trnsim.routing._translated")
+
+
+def _kernel(name: str):
+    return functools.partial(_module().call, name)
