@@ -6,13 +6,13 @@ import pytest
 
 from trnsim.collectives.schedule import Step
 from trnsim.model.router import Router
-from trnsim.routing import kernels
+from trnsim.routing import kernels, translated
 from trnsim.routing import paths as group_paths
 from trnsim.routing.paths import GroupPaths, routing_work
 from trnsim.routing.policy import RoutingPolicy
 from trnsim.routing.shortest import bfs, path_latency_ns
 from trnsim.routing.symmetry import torus_symmetry
-from trnsim.routing.translated import flow_loads, invariant
+from trnsim.routing.translated import dag_sizes, flow_loads, invariant
 from trnsim.topology import load_topology
 from trnsim.topology.arrays import graph_arrays
 
@@ -87,11 +87,14 @@ def test_an_axis_subgraph_is_translated_too(classes):
     assert paths.unreachable() == tuple(int(x) for x in np.argwhere(dist < 0)[0])
 
 
+@pytest.mark.parametrize("walk", ["numpy", "compiled"])
 @pytest.mark.parametrize(("sizes", "kind"), CASES)
-def test_flows_walked_from_translated_rows_equal_the_full_matrices(sizes, kind):
+def test_flows_walked_from_translated_rows_equal_the_full_matrices(sizes, kind, walk, monkeypatch):
     """The numbers of the compiled walk over every member's own BFS (a translated walk visits each
     node's edges in another order, so the additions may round differently), by both ways of
-    translating: chip 0's DAG with its edges moved, and each member's own rows read at offsets."""
+    translating: chip 0's DAG with its edges moved (all flows at once in numpy, or one by one
+    compiled), and each member's own rows read at offsets."""
+    monkeypatch.setattr(translated, "NUMPY_WALK", 1 << 40 if walk == "numpy" else 0)
     topo = torus(*sizes)
     arrays = graph_arrays(topo)
     rows = _rows(arrays.n_nodes, kind)
@@ -142,3 +145,14 @@ def test_routing_work_counts_one_bfs_on_a_whole_torus():
     assert routing_work(topo, topo.chips) == devices + directed + len(topo.chips)
     half = topo.chips[:256]  # a subgroup is routed from each of its members
     assert routing_work(topo, half) == len(half) * (devices + directed)
+
+
+def test_dag_sizes_count_the_chips_on_shortest_paths():
+    topo = torus(6, 4, 5)
+    arrays = graph_arrays(topo)
+    sym = torus_symmetry(topo)
+    dist = bfs(arrays, np.arange(arrays.n_nodes)).dist
+    from_zero = dist[0]
+    for offset in range(arrays.n_nodes):  # chips w with d(0, w) + d(w, offset) = d(0, offset)
+        on_path = np.sum(from_zero + dist[:, offset] == from_zero[offset])
+        assert dag_sizes(sym, np.array([offset]))[0] == on_path

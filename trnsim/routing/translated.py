@@ -20,6 +20,9 @@ from trnsim.topology.arrays import GraphArrays
 
 # members x members entries compared at once when a group is not the whole torus
 BLOCK_ENTRIES = 4_000_000
+# flows whose shortest-path DAGs hold at most this many chips in all are walked in numpy, all at
+# once; beyond, by the compiled kernel (importing numba and loading it costs about 0.8 s)
+NUMPY_WALK = 4_000_000
 
 
 class Translated:
@@ -157,11 +160,58 @@ def flow_loads(translated: Translated, flows: tuple, n_sets: int, transit: np.nd
     edges = in_starts, in_ids, arrays.src.astype(np.int64), len(arrays.src)
     mover = translated.mover
     if mover is not None and (transit is None or transit.all()):
+        offsets = sym.offset(ends[0], ends[1])
+        if dag_sizes(sym, offsets).sum() <= NUMPY_WALK:
+            return _walk(translated, ends[0], offsets, ends[2], ends[3], n_sets)
         pred_starts, pred_tail, pred_orbit, ratio, table = mover
         geometry = common[0], *common[2:], table, len(arrays.src)
         return _kernel("moved_flow_loads")(pred_starts, pred_tail, pred_orbit, ratio, *geometry, *ends)
     forward = np.ones(arrays.n_nodes, dtype=np.bool_) if transit is None else transit.astype(np.bool_)
     return _kernel("flow_loads")(*edges, forward, *common, *ends)
+
+
+def dag_sizes(symmetry: TorusSymmetry, offsets: np.ndarray) -> np.ndarray:
+    """How many chips lie on chip 0's shortest paths to each offset: per axis the chips between,
+    the whole ring where it is half way round an even one (both ways are shortest)."""
+    sizes = np.asarray(symmetry.sizes)
+    c = symmetry.coords[offsets].astype(np.int64)
+    return np.where(2 * c == sizes, sizes, np.minimum(c, sizes - c) + 1).prod(axis=1)
+
+
+def _walk(translated: Translated, sources, offsets, weight, owner, n_sets: int) -> np.ndarray:
+    """The compiled ``moved_flow_loads`` in numpy: every flow's DAG walked backwards at once, one
+    distance from chip 0 at a time, each (flow, chip) once with the bytes through it summed."""
+    pred_starts, pred_tail, pred_orbit, ratio, table = translated.mover
+    sym, dist, n = translated.symmetry, translated.dist, translated.arrays.n_nodes
+    coords, sizes, strides = sym.coords.astype(np.int64), np.asarray(sym.sizes), np.asarray(sym.strides)
+    n_edges = len(translated.arrays.src)
+    loads = np.zeros(n_sets * n_edges)
+    start = (dist[offsets] > 0) & (weight != 0)
+    flow, node, through = np.flatnonzero(start), offsets[start], weight[start]
+    waiting = dist[node]  # each flow's walk starts at its own distance
+    if not len(flow):
+        return loads.reshape(n_sets, n_edges)
+    now = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+    for level in range(int(waiting.max()), 0, -1):
+        joining = waiting == level
+        f, v, th = (
+            np.r_[now[0], flow[joining]],
+            np.r_[now[1], node[joining]],
+            np.r_[now[2], through[joining]],
+        )
+        degree = pred_starts[v + 1] - pred_starts[v]
+        which = np.repeat(np.arange(len(v)), degree)
+        k = (
+            np.repeat(pred_starts[v], degree)
+            + np.arange(degree.sum())
+            - np.repeat(np.cumsum(degree) - degree, degree)
+        )
+        f, u, share = f[which], pred_tail[k], ratio[k] * th[which]
+        moved = ((coords[u] + coords[sources[f]]) % sizes) @ strides
+        loads += np.bincount(owner[f] * n_edges + table[moved, pred_orbit[k]], share, len(loads))
+        keys, inverse = np.unique(f * n + u, return_inverse=True)
+        now = (keys // n, keys % n, np.bincount(inverse.ravel(), share))
+    return loads.reshape(n_sets, n_edges)
 
 
 @functools.cache
