@@ -7,6 +7,7 @@ import numpy as np
 # numba's disk cache (see trnsim.routing.jitcache, which may load this module again without it)
 CACHE = globals().get("CACHE", True)
 jit = numba.njit(cache=CACHE, nogil=True)
+parallel = numba.njit(cache=CACHE, nogil=True, parallel=True)
 
 
 @jit
@@ -91,7 +92,7 @@ def _shift(coords, sizes, strides, u, s):
 
 
 @jit
-def moved_flow_loads(
+def _moved_set(
     pred_starts,
     pred_tail,
     pred_orbit,
@@ -101,27 +102,26 @@ def moved_flow_loads(
     sizes,
     strides,
     table,
-    n_edges,
     flow_src,
     flow_dst,
     weight,
-    flow_set,
-    n_sets,
+    lo,
+    hi,
+    row,
 ):
-    # flow s -> t walked as chip 0's flow to t - s, backwards over chip 0's shortest-path DAG (each
-    # node's in-edges from one link nearer chip 0, with sigma(tail) / sigma(head)); each share lands
-    # on that edge moved by s: the edge of the same orbit out of the moved tail
+    # flows lo..hi-1 (one set) walked as chip 0's flow to t - s, backwards over chip 0's
+    # shortest-path DAG (each node's in-edges from one link nearer chip 0, with sigma(tail) /
+    # sigma(head)); each share lands in ``row`` on that edge moved by s: the edge of the same orbit
+    # out of the moved tail
     n = pred_starts.shape[0] - 1
-    loads = np.zeros((n_sets, n_edges))
     through = np.zeros(n)
     seen = np.full(n, -1, np.int64)
     queue = np.empty(n, np.int64)
-    for f in range(flow_src.shape[0]):
+    for f in range(lo, hi):
         s = flow_src[f]
         o = _offset(coords, sizes, strides, s, flow_dst[f])
         if base_dist[o] <= 0 or weight[f] == 0.0:
             continue
-        row = loads[flow_set[f]]
         through[o] = weight[f]
         seen[o] = f
         first, last = 0, 1
@@ -141,4 +141,32 @@ def moved_flow_loads(
                     queue[last] = u
                     last += 1
                 through[u] += share
+
+
+@parallel
+def moved_flow_loads(
+    pred_starts,
+    pred_tail,
+    pred_orbit,
+    pred_ratio,
+    base_dist,
+    coords,
+    sizes,
+    strides,
+    table,
+    n_edges,
+    flow_src,
+    flow_dst,
+    weight,
+    bounds,
+):
+    # set j is flows bounds[j]..bounds[j+1]-1; sets run on the machine's threads, each set's flows
+    # in order on one thread (the same sums whatever the threads)
+    n_sets = bounds.shape[0] - 1
+    loads = np.zeros((n_sets, n_edges))
+    for j in numba.prange(n_sets):
+        _moved_set(
+            pred_starts, pred_tail, pred_orbit, pred_ratio, base_dist, coords, sizes, strides, table,
+            flow_src, flow_dst, weight, bounds[j], bounds[j + 1], loads[j],
+        )  # fmt: skip
     return loads

@@ -17,9 +17,10 @@ from functools import cached_property
 
 import numpy as np
 
-from trnsim.routing.loads import loads as route
+from trnsim.routing.loads import choose
 from trnsim.routing.paths import GroupPaths
-from trnsim.routing.strategies.base import Demand, LinkLoads
+from trnsim.routing.strategies import pairs
+from trnsim.routing.strategies.base import Demand, LinkLoads, Strategy
 
 
 class Images:
@@ -35,7 +36,7 @@ class Images:
 
     def _edges(self, tails: np.ndarray, heads: np.ndarray) -> np.ndarray | None:
         """The directed edge from each tail to its head, or None if one is missing or doubled."""
-        if len(np.unique(self._sorted)) != len(self._sorted):
+        if np.any(self._sorted[1:] == self._sorted[:-1]):
             return None  # parallel edges: an edge is not named by its ends
         codes = tails.astype(np.int64) * self.paths.arrays.n_nodes + heads
         at = np.minimum(np.searchsorted(self._sorted, codes), len(self._sorted) - 1)
@@ -83,15 +84,17 @@ def _key(src: np.ndarray, dst: np.ndarray, weight: np.ndarray) -> bytes:
 
 
 def loads(paths: GroupPaths, demands: list[Demand], seed: int, images: Images) -> list[LinkLoads]:
-    """:func:`trnsim.routing.loads.loads`, routing once each demand that equals an earlier one, is
-    an earlier one turned round, or is its own mirror image (half of it then)."""
-    plan: list[tuple] = []  # per demand: ("same", i), ("reverse", i), ("mirror", i, j), ("own", i)
-    routed: list[Demand] = []
+    """:func:`trnsim.routing.loads.loads`, routing once each demand walked flow by flow (the
+    ``pairs`` strategy) that equals an earlier one, is an earlier one turned round, or is its own
+    mirror image (half of it then); the other strategies' work does not grow with the flows' paths."""
+    plan: list[tuple] = []  # per demand: ("same", i), ("reverse", i), ("mirror", i, j, flows), ("own", i)
+    routed: list[tuple[Demand, Strategy]] = []
     seen: dict[bytes, int] = {}
     for demand in demands:
-        if demand.everyone or not paths.ecmp:
+        strategy = choose(paths, demand)
+        if strategy is not pairs.STRATEGY:
             plan.append(("own", len(routed)))
-            routed.append(demand)
+            routed.append((demand, strategy))
             continue
         src, dst, weight = demand.src, demand.dst, demand.weight
         key = _key(src, dst, weight)
@@ -106,11 +109,11 @@ def loads(paths: GroupPaths, demands: list[Demand], seed: int, images: Images) -
         halves = _mirror_halves(demand, paths.p, images)
         if halves is None:
             plan.append(("own", len(routed)))
-            routed.append(demand)
+            routed.append((demand, strategy))
         else:
             plan.append(("mirror", len(routed), len(routed) + 1, demand.count(paths.p)))
-            routed += halves
-    found = route(paths, routed, seed) if routed else []
+            routed += [(half, choose(paths, half)) for half in halves]
+    found = _route(paths, routed, seed)
     out: list[LinkLoads] = []
     for entry in plan:
         if entry[0] == "own":
@@ -123,6 +126,21 @@ def loads(paths: GroupPaths, demands: list[Demand], seed: int, images: Images) -
         else:
             out.append(_mirrored(found[entry[1]], found[entry[2]], entry[3], images))
     return out
+
+
+def _route(paths: GroupPaths, routed: list[tuple[Demand, Strategy]], seed: int) -> list[LinkLoads]:
+    """Each demand routed by its strategy, each strategy's demands in one batch (as
+    :func:`trnsim.routing.loads.loads` does)."""
+    batches: dict[str, tuple[Strategy, list[int]]] = {}
+    for i, (_, strategy) in enumerate(routed):
+        batches.setdefault(strategy.name, (strategy, []))[1].append(i)
+    found: list[LinkLoads | None] = [None] * len(routed)
+    for strategy, members in batches.values():
+        for i, result in zip(
+            members, strategy.loads(paths, [routed[i][0] for i in members], seed), strict=True
+        ):
+            found[i] = result
+    return found
 
 
 def _mirror_halves(demand: Demand, p: int, images: Images) -> list[Demand] | None:

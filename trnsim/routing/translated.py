@@ -165,7 +165,12 @@ def flow_loads(translated: Translated, flows: tuple, n_sets: int, transit: np.nd
             return _walk(translated, ends[0], offsets, ends[2], ends[3], n_sets)
         pred_starts, pred_tail, pred_orbit, ratio, table = mover
         geometry = common[0], *common[2:], table, len(arrays.src)
-        return _kernel("moved_flow_loads")(pred_starts, pred_tail, pred_orbit, ratio, *geometry, *ends)
+        order = np.argsort(ends[3], kind="stable")  # by set, each set's flows in their order
+        bounds = np.searchsorted(ends[3][order], np.arange(n_sets + 1)).astype(np.int64)
+        flows_by_set = ends[0][order], ends[1][order], ends[2][order], bounds
+        return _kernel("moved_flow_loads")(
+            pred_starts, pred_tail, pred_orbit, ratio, *geometry, *flows_by_set
+        )
     forward = np.ones(arrays.n_nodes, dtype=np.bool_) if transit is None else transit.astype(np.bool_)
     return _kernel("flow_loads")(*edges, forward, *common, *ends)
 

@@ -67,7 +67,8 @@ def schedule(ctx: Context, op: str) -> list[Step]:
     p = ctx.p
     if op == "alltoall":
         return [
-            Step.of(_axis_pairs(p, sizes[i], strides[i]), 1 / sizes[i], 1, f"axis {axes[i].name}") for i in order
+            Step.of(_axis_pairs(p, sizes[i], strides[i]), 1 / sizes[i], 1, f"axis {axes[i].name}")
+            for i in order
         ]
     reduce_phase, data = [], 1.0
     for i in order:
