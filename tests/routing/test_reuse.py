@@ -86,3 +86,26 @@ def test_the_images_are_the_mirror_and_the_reverse():
     assert np.array_equal(position, mirrored)  # rank n - 1 - r is each coordinate reflected
     assert np.array_equal(a.src[edge], mirrored[a.src]) and np.array_equal(a.dst[edge], mirrored[a.dst])
     assert reuse.Images(Router(topo, topo.chips[:30]).paths).mirror is None  # a subgroup: no mirror
+
+
+def test_a_translation_invariant_step_keeps_its_one_bfs(monkeypatch):
+    """Every chip to the others of its x ring is its own mirror image, but one BFS routes it whole."""
+    from trnsim.collectives.algorithms import torus as torus_algorithm
+
+    topo = torus(8, 8, 8)
+    paths = Router(topo, topo.chips).paths
+    steps = torus_algorithm.schedule(Context(topo, topo.chips), "alltoall")
+    demands = [Demand(s.src, s.dst, s.weight) for s in steps]
+    used = []
+    route = reuse._route
+
+    def recording(paths, batch, seed):
+        used.extend(strategy.name for _, strategy in batch)
+        return route(paths, batch, seed)
+
+    monkeypatch.setattr(reuse, "_route", recording)
+    found = reuse.loads(paths, demands, 0, reuse.Images(paths))
+    assert used == ["translation"] * len(demands)
+    for demand, got in zip(demands, found, strict=True):
+        (alone,) = loads(paths, [demand], 0)
+        np.testing.assert_allclose(got.loads, alone.loads, rtol=1e-12, atol=1e-15)
