@@ -19,6 +19,7 @@ TRNSIM_MAX_PAIRS_WORK     all-pairs statistics work            268,435,456
 TRNSIM_MAX_SHARED_WORK    concurrent groups' link loads        268,435,456
 TRNSIM_MAX_FAULTS_WORK    a fault sweep (faults)               268,435,456
 TRNSIM_MAX_SIZES          message sizes in one run             1,000
+TRNSIM_MAX_DEMAND_CELLS   a demand op's matrix of pairs        67,108,864
 TRNSIM_MAX_MATRIX_CELLS   cells of a topo hops --matrix        4,194,304
 ========================  ===================================  ============================
 
@@ -91,5 +92,7 @@ FAULTS_WORK = Limit(
 )
 PAIRS_WORK = Limit("TRNSIM_MAX_PAIRS_WORK", 1 << 28, "units of work (chips x (devices + directed links))")
 SIZES = Limit("TRNSIM_MAX_SIZES", 1000, "message sizes")
+# gather, scatter, send/recv, permute and all-to-all-v keep every pair's bytes: ranks^2 cells (8 bytes each)
+DEMAND_CELLS = Limit("TRNSIM_MAX_DEMAND_CELLS", 1 << 26, "cells of demand (a matrix of every pair's bytes)")
 # a distance matrix printed cell by cell: 2,048 ranks (all columns) take a few seconds as CSV or JSON
 MATRIX_CELLS = Limit("TRNSIM_MAX_MATRIX_CELLS", 1 << 22, "distances (ranks x columns printed)")
