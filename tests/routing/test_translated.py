@@ -6,13 +6,14 @@ import pytest
 
 from trnsim.collectives.schedule import Step
 from trnsim.model.router import Router
-from trnsim.routing import kernels, translated
+from trnsim.routing import kernels, translated_loads
 from trnsim.routing import paths as group_paths
 from trnsim.routing.paths import GroupPaths, routing_work
 from trnsim.routing.policy import RoutingPolicy
 from trnsim.routing.shortest import bfs, path_latency_ns
 from trnsim.routing.symmetry import torus_symmetry
-from trnsim.routing.translated import dag_sizes, flow_loads, invariant
+from trnsim.routing.translated import invariant
+from trnsim.routing.translated_loads import dag_sizes, flow_loads
 from trnsim.topology import load_topology
 from trnsim.topology.arrays import graph_arrays
 
@@ -94,7 +95,7 @@ def test_flows_walked_from_translated_rows_equal_the_full_matrices(sizes, kind, 
     node's edges in another order, so the additions may round differently), by both ways of
     translating: chip 0's DAG with its edges moved (all flows at once in numpy, or one by one
     compiled), and each member's own rows read at offsets."""
-    monkeypatch.setattr(translated, "NUMPY_WALK", 1 << 40 if walk == "numpy" else 0)
+    monkeypatch.setattr(translated_loads, "NUMPY_WALK", 1 << 40 if walk == "numpy" else 0)
     topo = torus(*sizes)
     arrays = graph_arrays(topo)
     rows = _rows(arrays.n_nodes, kind)
@@ -156,3 +157,44 @@ def test_dag_sizes_count_the_chips_on_shortest_paths():
     for offset in range(arrays.n_nodes):  # chips w with d(0, w) + d(w, offset) = d(0, offset)
         on_path = np.sum(from_zero + dist[:, offset] == from_zero[offset])
         assert dag_sizes(sym, np.array([offset]))[0] == on_path
+
+
+@pytest.mark.parametrize("shape", ["out of one chip", "into one chip", "out of two chips", "mixed sets"])
+@pytest.mark.parametrize(("sizes", "kind"), [((8, 8, 8), None), ((6, 4, 5), "every third")])
+def test_flows_out_of_or_into_few_chips_accumulated_equal_the_full_matrices(sizes, kind, shape, monkeypatch):
+    """A scatter from a root (or a gather into it) is one pass over chip 0's DAG per root."""
+    monkeypatch.setattr(group_paths, "SYMMETRY_FROM", 1)
+    topo = torus(*sizes)
+    arrays = graph_arrays(topo)
+    rows = _rows(arrays.n_nodes, kind)
+    paths = GroupPaths(arrays, rows, RoutingPolicy("ecmp"), torus_symmetry(topo))
+    dist, sigma, _ = brute_force(arrays, rows)
+    p, rng = len(rows), np.random.default_rng(2)
+    others = np.arange(1, p)
+    if shape == "out of one chip":
+        src, dst, owner = np.zeros(p - 1, int), others, np.zeros(p - 1, int)
+    elif shape == "into one chip":
+        src, dst, owner = others, np.zeros(p - 1, int), np.zeros(p - 1, int)
+    elif shape == "out of two chips":
+        src, dst = np.r_[np.zeros(p - 1, int), np.full(p - 1, 3)], np.r_[others, (others + 3) % p]
+        owner = np.zeros(2 * (p - 1), int)
+    else:  # a scatter, a gather and scattered flows in one batch
+        pick = rng.integers(0, p, (2, 40))
+        src = np.r_[np.zeros(p - 1, int), others, pick[0]]
+        dst = np.r_[others, np.zeros(p - 1, int), pick[1]]
+        owner = np.r_[np.zeros(p - 1, int), np.ones(p - 1, int), np.full(40, 2)]
+    flows = (src, dst, rng.random(len(src)), owner)
+    n_sets = int(owner.max()) + 1
+    expected = kernels.flow_loads(arrays, dist, sigma, rows, flows, n_sets, None)
+    accumulated = []
+    real = translated_loads._accumulated
+
+    def recording(*args):
+        accumulated.append(len(args[1]))
+        return real(*args)
+
+    monkeypatch.setattr(translated_loads, "_accumulated", recording)
+    monkeypatch.setattr(translated_loads, "PASS_COST", 0)  # small tori too: accumulate every set
+    found = flow_loads(paths.translated, flows, n_sets, None)
+    np.testing.assert_allclose(found, expected, rtol=1e-12, atol=1e-15)
+    assert accumulated  # the scatter and the gather took one pass per root

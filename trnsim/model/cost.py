@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trnsim.collectives.schedule import Step
+from trnsim.collectives.schedule import NotApplicable, Step
 from trnsim.errors import ParameterError
 from trnsim.model.router import StepRoute
 from trnsim.topology.graph import Topology
@@ -120,7 +120,7 @@ class PipelineCost:
     64 KiB: 16) is fastest, at ``17/16`` of the size over 1 GB/s.
 
     >>> import numpy as np
-    >>> from trnsim.collectives.schedule import Step
+    >>> from trnsim.collectives.schedule import NotApplicable, Step
     >>> from trnsim.model.router import StepRoute
     >>> first, second = (Step(np.zeros(1, int), np.ones(1, int), np.ones(1)) for _ in range(2))
     >>> def on_link(e):  # every byte of the size crosses directed link e
@@ -140,6 +140,7 @@ class PipelineCost:
         min_chunk_bytes: int = MIN_CHUNK_BYTES,
     ):
         self.max_chunks, self.min_chunk_bytes = max_chunks, min_chunk_bytes
+        check_size(chains, len(bw_bps))
         rows, coefs, lats, self.max_links = _basis(chains, alpha_ns)
         per_bw = np.array(rows) / bw_bps  # basis x directed edges: seconds per byte per unit weight
         depth = self.depth = max(len(c) for c in coefs)
@@ -183,6 +184,28 @@ class PipelineCost:
 
     def edge_seconds_per_byte(self, bw_bps: np.ndarray) -> np.ndarray:
         return self._steady_busy
+
+
+def check_size(chains, links: int) -> None:
+    """Raise :class:`NotApplicable` when costing these chains of stages would pass
+    :data:`trnsim.limits.PIPELINE_CELLS` (distinct step patterns x directed links); ``chains`` hold
+    steps, or ``(step, route)`` pairs."""
+    from trnsim import limits
+
+    units = {
+        id(step.unit if step.unit is not None else step)
+        for chain in chains
+        for stage in chain
+        for step in (entry[0] if isinstance(entry, tuple) else entry for entry in stage)
+    }
+    cells, bound = len(units) * links, limits.PIPELINE_CELLS.value
+    if cells > bound:
+        stages = max(len(chain) for chain in chains)
+        raise NotApplicable(
+            f"its pipeline of {stages:,} stages would need {cells:,} cells to cost ({len(units):,} step "
+            f"patterns x {links:,} directed links), more than the limit of {bound:,} (a default; raise it "
+            f"with the environment variable {limits.PIPELINE_CELLS.env})"
+        )
 
 
 def _basis(chains, alpha_ns: float):

@@ -9,7 +9,6 @@ shortest-path DAG with distances read the same way: the numbers of
 :func:`trnsim.routing.kernels.flow_loads` on the full matrices.
 """
 
-import functools
 from functools import cached_property
 
 import numpy as np
@@ -20,9 +19,6 @@ from trnsim.topology.arrays import GraphArrays
 
 # members x members entries compared at once when a group is not the whole torus
 BLOCK_ENTRIES = 4_000_000
-# flows whose shortest-path DAGs hold at most this many chips in all are walked in numpy, all at
-# once; beyond, by the compiled kernel (importing numba and loading it costs about 0.8 s)
-NUMPY_WALK = 4_000_000
 
 
 class Translated:
@@ -68,7 +64,7 @@ class Translated:
         orbit). None when a node has two edges of one orbit: a translate is then ambiguous.
         """
         arrays = self.arrays
-        orbit = self.symmetry.edge_orbits(arrays.src, arrays.dst)
+        orbit = self.edge_orbit
         table = np.full((arrays.n_nodes, int(orbit.max(initial=0)) + 1), -1, dtype=np.int64)
         table[arrays.src, orbit] = np.arange(len(orbit))
         if np.count_nonzero(table >= 0) != len(orbit):
@@ -81,6 +77,19 @@ class Translated:
         ratio = self.sigma[arrays.src[kept]] / self.sigma[arrays.dst[kept]]
         tail = arrays.src[kept].astype(np.int64)
         return pred_starts.astype(np.int64), tail, orbit[kept].astype(np.int64), ratio, table
+
+    @cached_property
+    def edge_orbit(self) -> np.ndarray:
+        """Each directed edge's orbit under the translations (its axis and direction)."""
+        return self.symmetry.edge_orbits(self.arrays.src, self.arrays.dst).astype(np.int64)
+
+    @cached_property
+    def reverse(self) -> np.ndarray:
+        """Each directed edge's reverse (a link's two directions)."""
+        n = self.arrays.n_nodes
+        codes = self.arrays.src.astype(np.int64) * n + self.arrays.dst
+        order = np.argsort(codes)
+        return order[np.searchsorted(codes[order], self.arrays.dst.astype(np.int64) * n + self.arrays.src)]
 
     def offsets(self, members: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """The rank of ``node - member`` for member positions and node indices (broadcast)."""
@@ -127,104 +136,3 @@ def invariant(symmetry: TorusSymmetry | None, arrays: GraphArrays, edges: np.nda
     everywhere = np.bincount(orbit)
     kept = np.bincount(orbit[edges], minlength=len(everywhere))
     return symmetry if np.all((kept == 0) | (kept == everywhere)) else None
-
-
-def flow_loads(translated: Translated, flows: tuple, n_sets: int, transit: np.ndarray | None) -> np.ndarray:
-    """Loads of sets of flows between members (``(src, dst, weight, owner)``, member positions),
-    flow by flow over each flow's shortest-path DAG, from chip 0's rows by translation: what
-    :func:`trnsim.routing.kernels.flow_loads` gives on the members' full matrices (up to the order
-    of additions), with work the flows' path sizes and no members x nodes matrix.
-
-    Flow ``s -> t`` is chip 0's flow to ``t - s`` moved by ``s``: its DAG is walked on chip 0's rows
-    and each share lands on its edge's translate. Where a chip has two edges of one orbit (a
-    translation's image of an edge is then ambiguous) or some chips may not relay, the DAG is
-    walked from ``s`` itself, reading each distance at its offset.
-    """
-    src, dst, weight, owner = flows
-    arrays, sym, rows = translated.arrays, translated.symmetry, translated.rows
-    in_starts, in_ids = arrays.in_edges
-    common = (
-        np.ascontiguousarray(translated.dist, dtype=np.int32),  # one signature: see jitcache
-        np.ascontiguousarray(translated.sigma, dtype=float),
-        np.ascontiguousarray(sym.coords, dtype=np.int64),
-        np.asarray(sym.sizes, dtype=np.int64),
-        np.asarray(sym.strides, dtype=np.int64),
-    )
-    ends = (
-        np.ascontiguousarray(rows[np.asarray(src, dtype=np.int64)], dtype=np.int64),
-        np.ascontiguousarray(rows[np.asarray(dst, dtype=np.int64)], dtype=np.int64),
-        np.ascontiguousarray(weight, dtype=float),
-        np.ascontiguousarray(owner, dtype=np.int64),
-        n_sets,
-    )
-    edges = in_starts, in_ids, arrays.src.astype(np.int64), len(arrays.src)
-    mover = translated.mover
-    if mover is not None and (transit is None or transit.all()):
-        offsets = sym.offset(ends[0], ends[1])
-        if dag_sizes(sym, offsets).sum() <= NUMPY_WALK:
-            return _walk(translated, ends[0], offsets, ends[2], ends[3], n_sets)
-        pred_starts, pred_tail, pred_orbit, ratio, table = mover
-        geometry = common[0], *common[2:], table, len(arrays.src)
-        order = np.argsort(ends[3], kind="stable")  # by set, each set's flows in their order
-        bounds = np.searchsorted(ends[3][order], np.arange(n_sets + 1)).astype(np.int64)
-        flows_by_set = ends[0][order], ends[1][order], ends[2][order], bounds
-        return _kernel("moved_flow_loads")(
-            pred_starts, pred_tail, pred_orbit, ratio, *geometry, *flows_by_set
-        )
-    forward = np.ones(arrays.n_nodes, dtype=np.bool_) if transit is None else transit.astype(np.bool_)
-    return _kernel("flow_loads")(*edges, forward, *common, *ends)
-
-
-def dag_sizes(symmetry: TorusSymmetry, offsets: np.ndarray) -> np.ndarray:
-    """How many chips lie on chip 0's shortest paths to each offset: per axis the chips between,
-    the whole ring where it is half way round an even one (both ways are shortest)."""
-    sizes = np.asarray(symmetry.sizes)
-    c = symmetry.coords[offsets].astype(np.int64)
-    return np.where(2 * c == sizes, sizes, np.minimum(c, sizes - c) + 1).prod(axis=1)
-
-
-def _walk(translated: Translated, sources, offsets, weight, owner, n_sets: int) -> np.ndarray:
-    """The compiled ``moved_flow_loads`` in numpy: every flow's DAG walked backwards at once, one
-    distance from chip 0 at a time, each (flow, chip) once with the bytes through it summed."""
-    pred_starts, pred_tail, pred_orbit, ratio, table = translated.mover
-    sym, dist, n = translated.symmetry, translated.dist, translated.arrays.n_nodes
-    coords, sizes, strides = sym.coords.astype(np.int64), np.asarray(sym.sizes), np.asarray(sym.strides)
-    n_edges = len(translated.arrays.src)
-    loads = np.zeros(n_sets * n_edges)
-    start = (dist[offsets] > 0) & (weight != 0)
-    flow, node, through = np.flatnonzero(start), offsets[start], weight[start]
-    waiting = dist[node]  # each flow's walk starts at its own distance
-    if not len(flow):
-        return loads.reshape(n_sets, n_edges)
-    now = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
-    for level in range(int(waiting.max()), 0, -1):
-        joining = waiting == level
-        f, v, th = (
-            np.r_[now[0], flow[joining]],
-            np.r_[now[1], node[joining]],
-            np.r_[now[2], through[joining]],
-        )
-        degree = pred_starts[v + 1] - pred_starts[v]
-        which = np.repeat(np.arange(len(v)), degree)
-        k = (
-            np.repeat(pred_starts[v], degree)
-            + np.arange(degree.sum())
-            - np.repeat(np.cumsum(degree) - degree, degree)
-        )
-        f, u, share = f[which], pred_tail[k], ratio[k] * th[which]
-        moved = ((coords[u] + coords[sources[f]]) % sizes) @ strides
-        loads += np.bincount(owner[f] * n_edges + table[moved, pred_orbit[k]], share, len(loads))
-        keys, inverse = np.unique(f * n + u, return_inverse=True)
-        now = (keys // n, keys % n, np.bincount(inverse.ravel(), share))
-    return loads.reshape(n_sets, n_edges)
-
-
-@functools.cache
-def _module():
-    from trnsim.routing.jitcache import Compiled
-
-    return Compiled("trnsim.routing._translated")
-
-
-def _kernel(name: str):
-    return functools.partial(_module().call, name)

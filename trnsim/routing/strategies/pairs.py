@@ -5,12 +5,12 @@ a shortest path (:func:`trnsim.routing.ecmp.pair_loads`); a batch of demands is 
 With the compiled kernels, a graph of many small parts or of short paths walks each flow's own
 paths instead (:func:`trnsim.routing.kernels.flow_loads`), rather than testing every node per flow;
 so does a large wrapped torus, reading each member's rows off chip 0's by translation
-(:func:`trnsim.routing.translated.flow_loads`).
+(:func:`trnsim.routing.translated_loads.flow_loads`).
 """
 
 import numpy as np
 
-from trnsim.routing import kernels, translated
+from trnsim.routing import kernels, translated_loads
 from trnsim.routing.ecmp import pair_loads
 from trnsim.routing.paths import GroupPaths
 from trnsim.routing.strategies.base import Demand, LinkLoads, Strategy, shortest_extent
@@ -41,7 +41,7 @@ def loads(paths: GroupPaths, demands: list[Demand], seed: int = 0) -> list[LinkL
     )
     arrays, rows, n = paths.arrays, paths.rows, len(demands)
     if paths.translated is not None and paths.compiled:
-        totals = translated.flow_loads(paths.translated, flows, n, paths.transit)
+        totals = translated_loads.flow_loads(paths.translated, flows, n, paths.transit)
     elif paths.compiled and (paths.partitioned or paths.max_links <= SHORT_PATHS):
         totals = kernels.flow_loads(arrays, paths.dist, paths.sigma, rows, flows, n, paths.transit)
     else:
