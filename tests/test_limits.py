@@ -108,6 +108,10 @@ def test_estimate_matches_random_tori(sizes, wraps):
             "ep (alltoall of 1048576 B on 32 groups): ",
         ),
         (["faults", "--topology", "examples/torus-16x16x16.yaml"], "TRNSIM_MAX_FAULTS_WORK"),
+        (
+            ["collective", "gather", "--topology", "examples/torus-32x32x32.yaml"],
+            "gather on 32,768 ranks would need 1,073,741,824 cells of demand (a matrix of every pair's bytes)",
+        ),
         (["faults", "tpu-v6e-16x16", "--exhaustive"], "runs 2 ops on 256 ranks 513 times"),
         (["faults", "nl72x2", "--random", "2", "--samples", "10000"], "10,000 draws of 2 failed parts"),
         (["collective", "allreduce", "--sku", "nl16", "-f", "1.000001"], "TRNSIM_MAX_SIZES"),

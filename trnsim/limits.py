@@ -19,12 +19,15 @@ TRNSIM_MAX_PAIRS_WORK     all-pairs statistics work            268,435,456
 TRNSIM_MAX_SHARED_WORK    concurrent groups' link loads        268,435,456
 TRNSIM_MAX_FAULTS_WORK    a fault sweep (faults)               268,435,456
 TRNSIM_MAX_SIZES          message sizes in one run             1,000
+TRNSIM_MAX_DEMAND_CELLS   a demand op's matrix of pairs        67,108,864
+TRNSIM_MAX_PIPELINE_CELLS a pipeline's cost table              134,217,728
 TRNSIM_MAX_MATRIX_CELLS   cells of a topo hops --matrix        4,194,304
 ========================  ===================================  ============================
 
 Work is counted as sources x (devices + directed links): what a breadth-first search from every
 source touches. Collective routing counts the group as its sources, except on a wrapped torus
-routed by translation (the whole torus as the group), which needs group x devices; concurrent groups
+routed by translation (the whole torus as the group), which does one search and reads every
+member's rows off it: devices + directed links + group; concurrent groups
 (``--groups``, ``layout``) count every group routed by itself (a translate of another on a wrapped
 torus costs nothing more), times the hash seeds. Their shared-link work is what they keep and
 touch per schedule step: each routed group's load on every directed link, and the sum. At the default
@@ -90,5 +93,12 @@ FAULTS_WORK = Limit(
 )
 PAIRS_WORK = Limit("TRNSIM_MAX_PAIRS_WORK", 1 << 28, "units of work (chips x (devices + directed links))")
 SIZES = Limit("TRNSIM_MAX_SIZES", 1000, "message sizes")
+# gather, scatter, send/recv, permute and all-to-all-v keep every pair's bytes: ranks^2 cells (8 bytes each)
+# a pipeline is costed on its distinct step patterns x directed links (8 bytes each): beyond this the
+# algorithm is skipped (a chain of 32,767 one-flow stages on the 32x32x32 torus would need 6.4G cells)
+PIPELINE_CELLS = Limit(
+    "TRNSIM_MAX_PIPELINE_CELLS", 1 << 27, "cells of a pipeline's cost table (step patterns x directed links)"
+)
+DEMAND_CELLS = Limit("TRNSIM_MAX_DEMAND_CELLS", 1 << 26, "cells of demand (a matrix of every pair's bytes)")
 # a distance matrix printed cell by cell: 2,048 ranks (all columns) take a few seconds as CSV or JSON
 MATRIX_CELLS = Limit("TRNSIM_MAX_MATRIX_CELLS", 1 << 22, "distances (ranks x columns printed)")

@@ -96,3 +96,18 @@ def test_counts_read_text_rows_and_nccom_tests_alltoallv_metadata(tmp_path):
     text.write_text("0 0\n0 0\n")
     with pytest.raises(UsageError, match="every count is 0"):
         read_counts(text)
+
+
+@pytest.mark.parametrize("name", ["gather", "scatter", "sendrecv", "permute", "alltoallv"])
+def test_a_demand_matrix_past_its_limit_is_refused_before_it_is_built(name, monkeypatch):
+    from trnsim.collectives.arguments import resolve
+
+    monkeypatch.setenv("TRNSIM_MAX_DEMAND_CELLS", "16")
+    assert resolve(get_op(name), 4, None)[0].shape == (4, 4)  # 16 cells: at the limit
+    with pytest.raises(
+        UsageError,
+        match=rf"^f.yaml: {name} on 5 ranks would need 25 cells of demand .*TRNSIM_MAX_DEMAND_CELLS",
+    ):
+        resolve(get_op(name), 5, None, where="f.yaml: ")
+    for other in ("allgather", "allreduce", "broadcast", "alltoall"):  # no matrix: nothing to count
+        assert resolve(get_op(other), 5, None)[0] is None

@@ -130,3 +130,56 @@ def test_results_do_not_depend_on_the_hash_seed(args):
     """String hashing is randomised per process: the same run under two seeds prints the same bytes."""
     first, second = (_json_under_hash_seed(seed, *args.split()) for seed in (0, 1))
     assert first == second
+
+
+def _walked(ctx):
+    """The dimensions found by walking the links (the torus shortcut off)."""
+    from trnsim.collectives import dimensions as module
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "torus_dimensions", lambda ctx: None)
+        return module.dimensions(ctx)
+
+
+TORI = [sku for sku in SKUS if load_topology(sku).spec.kind == "torus"]
+
+
+@pytest.mark.parametrize(
+    ("source", "sets"),
+    [(sku, ()) for sku in TORI]
+    + [
+        ("examples/torus-16x16x16.yaml", ()),
+        (
+            "examples/torus-32x32x32.yaml",
+            ("torus.axes.x.size=8", "torus.axes.y.size=2", "torus.axes.z.size=3"),
+        ),
+        (
+            "examples/torus-32x32x32.yaml",
+            ("torus.axes.x.size=12", "torus.axes.y.size=1", "torus.axes.z.size=10"),
+        ),
+        (
+            "examples/torus-32x32x32.yaml",
+            ("torus.axes.x.size=5", "torus.axes.y.size=5", "torus.axes.z.name=a"),
+        ),
+    ],
+)
+def test_a_whole_torus_read_off_its_axes_equals_its_walked_lines(source, sets):
+    from trnsim.collectives.dimensions import torus_dimensions
+    from trnsim.routing.symmetry import torus_symmetry
+
+    topo = load_topology(None, source, overrides=list(sets)) if "/" in source else load_topology(source)
+    ctx = Context(topo, topo.chips)
+    read = torus_dimensions(ctx)
+    if torus_symmetry(topo) is None:
+        assert read is None  # twisted, unwrapped, several ranks a chip: walked
+        return
+    walked = _walked(ctx)
+    assert [(d.name, d.size, d.classes, d.modes) for d in read] == [
+        (d.name, d.size, d.classes, d.modes) for d in walked
+    ]
+    for a, b in zip(read, walked, strict=True):
+        assert np.array_equal(a.coord, b.coord)
+        assert {c: list(r.items()) for c, r in a.rings.items()} == {
+            c: list(r.items()) for c, r in b.rings.items()
+        }
+    assert torus_dimensions(Context(topo, topo.chips[::-1])) is None  # another order: walked

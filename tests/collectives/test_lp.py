@@ -49,3 +49,37 @@ def test_minimize_solves_a_textbook_lp():
         np.zeros(0),
     )
     assert np.allclose(x, [2, 6])
+
+
+def _weighting_lp():
+    """The pipeline-weighting LP of three rings of 32 under all-reduce (573 rows), as multidim asks it."""
+    from trnsim.collectives import lp
+    from trnsim.collectives.dimensions import Dimension
+    from trnsim.collectives.multidim import choose_streams
+
+    asked, solve = [], lp.minimize
+
+    def record(*args):
+        asked.append(args)
+        return solve(*args)
+
+    dims = [Dimension(axis, 32, np.zeros(1, dtype=np.int64), (axis,), {axis: "ring"}) for axis in "xyz"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lp, "minimize", record)
+        choose_streams(dims, dict.fromkeys("xyz", 64.0), "allreduce")
+    return asked[0]
+
+
+def test_a_large_lp_meets_its_constraints_and_highs_optimum(monkeypatch):
+    from trnsim.collectives import lp
+
+    problem = _weighting_lp()
+    assert problem[1].shape[0] > lp.DENSE_ROWS
+    reference = linprog(problem[0], A_ub=problem[1], b_ub=problem[2], A_eq=problem[3], b_eq=problem[4])
+    x = minimize(*problem)
+    assert lp.feasible(x, *problem[1:]) and problem[0] @ x == pytest.approx(reference.fun, rel=1e-7)
+    # the dense tableau alone drifts off the constraints on it; its answer is checked and replaced
+    monkeypatch.setattr(lp, "DENSE_ROWS", 10_000)
+    assert not lp.feasible(lp._dense(*problem), *problem[1:])
+    x = minimize(*problem)
+    assert lp.feasible(x, *problem[1:]) and problem[0] @ x == pytest.approx(reference.fun, rel=1e-7)

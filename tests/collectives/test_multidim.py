@@ -121,3 +121,21 @@ def test_an_open_line_runs_as_a_chain_in_both_directions(p):
     size = 16 * 1680 * 39
     row = evaluate(topo, "allgather", [size], topo.chips, algo="multidim").rows[0]
     assert row.time_us == pytest.approx((p - 1) * (1.0 + size / p / 100e9 * 1e6), rel=1e-9)
+
+
+@pytest.mark.parametrize("op", ["allgather", "allreduce"])
+def test_long_rings_on_three_axes_still_balance_the_steady_state(op):
+    """Three rings of 32 (a 32x32x32 torus): 96 all-reduce stages make a large weighting LP, whose
+    dense solution drifted off its constraints (weights summing to 32, one axis at 98% and the others
+    at 7-15%); every class must carry its share, as on the catalog systems."""
+    from trnsim.collectives.dimensions import Dimension
+    from trnsim.collectives.multidim import choose_streams
+
+    dims = [Dimension(axis, 32, np.zeros(1, dtype=np.int64), (axis,), {axis: "ring"}) for axis in "xyz"]
+    streams = choose_streams(dims, dict.fromkeys("xyz", 64.0), op)
+    assert np.isclose(sum(s.weight for s in streams), 1) and all(s.weight > 0 for s in streams)
+    per_class = dict.fromkeys("xyz", 0.0)
+    for stream in streams:
+        for cls, units in stream_loads(dims, stream.order, stream.classes).items():
+            per_class[cls] += stream.weight * units
+    assert max(per_class.values()) / min(per_class.values()) < 1 + 1e-6, per_class

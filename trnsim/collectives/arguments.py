@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trnsim import limits
 from trnsim.collectives.ops import Op
 from trnsim.errors import ParameterError, UsageError
 
@@ -136,9 +137,13 @@ class Arguments:
         return "; ".join(words)
 
 
-def resolve(op: Op, p: int, arguments: "Arguments | None", traffic: np.ndarray | None = None):
+def resolve(
+    op: Op, p: int, arguments: "Arguments | None", traffic: np.ndarray | None = None, where: str = ""
+):
     """``(traffic, root, blocks)`` of ``op`` on ``p`` ranks: the arguments ``op`` takes, checked (a run
-    of several ops shares one set), and a demand op's matrix where no skewed ``traffic`` is given.
+    of several ops shares one set), and a demand op's matrix where no skewed ``traffic`` is given
+    (refused before it is built when it passes :data:`trnsim.limits.DEMAND_CELLS`; ``where`` starts
+    that message, e.g. the file).
 
     >>> from trnsim.collectives.ops import get_op
     >>> matrix, root, blocks = resolve(get_op("gather"), 2, Arguments(root=1))
@@ -148,6 +153,8 @@ def resolve(op: Op, p: int, arguments: "Arguments | None", traffic: np.ndarray |
     arguments = (arguments or Arguments()).for_op(op)
     arguments.check(op, p)
     if traffic is None:
+        cells = p * p if op.demand and op.name != "alltoall" else 0
+        limits.DEMAND_CELLS.check(cells, f"{where}{op.name} on {p:,} ranks would need")
         traffic = arguments.traffic(op, p)
     return traffic, arguments.root, arguments.blocks(op, p)
 

@@ -191,6 +191,9 @@ def dimensions(ctx: Context) -> list[Dimension]:
     p = ctx.p
     if p < 2:
         raise NotApplicable("needs at least two ranks")
+    on_axes = torus_dimensions(ctx)
+    if on_axes is not None:
+        return on_axes
     class_lines = {cls: _canonical(labels) for cls, labels in _class_lines(ctx).items()}
     trivial = tuple(range(p))
     family: dict[tuple[int, ...], None] = {}
@@ -278,3 +281,36 @@ def _line_mode(ctx: Context, near, coords: np.ndarray, number: int, cls: str):
     if len(modes) != 1:
         return None
     return modes.pop(), ring
+
+
+def torus_dimensions(ctx: Context) -> list[Dimension] | None:
+    """A whole wrapped torus in rank order, read off its axes: what :func:`dimensions` finds by
+    walking the links (tests hold the two equal), without walking them; None for any other group.
+
+    Each axis of size ``k >= 2`` is a dimension named after it (its links' class), in order of size
+    (ties in axis order); a member's coordinate is its coordinate on the axis; a ring of ``k >= 4``
+    runs towards coordinate + 1 (the neighbour whose name sorts first); two or three chips are a mesh.
+    """
+    from trnsim.routing.symmetry import torus_symmetry
+
+    topology = ctx.topology
+    symmetry = torus_symmetry(topology)
+    if symmetry is None or ctx.p < 2 or ctx.group != topology.chips:
+        return None
+    coords = symmetry.coords.astype(np.int64)
+    strides = np.asarray(symmetry.strides)
+    axes = [(i, axis) for i, axis in enumerate(topology.spec.torus.axes) if axis.size >= 2]
+    out = []
+    for i, axis in sorted(axes, key=lambda entry: entry[1].size):
+        dim = Dimension(axis.name, axis.size, coords[:, i].copy(), (axis.name,))
+        if axis.size <= 3:  # every member of the line is next to every other
+            dim.modes[axis.name] = "mesh"
+        else:
+            dim.modes[axis.name] = "ring"
+            # each line from its first member (coordinate 0), lines in order of their first member
+            start = np.flatnonzero(coords[:, i] == 0)
+            members = (start[:, None] + np.arange(axis.size)[None, :] * strides[i]).ravel()
+            nxt = start[:, None] + (np.arange(1, axis.size + 1) % axis.size)[None, :] * strides[i]
+            dim.rings[axis.name] = dict(zip(members.tolist(), nxt.ravel().tolist(), strict=True))
+        out.append(dim)
+    return out

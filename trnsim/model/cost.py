@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trnsim.collectives.schedule import Step
+from trnsim.collectives.schedule import NotApplicable, Step
 from trnsim.errors import ParameterError
 from trnsim.model.router import StepRoute
 from trnsim.topology.graph import Topology
@@ -120,7 +120,7 @@ class PipelineCost:
     64 KiB: 16) is fastest, at ``17/16`` of the size over 1 GB/s.
 
     >>> import numpy as np
-    >>> from trnsim.collectives.schedule import Step
+    >>> from trnsim.collectives.schedule import NotApplicable, Step
     >>> from trnsim.model.router import StepRoute
     >>> first, second = (Step(np.zeros(1, int), np.ones(1, int), np.ones(1)) for _ in range(2))
     >>> def on_link(e):  # every byte of the size crosses directed link e
@@ -140,6 +140,7 @@ class PipelineCost:
         min_chunk_bytes: int = MIN_CHUNK_BYTES,
     ):
         self.max_chunks, self.min_chunk_bytes = max_chunks, min_chunk_bytes
+        check_size(chains, len(bw_bps))
         rows, coefs, lats, self.max_links = _basis(chains, alpha_ns)
         per_bw = np.array(rows) / bw_bps  # basis x directed edges: seconds per byte per unit weight
         depth = self.depth = max(len(c) for c in coefs)
@@ -147,7 +148,7 @@ class PipelineCost:
         # of single flows on a large fabric loads a few hundred links of tens of thousands
         used = per_bw.any(axis=0)
         used[0] = used[0] or not used.any()
-        loaded = per_bw[:, used]
+        loaded = _distinct_columns(per_bw[:, used])
         self._short = _short_rounds(coefs, lats, loaded, depth, per_bw.shape[1])
         self._edge_latency, self._edge_spb = _fill_and_drain(coefs, lats, loaded, depth)
         total = sum(c.sum(axis=0) for c in coefs)
@@ -183,6 +184,28 @@ class PipelineCost:
 
     def edge_seconds_per_byte(self, bw_bps: np.ndarray) -> np.ndarray:
         return self._steady_busy
+
+
+def check_size(chains, links: int) -> None:
+    """Raise :class:`NotApplicable` when costing these chains of stages would pass
+    :data:`trnsim.limits.PIPELINE_CELLS` (distinct step patterns x directed links); ``chains`` hold
+    steps, or ``(step, route)`` pairs."""
+    from trnsim import limits
+
+    units = {
+        id(step.unit if step.unit is not None else step)
+        for chain in chains
+        for stage in chain
+        for step in (entry[0] if isinstance(entry, tuple) else entry for entry in stage)
+    }
+    cells, bound = len(units) * links, limits.PIPELINE_CELLS.value
+    if cells > bound:
+        stages = max(len(chain) for chain in chains)
+        raise NotApplicable(
+            f"its pipeline of {stages:,} stages would need {cells:,} cells to cost ({len(units):,} step "
+            f"patterns x {links:,} directed links), more than the limit of {bound:,} (a default; raise it "
+            f"with the environment variable {limits.PIPELINE_CELLS.env})"
+        )
 
 
 def _basis(chains, alpha_ns: float):
@@ -225,9 +248,33 @@ def _basis(chains, alpha_ns: float):
     return rows, coefs, lats, max_links
 
 
-def _round_cost(weights: np.ndarray, latency: float, per_bw: np.ndarray) -> tuple[float, float]:
-    """A round's latency and seconds per byte: its busiest link under the busy stages' weights."""
-    return latency, float((weights @ per_bw).max()) if weights.any() else 0.0
+def _distinct_columns(per_bw: np.ndarray) -> np.ndarray:
+    """``per_bw`` with each column once: a round's busiest link is the same among the distinct ones
+    (a translation-invariant pattern on a torus loads every link of an orbit alike)."""
+    if per_bw.shape[1] < 2:
+        return per_bw
+    probe = np.linspace(1.0, 2.0, per_bw.shape[0]) @ per_bw  # equal columns, equal probes
+    _, first, inverse = np.unique(probe, return_index=True, return_inverse=True)
+    if len(first) == per_bw.shape[1]:
+        return per_bw
+    distinct = per_bw[:, first]
+    # equal probes of unequal columns (a coincidence): keep every column
+    return distinct if np.array_equal(distinct[:, inverse.ravel()], per_bw) else per_bw
+
+
+def _busiest(weights: np.ndarray, per_bw: np.ndarray) -> np.ndarray:
+    """Each round's seconds per byte: its busiest link under its row of ``weights`` (rounds x
+    patterns), as one matrix product per block of rounds (0 where no stage is busy)."""
+    out = np.zeros(len(weights))
+    block = max(1, _BLOCK_ENTRIES // max(per_bw.shape[1], 1))
+    for lo in range(0, len(weights), block):
+        out[lo : lo + block] = (weights[lo : lo + block] @ per_bw).max(axis=1)
+    out[~weights.any(axis=1)] = 0.0
+    return out
+
+
+# rounds x links of loads computed at once by _busiest (bounds its memory to about 64 MB)
+_BLOCK_ENTRIES = 8_000_000
 
 
 def _short_rounds(coefs, lats, per_bw: np.ndarray, depth: int, links: int) -> dict[int, tuple[float, float]]:
@@ -238,9 +285,8 @@ def _short_rounds(coefs, lats, per_bw: np.ndarray, depth: int, links: int) -> di
     n = per_bw.shape[0]
     prefixes = [np.vstack([np.zeros(n), np.cumsum(c, axis=0)]) for c in coefs]
     short_counts = range(1, max(depth, 2)) if depth * depth * n * links <= SHORT_PIPELINE_WORK else [1]
-    short: dict[int, tuple[float, float]] = {}
+    rounds: list[tuple[int, np.ndarray, float]] = []  # (chunk count, busy weights, latency)
     for m in short_counts:
-        total_latency = total_spb = 0.0
         for r in range(m + depth - 1):
             lo = max(0, r - m + 1)
             weights, latency = np.zeros(n), 0.0
@@ -249,10 +295,12 @@ def _short_rounds(coefs, lats, per_bw: np.ndarray, depth: int, links: int) -> di
                 if lo <= hi:
                     weights = weights + prefix[hi + 1] - prefix[lo]
                     latency = max(latency, lt[lo : hi + 1].max())
-            round_latency, round_spb = _round_cost(weights, latency, per_bw)
-            total_latency += round_latency
-            total_spb += round_spb
-        short[m] = (total_latency, total_spb)
+            rounds.append((m, weights, latency))
+    spb = _busiest(np.array([w for _, w, _ in rounds]).reshape(len(rounds), n), per_bw)
+    short: dict[int, tuple[float, float]] = {}
+    for (m, _, latency), round_spb in zip(rounds, spb.tolist(), strict=True):
+        total_latency, total_spb = short.get(m, (0.0, 0.0))
+        short[m] = (total_latency + latency, total_spb + round_spb)
     return short
 
 
@@ -261,19 +309,16 @@ def _fill_and_drain(coefs, lats, per_bw: np.ndarray, depth: int) -> tuple[float,
     (stages j.. busy), their summed latency and summed seconds per byte."""
     n = per_bw.shape[0]
     fill = [
-        _round_cost(
-            sum(c[: r + 1].sum(axis=0) for c in coefs),
-            max(lt[: r + 1].max() for lt in lats),
-            per_bw,
-        )
+        (sum(c[: r + 1].sum(axis=0) for c in coefs), max(lt[: r + 1].max() for lt in lats))
         for r in range(depth - 1)
     ]
     drain = [
-        _round_cost(
+        (
             sum((c[j:].sum(axis=0) for c in coefs if j < len(c)), np.zeros(n)),
             max((lt[j:].max() for lt in lats if j < len(lt)), default=0.0),
-            per_bw,
         )
         for j in range(1, depth)
     ]
-    return sum(lat for lat, _ in fill + drain), sum(spb for _, spb in fill + drain)
+    rounds = fill + drain
+    spb = _busiest(np.array([w for w, _ in rounds]).reshape(len(rounds), n), per_bw)
+    return sum(latency for _, latency in rounds), sum(spb.tolist())

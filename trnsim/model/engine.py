@@ -239,7 +239,7 @@ def evaluate(
     """
     op = get_op(op_name)
     check_traffic(op.name, traffic, len(group))
-    traffic, root, blocks = resolve(op, len(group), arguments, traffic)
+    traffic, root, blocks = resolve(op, len(group), arguments, traffic, f"{topology.where}: ")
     if program is not None and (program.op, program.p) != (op.base, len(group)):
         raise UsageError(f"a {program.op} program on {program.p} ranks cannot cost {op.name} on {len(group)}")
     dtype = dtype.strip().lower()  # names are case-insensitive; rows and baselines carry one spelling

@@ -13,7 +13,7 @@ import numpy as np
 
 from trnsim.collectives import algorithms
 from trnsim.collectives.algorithms import Context, Pipeline, Step
-from trnsim.model.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, StepCost
+from trnsim.model.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, StepCost, check_size
 from trnsim.model.router import Router, busiest_classes
 from trnsim.topology.graph import Topology
 
@@ -163,6 +163,9 @@ def plan_schedule(
     chunking: tuple[int, int] = (MAX_CHUNKS, MIN_CHUNK_BYTES),
 ) -> Plan:
     """Route and cost a schedule made elsewhere (an algorithm's, or a program's) under ``name``."""
+    for entry in schedule:  # a pipeline too large to cost is refused before it is routed
+        if isinstance(entry, Pipeline):
+            check_size(entry.chains, 2 * len(topology.links))
     flat = [step for entry in schedule for step in (entry.steps if isinstance(entry, Pipeline) else [entry])]
     routes = dict(zip(map(id, flat), router.route_all(flat), strict=True))
     arrays = router.arrays

@@ -25,6 +25,7 @@ from trnsim.routing.loads import loads
 from trnsim.routing.paths import GroupPaths, translations
 from trnsim.routing.policy import RoutingPolicy, routing_of
 from trnsim.routing.strategies.base import Demand, LinkLoads
+from trnsim.routing.translated import invariant
 from trnsim.topology.arrays import GraphArrays, component_labels, graph_arrays
 from trnsim.topology.builders import RANK_CLASS
 from trnsim.topology.graph import Topology
@@ -140,6 +141,7 @@ class Router:
         self._relayed: dict[tuple[str, ...], Router] = {}  # the group with relay chips, by relays
         self._relays = _relays  # how many of the group's last chips are another router's relays
         self._edge_index: dict[tuple[int, int], int] | None = None  # directed edge by its ends
+        self._images: dict[int, object] = {}  # by id of the group paths: edges turned round, mirrored
 
     def _group_paths(self) -> GroupPaths:
         """The group's paths; the topology keeps the last :data:`KEPT_PATHS` groups' (each op of a
@@ -237,9 +239,20 @@ class Router:
             for step, route in zip(group, routed, strict=True):
                 self._cache[_key(step)] = route
         plain = list(pending.values())
-        for step, found in zip(plain, loads(self.paths, [_demand(s) for s in plain], self.seed), strict=True):
+        for step, found in zip(plain, self._loads(self.paths, [_demand(s) for s in plain]), strict=True):
             self._cache[_key(step)] = self._route(found)
         return [self._cache[_key(step)] for step in steps]
+
+    def _loads(self, paths: GroupPaths, demands: list[Demand]) -> list[LinkLoads]:
+        """The demands' loads; on a torus routed by translation, each demand that repeats an earlier
+        one, turned round or not, or is its own mirror image is routed once (:mod:`~trnsim.routing.reuse`)."""
+        if paths.translated is None:
+            return loads(paths, demands, self.seed)
+        from trnsim.routing import reuse
+
+        if id(paths) not in self._images:
+            self._images[id(paths)] = reuse.Images(paths)
+        return reuse.loads(paths, demands, self.seed, self._images[id(paths)])
 
     def _with_relays(self, steps: list[Step]) -> list[StepRoute]:
         """Route steps whose flows name relay chips (positions ``p..``, ``Step.relays``) with a router
@@ -286,7 +299,8 @@ class Router:
         part = np.where(has_link | ~alone, member_label, -1)
         rows = np.asarray([sub.index[chip] for chip in self.group], dtype=np.int64)
         # flows never leave their part: unreachable pairs across parts are expected
-        paths = GroupPaths(sub, rows, self.routing, partitioned=True, axis_order=self._axes())
+        symmetry = invariant(self.paths.symmetry, arrays, edges) if sub.n_nodes == arrays.n_nodes else None
+        paths = GroupPaths(sub, rows, self.routing, symmetry, partitioned=True, axis_order=self._axes())
         return paths, edges, part
 
     def _pinned_routes(self, steps: list[Step]) -> list[StepRoute]:
@@ -308,7 +322,7 @@ class Router:
                 )
             demands.append(Demand(src, dst, weight))
         results = []
-        for demand, found in zip(demands, loads(paths, demands, self.seed), strict=True):
+        for demand, found in zip(demands, self._loads(paths, demands), strict=True):
             whole = np.zeros(len(self.arrays.src))
             whole[edges] = found.loads
             results.append(self._route(replace(found, loads=whole, flows=len(demand.src))))

@@ -18,6 +18,7 @@ from trnsim.routing import kernels
 from trnsim.routing.policy import RoutingPolicy
 from trnsim.routing.shortest import BFS, bfs, path_latency_ns, transit_mask
 from trnsim.routing.symmetry import MemberOrbits, TorusSymmetry, member_orbits, torus_symmetry
+from trnsim.routing.translated import Translated
 from trnsim.topology.arrays import GraphArrays
 from trnsim.topology.graph import Topology
 
@@ -38,12 +39,13 @@ def routing_work(topology: Topology, group: list[str]) -> int:
     """What routing ``group`` costs, in the units of :data:`trnsim.limits.ROUTING`.
 
     A BFS from every member touches every device and directed link; a whole wrapped torus large
-    enough to be routed by translation keeps only its group x devices matrices.
+    enough to be routed by translation does one BFS (from chip 0) and reads every member's rows off
+    it, keeping no members x devices matrix.
     """
-    devices = len(topology.nodes)
+    devices, directed = len(topology.nodes), 2 * len(topology.links)
     if len(group) == topology.n_ranks >= SYMMETRY_FROM and torus_symmetry(topology) is not None:
-        return len(group) * devices
-    return len(group) * (devices + 2 * len(topology.links))
+        return devices + directed + len(group)
+    return len(group) * (devices + directed)
 
 
 class GroupPaths:
@@ -89,17 +91,53 @@ class GroupPaths:
         self.transit = transit_mask(arrays, policy.relay)
         self.symmetry = symmetry
         self.compiled = len(rows) * (arrays.n_nodes + len(arrays.src)) >= kernels.COMPILED_FROM
+        self.translated = None if symmetry is None else Translated(symmetry, arrays, rows)
+        self._matrices = None
         if symmetry is None and self.compiled:
             # one source at a time at compiled speed; no DAG is kept (loads are recomputed per step)
-            self.dist, self.sigma, self.latency = kernels.bfs_all(arrays, rows, self.transit, columns=rows)
+            self._matrices = kernels.bfs_all(arrays, rows, self.transit, columns=rows)
         elif symmetry is None:
-            self.dist, self.sigma = self.bfs.dist, self.bfs.sigma
-            self.latency = path_latency_ns(arrays, self.bfs)[:, rows]
-        else:
-            base = self.base_bfs
-            self.dist = symmetry.shifted(base.dist[0], rows)
-            self.sigma = symmetry.shifted(base.sigma[0], rows)
-            self.latency = symmetry.shifted(path_latency_ns(arrays, base)[0], rows)[:, rows]
+            self._matrices = self.bfs.dist, self.bfs.sigma, path_latency_ns(arrays, self.bfs)[:, rows]
+
+    @property
+    def dist(self) -> np.ndarray:
+        return self._whole()[0]
+
+    @property
+    def sigma(self) -> np.ndarray:
+        return self._whole()[1]
+
+    @property
+    def latency(self) -> np.ndarray:
+        return self._whole()[2]
+
+    def _whole(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The members x nodes matrices (and members x members latencies); under translations they
+        are built from chip 0's rows only when a strategy reads whole matrices (small groups)."""
+        if self._matrices is None:
+            t = self.translated
+            self._matrices = t.matrix(t.dist), t.matrix(t.sigma), t.matrix(t.latency, self.rows)
+        return self._matrices
+
+    def distance(self, members: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """Links on a shortest path from member positions to node indices (broadcast; -1:
+        unreachable)."""
+        if self._matrices is None and self.translated is not None:
+            return self.translated.dist[self.translated.offsets(members, nodes)]
+        return self.dist[members, nodes]
+
+    def latency_between(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The largest path latency (ns) among the shortest paths between member positions."""
+        if self._matrices is None and self.translated is not None:
+            return self.translated.latency[self.translated.offsets(a, self.rows[b])]
+        return self.latency[a, b]
+
+    @cached_property
+    def max_latency(self) -> float:
+        """The largest path latency (ns) between two members."""
+        if self._matrices is None and self.translated is not None:
+            return float(self.translated.among_max(self.translated.latency))
+        return float(self.latency.max())
 
     @property
     def p(self) -> int:
@@ -121,14 +159,16 @@ class GroupPaths:
         """A BFS from every member, with its DAG (computed only when a strategy needs it)."""
         return bfs(self.arrays, self.rows, self.transit)
 
-    @cached_property
+    @property
     def base_bfs(self) -> BFS:
-        """A BFS from node 0 (chip 0 of a torus: what translations shift)."""
-        return bfs(self.arrays, np.array([0]))
+        """The BFS from node 0 (chip 0 of a torus: what translations shift)."""
+        return self.translated.base
 
     @cached_property
     def max_links(self) -> int:
         """The fewest links between the group's farthest two members."""
+        if self._matrices is None and self.translated is not None:
+            return int(self.translated.among_max(self.translated.dist))
         return int(self._among_members().max())
 
     def _among_members(self) -> np.ndarray:
@@ -150,6 +190,8 @@ class GroupPaths:
 
     def unreachable(self) -> tuple[int, int] | None:
         """The first pair of members (positions) with no path between them, or None."""
+        if self._matrices is None and self.translated is not None:
+            return self.translated.first_negative(self.translated.dist)
         among = self._among_members()
         if not np.any(among < 0):
             return None

@@ -10,14 +10,27 @@ import numpy as np
 
 from trnsim.collectives.algorithms.registry import ALL, ROOTED, algorithm, program_of, refuse_blocks
 from trnsim.collectives.program import Builder, Chunk, Program, reduce_of
-from trnsim.collectives.schedule import Context, Step, mirrored
+from trnsim.collectives.schedule import Context, NotApplicable, Step, mirrored
+
+
+def _all_pairs(p: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every ordered pair of two positions, as flows; refused past :data:`trnsim.limits.DEMAND_CELLS`
+    (1,073,709,056 flows on the 32x32x32 torus would take 16 GB)."""
+    from trnsim import limits
+
+    if p * p > limits.DEMAND_CELLS.value:
+        raise NotApplicable(
+            f"its {p * (p - 1):,} flows of every pair pass the limit of {limits.DEMAND_CELLS.value:,} cells of "
+            f"demand (a default; raise it with the environment variable {limits.DEMAND_CELLS.env})"
+        )
+    return np.nonzero(~np.eye(p, dtype=bool))
 
 
 def _unequal(ctx: Context, op: str) -> list[Step]:
     """All pairs at once, each flow the size of the block it carries (the sender's for an all-gather,
     the receiver's for a reduce-scatter); blocks of zero bytes are not sent."""
     blocks = np.asarray(ctx.blocks)
-    src, dst = np.nonzero(~np.eye(ctx.p, dtype=bool))
+    src, dst = _all_pairs(ctx.p)
     weight = blocks[src] if op == "allgather" else blocks[dst]
     keep = weight > 0
     return [Step.of((src[keep], dst[keep]), weight[keep], 1, "all pairs (unequal blocks)")]
@@ -25,8 +38,8 @@ def _unequal(ctx: Context, op: str) -> list[Step]:
 
 def _broadcast(ctx: Context) -> list[Step]:
     p, root = ctx.p, ctx.root
+    src, dst = _all_pairs(p)
     scatter = Step.of([(root, j) for j in range(p)], 1 / p, 1, "scatter")
-    src, dst = np.nonzero(~np.eye(p, dtype=bool))
     into = dst != root  # the root holds every block already
     exchange = Step.of((src[into], dst[into]), 1 / p, 1, "all pairs but the root")
     return [scatter, exchange]

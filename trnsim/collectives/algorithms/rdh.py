@@ -1,5 +1,7 @@
 """Recursive halving (reduce-scatter) and doubling (all-gather): a hypercube exchange (Rabenseifner)."""
 
+import numpy as np
+
 from trnsim.collectives.algorithms.registry import REDUCTIONS, algorithm, program_of
 from trnsim.collectives.program import Builder, Chunk, Program
 from trnsim.collectives.schedule import Context, NotApplicable, Step
@@ -34,12 +36,13 @@ def schedule(ctx: Context, op: str) -> list[Step]:
     if not power_of_two(p):
         raise NotApplicable(f"needs a power-of-two group; this one has {p} ranks")
     at, bits = cube_order(ctx)
+    at, address = np.asarray(at, dtype=np.int64), np.arange(p)
     halving = [
-        Step.of([(at[a], at[a ^ (1 << bit)]) for a in range(p)], 1 / 2 ** (k + 1), 1, f"halving bit {bit}")
+        Step.of((at, at[address ^ (1 << bit)]), 1 / 2 ** (k + 1), 1, f"halving bit {bit}")
         for k, bit in enumerate(bits)
     ]
     doubling = [
-        Step.of([(at[a], at[a ^ (1 << bit)]) for a in range(p)], 2**j / p, 1, f"doubling bit {bit}")
+        Step.of((at, at[address ^ (1 << bit)]), 2**j / p, 1, f"doubling bit {bit}")
         for j, bit in enumerate(reversed(bits))
     ]
     return {"allreduce": halving + doubling, "reducescatter": halving, "allgather": doubling}[op]

@@ -40,13 +40,23 @@ def torus_lines(ctx: Context):
     return axes, sizes, strides, order
 
 
-def _axis_ring_pairs(p: int, size: int, stride: int):
-    forward, backward = [], []
-    for rank in range(p):
-        c = (rank // stride) % size
-        forward.append((rank, rank + (((c + 1) % size) - c) * stride))
-        backward.append((rank, rank + (((c - 1) % size) - c) * stride))
-    return forward + backward
+def _axis_ring_pairs(p: int, size: int, stride: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each rank to its next along the axis, then each rank to its previous: ``(src, dst)``."""
+    rank = np.arange(p, dtype=np.int64)
+    c = (rank // stride) % size
+    forward = rank + ((c + 1) % size - c) * stride
+    backward = rank + ((c - 1) % size - c) * stride
+    return np.r_[rank, rank], np.r_[forward, backward]
+
+
+def _axis_pairs(p: int, size: int, stride: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each rank to every other rank of its line along the axis, rank by rank: ``(src, dst)``."""
+    rank = np.arange(p, dtype=np.int64)
+    c = (rank // stride) % size
+    other = np.broadcast_to(np.arange(size), (p, size))
+    keep = other != c[:, None]
+    src = np.broadcast_to(rank[:, None], (p, size))[keep]
+    return src, src + (other[keep] - np.repeat(c, size - 1)) * stride
 
 
 @algorithm(
@@ -56,14 +66,10 @@ def schedule(ctx: Context, op: str) -> list[Step]:
     axes, sizes, strides, order = torus_lines(ctx)
     p = ctx.p
     if op == "alltoall":
-        steps = []
-        for i in order:
-            pairs = []
-            for rank in range(p):
-                c = (rank // strides[i]) % sizes[i]
-                pairs += [(rank, rank + (other - c) * strides[i]) for other in range(sizes[i]) if other != c]
-            steps.append(Step.of(pairs, 1 / sizes[i], 1, f"axis {axes[i].name}"))
-        return steps
+        return [
+            Step.of(_axis_pairs(p, sizes[i], strides[i]), 1 / sizes[i], 1, f"axis {axes[i].name}")
+            for i in order
+        ]
     reduce_phase, data = [], 1.0
     for i in order:
         pairs = _axis_ring_pairs(p, sizes[i], strides[i])

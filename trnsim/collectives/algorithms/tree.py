@@ -11,6 +11,8 @@ Its ``D = floor(log2 p)`` levels take ``D - 1 + m`` rounds for ``m`` chunks: on 
 graph, where each parent reaches its two children over two links, ``(D - 1 + m)(alpha + S/(m B))``.
 """
 
+import numpy as np
+
 from trnsim.collectives.algorithms.registry import ROOTED, algorithm, program_of
 from trnsim.collectives.program import Builder, Chunk, Program, reduce_of
 from trnsim.collectives.schedule import Context, Pipeline, Step, mirrored
@@ -28,6 +30,14 @@ def tree_edges(p: int) -> list[tuple[int, int, int, int]]:
             else:
                 out.append((tree, level, node, parent))
     return out
+
+
+def _edge_arrays(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`tree_edges` as arrays ``(level, child, parent)``, in the same order."""
+    node = np.arange(1, p, dtype=np.int64)
+    parent = (node - 1) // 2
+    level = np.searchsorted(1 << np.arange(63, dtype=np.int64), node + 1, side="right") - 1
+    return np.r_[level, level], np.r_[node, p - 1 - node], np.r_[parent, p - 1 - parent]
 
 
 def rooted_edges(p: int, root: int) -> list[tuple[int, int, int]]:
@@ -59,15 +69,15 @@ def schedule(ctx: Context, op: str) -> list[Pipeline]:
         return mirrored(_rooted_broadcast(ctx))
     p = ctx.p
     depth = p.bit_length() - 1
-    links = [(level, c, par) for _, level, c, par in tree_edges(p)]
+    level, child, parent = _edge_arrays(p)
     # a chunk is reduced level by level up to the roots, then broadcast back down; NCCL pipelines
     # the chunks through the levels, so every level works on its own chunk at once
     reduce_stages = [
-        (Step.of([(c, par) for level, c, par in links if level == d], 0.5, 1, f"reduce level {d}"),)
+        (Step.of((child[level == d], parent[level == d]), 0.5, 1, f"reduce level {d}"),)
         for d in range(depth, 0, -1)
     ]
     broadcast_stages = [
-        (Step.of([(par, c) for level, c, par in links if level == d], 0.5, 1, f"broadcast level {d}"),)
+        (Step.of((parent[level == d], child[level == d]), 0.5, 1, f"broadcast level {d}"),)
         for d in range(1, depth + 1)
     ]
     return [Pipeline((tuple(reduce_stages + broadcast_stages),), "double binary tree")]

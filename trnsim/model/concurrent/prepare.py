@@ -154,7 +154,7 @@ def prepare_concurrent(
     _check_groups(groups)
     p = len(groups[0])
     check_traffic(op.name, traffic, p)
-    traffic, root, blocks = resolve(op, p, arguments, traffic)
+    traffic, root, blocks = resolve(op, p, arguments, traffic, f"{topology.where}: ")
     aligned, dropped = align_sizes(op, sizes, p, dtype)
     images = translates(topology, groups)  # per group: (its original's index, directed-edge map) or None
     shape = (traffic, root, blocks)

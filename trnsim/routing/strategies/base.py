@@ -68,10 +68,9 @@ def shortest_extent(paths: GroupPaths, demand: Demand, loads: np.ndarray) -> Lin
     ECMP strategy takes only shortest paths, so these are read off the BFS)."""
     if demand.everyone:
         p = paths.p
-        among = np.ix_(np.arange(p), paths.rows)
-        return LinkLoads(loads, float(paths.latency.max()), int(paths.dist[among].max()), p * (p - 1))
+        return LinkLoads(loads, paths.max_latency, paths.max_links, p * (p - 1))
     if len(demand.src) == 0:
         return LinkLoads(loads, 0.0, 0, 0)
-    latency = paths.latency[demand.src, demand.dst].max()
-    links = paths.dist[demand.src, paths.rows[demand.dst]].max()
+    latency = paths.latency_between(demand.src, demand.dst).max()
+    links = paths.distance(demand.src, paths.rows[demand.dst]).max()
     return LinkLoads(loads, float(latency), int(links), len(demand.src))
