@@ -222,8 +222,9 @@ def _same(computation: str, ours: Path, theirs: Path) -> bool:
 
 
 def _trnsim_runs(fabric, computation, folder: Path, source: Path, quick: bool) -> dict:
-    """Cold (a fresh numba cache: compilation included), then first and warm with that cache."""
-    cache = Path(tempfile.mkdtemp(prefix="numba-", dir=folder))
+    """Cold (a fresh numba cache: compilation included), then first and warm with that cache; with
+    ``quick``, no cold run and the checkout's own numba cache (warm once it has run)."""
+    cache = None if quick else Path(tempfile.mkdtemp(prefix="numba-", dir=folder))
     out = folder / f"{source.name}-{fabric}-{computation}.npy"
     cold = None if quick else _run_child("trnsim", fabric, computation, out, source, cache)
     warm = _run_child("trnsim", fabric, computation, out, source, cache)
