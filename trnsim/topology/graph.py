@@ -86,7 +86,8 @@ class TopologyCache:
     * ``optimum``: bandwidth lower bounds by (group, op) (:func:`trnsim.model.optimum.optimum`), and
       by (group, op, root or traffic digest) for the rooted and demand ops (``trnsim.model.optimum``);
     * ``optimum_gather``: all-gather optima by (group, reversed), and by blocks (``trnsim.model.optimum``);
-    * ``forest_overlay``: the chip overlay trees are packed on (:func:`trnsim.collectives.forest.overlay`).
+    * ``forest_overlay``: the chip overlay trees are packed on (:func:`trnsim.collectives.forest.overlay`);
+    * ``forest_trees``: the packed trees by (group, rounds, generations) (:func:`trnsim.collectives.forest.pack`).
     """
 
     arrays: Any = None
@@ -95,6 +96,7 @@ class TopologyCache:
     optimum: dict[tuple, Any] = field(default_factory=dict)
     optimum_gather: dict[tuple, Any] = field(default_factory=dict)
     forest_overlay: Any = None
+    forest_trees: dict[tuple, Any] = field(default_factory=dict)
 
 
 @dataclass
