@@ -117,3 +117,24 @@ def test_unequal_planes_subgroup_reaches_most_of_the_bound():
     others = max(rows[0].busbw_gbps for name, rows in ev.by_algorithm.items() if name != "forest")
     assert mine.busbw_gbps >= 0.85 * mine.bound_busbw_gbps
     assert mine.busbw_gbps >= 2 * others
+
+
+def test_a_groups_trees_are_packed_once_per_topology(monkeypatch):
+    """A schedule and its program pack the same trees: the second asks the topology's cache, and
+    gets what packing again gives; another group, or another topology, packs its own."""
+    from trnsim.collectives import forest
+
+    packed = []
+    real = forest._pack
+    monkeypatch.setattr(forest, "_pack", lambda *args: packed.append(args[1]) or real(*args))
+    ring = ring_topology(6)
+    group = ring.chips[:3]
+    first = forest.pack(ring, group)
+    again = forest.pack(ring, list(group))
+    assert again == first and again is not first and len(packed) == 1
+    assert forest.pack(ring, ring.chips[1:4]) and len(packed) == 2
+    fresh = ring_topology(6)
+    assert forest.pack(fresh, fresh.chips[:3]) == real(
+        fresh, fresh.chips[:3], forest.ROUNDS, forest.GENERATIONS
+    )
+    assert len(packed) == 3

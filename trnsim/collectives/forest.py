@@ -281,7 +281,15 @@ def _shallowest(columns: _Columns) -> int:
 def pack(
     topology: Topology, group: list[str], rounds: int = ROUNDS, generations: int = GENERATIONS
 ) -> list[Tree]:
-    """Broadcast trees per member, spanning the group, and their weights (module docstring)."""
+    """Broadcast trees per member, spanning the group, and their weights (module docstring); kept
+    on the topology, as a group's schedule and its program both pack the same trees (seconds each)."""
+    key = (tuple(group), rounds, generations)
+    if key not in topology.cache.forest_trees:
+        topology.cache.forest_trees[key] = tuple(_pack(topology, group, rounds, generations))
+    return list(topology.cache.forest_trees[key])
+
+
+def _pack(topology: Topology, group: list[str], rounds: int, generations: int) -> list[Tree]:
     arrays = graph_arrays(topology)
     _refuse(arrays, len(group))
     net = overlay(topology, len(group))

@@ -92,6 +92,7 @@ class TopologyCache:
       (:func:`trnsim.routing.relabel.relabels`);
     * ``paths``: the last few groups' shortest paths, by (group, routing policy)
       (:class:`trnsim.model.router.Router`: every op run on one group shares them).
+    * ``forest_trees``: the packed trees by (group, rounds, generations) (:func:`trnsim.collectives.forest.pack`).
     """
 
     arrays: Any = None
@@ -103,6 +104,7 @@ class TopologyCache:
     digest: str | None = None
     relabels: Any = None
     paths: dict[tuple, Any] = field(default_factory=dict)
+    forest_trees: dict[tuple, Any] = field(default_factory=dict)
 
 
 @dataclass
