@@ -88,14 +88,16 @@ def test_an_axis_subgraph_is_translated_too(classes):
     assert paths.unreachable() == tuple(int(x) for x in np.argwhere(dist < 0)[0])
 
 
-@pytest.mark.parametrize("walk", ["numpy", "compiled"])
+@pytest.mark.parametrize("walk", ["numpy", "compiled", "templates"])
 @pytest.mark.parametrize(("sizes", "kind"), CASES)
 def test_flows_walked_from_translated_rows_equal_the_full_matrices(sizes, kind, walk, monkeypatch):
     """The numbers of the compiled walk over every member's own BFS (a translated walk visits each
     node's edges in another order, so the additions may round differently), by both ways of
-    translating: chip 0's DAG with its edges moved (all flows at once in numpy, or one by one
-    compiled), and each member's own rows read at offsets."""
+    translating: chip 0's DAG with its edges moved (all flows at once in numpy, one by one compiled,
+    or one template per distinct offset), and each member's own rows read at offsets."""
     monkeypatch.setattr(translated_loads, "NUMPY_WALK", 1 << 40 if walk == "numpy" else 0)
+    monkeypatch.setattr(translated_loads, "TEMPLATES", 0 if walk == "templates" else 1 << 40)
+    monkeypatch.setattr(translated_loads, "TEMPLATE_ENTRIES", 500)  # several blocks
     topo = torus(*sizes)
     arrays = graph_arrays(topo)
     rows = _rows(arrays.n_nodes, kind)

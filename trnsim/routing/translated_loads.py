@@ -20,6 +20,10 @@ from trnsim.routing.translated import Translated
 # flows whose shortest-path DAGs hold at most this many chips in all are walked in numpy, all at
 # once; beyond, by the compiled kernel (importing numba and loading it costs about 0.8 s)
 NUMPY_WALK = 4_000_000
+# flows that number this many times their distinct offsets are routed from one template per offset
+TEMPLATES = 4
+# flows x template entries moved at once (bounds the memory of a block to a few hundred MB)
+TEMPLATE_ENTRIES = 4_000_000
 # a set of flows is accumulated per source (or target) chip when that many passes over the whole
 # DAG of chip 0 cost less than walking its flows' DAGs, counted as this many chips per pass
 # per directed edge and node of the torus
@@ -64,6 +68,8 @@ def flow_loads(translated: Translated, flows: tuple, n_sets: int, transit: np.nd
     if not walked.any():
         return loads
     chosen = tails[walked], offsets[walked], weight[walked], owner[walked]
+    if TEMPLATES * len(np.unique(chosen[1])) <= len(chosen[1]):  # many flows share each offset
+        return loads + _from_templates(translated, *chosen, n_sets)
     if sizes[walked].sum() <= NUMPY_WALK:
         return loads + _walk(translated, *chosen, n_sets)
     return loads + _compiled_walk(translated, *chosen, n_sets)
@@ -123,18 +129,24 @@ def dag_sizes(symmetry: TorusSymmetry, offsets: np.ndarray) -> np.ndarray:
 def _walk(translated: Translated, sources, offsets, weight, owner, n_sets: int) -> np.ndarray:
     """The compiled ``moved_flow_loads`` in numpy: every flow's DAG walked backwards at once, one
     distance from chip 0 at a time, each (flow, chip) once with the bytes through it summed."""
+    n_edges = len(translated.arrays.src)
+    loads = np.zeros(n_sets * n_edges)
+    for flow, edge, share in _dag_entries(translated, sources, offsets, weight):
+        loads += np.bincount(owner[flow] * n_edges + edge, share, len(loads))
+    return loads.reshape(n_sets, n_edges)
+
+
+def _dag_entries(translated: Translated, sources, offsets, weight):
+    """Each flow's shares of its bytes on the directed edges of its shortest-path DAG, one level
+    at a time from its target back: ``(flow, edge, share)`` arrays (a flow's edge once per level)."""
     pred_starts, pred_tail, pred_orbit, ratio, table = translated.mover
     sym, dist, n = translated.symmetry, translated.dist, translated.arrays.n_nodes
     coords, sizes, strides = sym.coords.astype(np.int64), np.asarray(sym.sizes), np.asarray(sym.strides)
-    n_edges = len(translated.arrays.src)
-    loads = np.zeros(n_sets * n_edges)
     start = (dist[offsets] > 0) & (weight != 0)
     flow, node, through = np.flatnonzero(start), offsets[start], weight[start]
     waiting = dist[node]  # each flow's walk starts at its own distance
-    if not len(flow):
-        return loads.reshape(n_sets, n_edges)
     now = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
-    for level in range(int(waiting.max()), 0, -1):
+    for level in range(int(waiting.max(initial=0)), 0, -1):
         joining = waiting == level
         f, v, th = (
             np.r_[now[0], flow[joining]],
@@ -143,16 +155,44 @@ def _walk(translated: Translated, sources, offsets, weight, owner, n_sets: int) 
         )
         degree = pred_starts[v + 1] - pred_starts[v]
         which = np.repeat(np.arange(len(v)), degree)
-        k = (
-            np.repeat(pred_starts[v], degree)
-            + np.arange(degree.sum())
-            - np.repeat(np.cumsum(degree) - degree, degree)
-        )
+        k = np.repeat(pred_starts[v] - np.cumsum(degree) + degree, degree) + np.arange(degree.sum())
         f, u, share = f[which], pred_tail[k], ratio[k] * th[which]
         moved = ((coords[u] + coords[sources[f]]) % sizes) @ strides
-        loads += np.bincount(owner[f] * n_edges + table[moved, pred_orbit[k]], share, len(loads))
+        yield f, table[moved, pred_orbit[k]], share
         keys, inverse = np.unique(f * n + u, return_inverse=True)
         now = (keys // n, keys % n, np.bincount(inverse.ravel(), share))
+
+
+def _from_templates(translated: Translated, sources, offsets, weight, owner, n_sets: int) -> np.ndarray:
+    """Flows of few distinct offsets: each offset's DAG walked once from chip 0 at unit weight (its
+    template: edges and shares), then every flow adds its weight times its template, the edges moved
+    by its source; in blocks of about :data:`TEMPLATE_ENTRIES` entries."""
+    arrays, sym = translated.arrays, translated.symmetry
+    n_edges, orbit, table = len(arrays.src), translated.edge_orbit, translated.mover[4]
+    distinct, group = np.unique(offsets, return_inverse=True)
+    group = group.ravel()
+    pieces = list(
+        _dag_entries(translated, np.zeros(len(distinct), dtype=np.int64), distinct, np.ones(len(distinct)))
+    )
+    which = np.concatenate([f for f, _, _ in pieces]) if pieces else np.zeros(0, dtype=np.int64)
+    order = np.argsort(which, kind="stable")
+    edges = np.concatenate([e for _, e, _ in pieces])[order] if pieces else which
+    shares = np.concatenate([v for _, _, v in pieces])[order] if pieces else np.zeros(0)
+    starts = np.searchsorted(which[order], np.arange(len(distinct) + 1))
+    count = np.diff(starts)[group]  # each flow's template size
+    coords, sizes, strides = sym.coords.astype(np.int64), np.asarray(sym.sizes), np.asarray(sym.strides)
+    tails = arrays.src[edges]
+    loads = np.zeros(n_sets * n_edges)
+    block = max(1, TEMPLATE_ENTRIES // max(int(count.max(initial=1)), 1))
+    for lo in range(0, len(group), block):
+        mine = np.arange(lo, min(lo + block, len(group)))
+        c = count[mine]
+        f = np.repeat(mine, c)
+        k = np.repeat(starts[group[mine]] - np.cumsum(c) + c, c) + np.arange(c.sum())
+        moved = ((coords[tails[k]] + coords[sources[f]]) % sizes) @ strides
+        loads += np.bincount(
+            owner[f] * n_edges + table[moved, orbit[edges[k]]], weight[f] * shares[k], len(loads)
+        )
     return loads.reshape(n_sets, n_edges)
 
 
