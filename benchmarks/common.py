@@ -35,7 +35,12 @@ _CHILD = (
     "except SystemExit as exit:\n"
     "    code = exit.code if isinstance(exit.code, int) else 1\n"
     "use = resource.getrusage(resource.RUSAGE_SELF)\n"
-    "sys.stderr.write(f'@@ {time.perf_counter() - start} {use.ru_utime + use.ru_stime} {use.ru_maxrss} {code}\\n')\n"
+    "peak = use.ru_maxrss\n"
+    "try:  # ru_maxrss can carry the parent's peak over a fork; VmHWM is this process's own\n"
+    "    peak = int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])\n"
+    "except (OSError, StopIteration, ValueError):\n"
+    "    pass\n"
+    "sys.stderr.write(f'@@ {time.perf_counter() - start} {use.ru_utime + use.ru_stime} {peak} {code}\\n')\n"
 )
 
 

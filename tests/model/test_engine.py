@@ -187,7 +187,7 @@ def test_the_ring_search_runs_once_per_group_and_wiring(monkeypatch):
 
 
 def test_busiest_classes_names_every_class_at_the_peak_within_rounding():
-    from trnsim.model.router import busiest_classes
+    from trnsim.model.busiest import busiest_classes
 
     peak = 0.7
     seconds = np.array([peak * (1 - 1e-12), 0.2, peak, peak * (1 - 1e-6), 0.0])

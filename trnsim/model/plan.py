@@ -13,8 +13,9 @@ import numpy as np
 
 from trnsim.collectives import algorithms
 from trnsim.collectives.algorithms import Context, Pipeline, Step
+from trnsim.model.busiest import busiest_classes
 from trnsim.model.cost import MAX_CHUNKS, MIN_CHUNK_BYTES, PipelineCost, StepCost, check_size
-from trnsim.model.router import Router, busiest_classes
+from trnsim.model.router import Router
 from trnsim.topology.graph import Topology
 
 

@@ -12,8 +12,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from trnsim.errors import UsageError
+from trnsim.model.busiest import busiest_edge
 from trnsim.model.cost import PipelineCost, StepCost
-from trnsim.model.router import StepRoute, busiest_edge
+from trnsim.model.router import StepRoute
 
 
 class Replay:

@@ -11,11 +11,12 @@ from dataclasses import replace
 import numpy as np
 
 from trnsim.collectives.schedule import Pipeline
+from trnsim.model.busiest import busiest_edge
 from trnsim.model.concurrent.prepare import flat
 from trnsim.model.concurrent.translates import Carried, moved
 from trnsim.model.cost import PipelineCost, StepCost
 from trnsim.model.plan import Plan
-from trnsim.model.router import StepRoute, busiest_edge
+from trnsim.model.router import StepRoute
 
 
 def plan_of(
