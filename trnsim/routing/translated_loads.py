@@ -4,10 +4,11 @@ Flow ``s -> t`` is chip 0's flow to ``t - s`` moved by ``s``: its shortest-path 
 backwards on chip 0's rows and each share lands on its edge's translate (the numbers of
 :func:`trnsim.routing.kernels.flow_loads` on every member's own rows, up to the order of additions).
 The work is the flows' DAG sizes, which :func:`dag_sizes` counts beforehand, and the walk is done
-in numpy for all flows at once where that is little, else by a compiled kernel. A set of flows
-out of few chips (a scatter from the root) is cheaper as one accumulation per chip over chip 0's
-DAG, its bytes to every offset at once (Brandes); flows into few chips (a gather) the same turned
-round.
+in numpy for all flows at once where that is little, else by a compiled kernel. Flows that share
+few distinct offsets (a rank-order ring, recursive doubling) walk one template per offset, which
+each flow adds moved by its source. A set of flows out of few chips (a scatter from the root) is
+cheaper as one accumulation per chip over chip 0's DAG, its bytes to every offset at once
+(Brandes); flows into few chips (a gather) the same turned round.
 """
 
 import functools
@@ -55,8 +56,10 @@ def flow_loads(translated: Translated, flows: tuple, n_sets: int, transit: np.nd
     per_pass = PASS_COST * (arrays.n_nodes + len(arrays.src))
     loads = np.zeros((n_sets, len(arrays.src)))
     walked = np.zeros(len(tails), dtype=bool)
+    by_set = np.argsort(owner, kind="stable")
+    bounds = np.searchsorted(owner[by_set], np.arange(n_sets + 1))
     for j in range(n_sets):
-        mine = np.flatnonzero(owner == j)
+        mine = by_set[bounds[j] : bounds[j + 1]]
         froms, intos = len(np.unique(tails[mine])), len(np.unique(heads[mine]))
         if min(froms, intos) * per_pass >= sizes[mine].sum():
             walked[mine] = True

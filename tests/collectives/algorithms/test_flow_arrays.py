@@ -96,3 +96,46 @@ def test_tree_edge_arrays_are_the_tree_edges(p):
     assert list(zip(level.tolist(), child.tolist(), parent.tolist(), strict=True)) == [
         (lv, c, par) for _, lv, c, par in tree.tree_edges(p)
     ]
+
+
+def _dimension_scatter_by_blocks(dims, order, root: int, p: int):
+    """The root's scatter dimension by dimension, block by block (the reference)."""
+    coords = np.stack([d.coord for d in dims], axis=1)
+    where = {tuple(c): r for r, c in enumerate(coords.tolist())}
+    holders = {root: list(range(p))}
+    stages = []
+    for d in order:
+        stage, after = [], {}
+        for u, blocks in holders.items():
+            sends: dict[int, list[int]] = {}
+            for x in blocks:
+                target = list(coords[u])
+                target[d] = coords[x][d]
+                sends.setdefault(where[tuple(target)], []).append(x)
+            for v, moved in sends.items():
+                after[v] = moved
+                if v != u:
+                    stage.append((u, v, moved))
+        holders = after
+        stages.append(stage)
+    return stages
+
+
+@pytest.mark.parametrize(
+    ("source", "sets"),
+    [
+        ("trn3-nl72x2-gen1", ()),
+        ("examples/torus-16x16x16.yaml", ("torus.axes.x.size=6", "torus.axes.z.size=5")),
+    ],
+)
+def test_the_dimension_scatter_built_as_arrays_equals_block_by_block(source, sets):
+    from trnsim.collectives import multidim
+    from trnsim.collectives.algorithms.scatter_allgather import dimension_scatter
+
+    topo = load_topology(None, source, overrides=list(sets)) if "/" in source else load_topology(source)
+    ctx = Context(topo, topo.chips)
+    chosen = multidim.plan(ctx)
+    for order in {stream.order[::-1] for stream in chosen.streams} | {tuple(range(len(chosen.dims)))}:
+        for root in (0, 5, ctx.p - 1):
+            expected = _dimension_scatter_by_blocks(chosen.dims, order, root, ctx.p)
+            assert dimension_scatter(chosen.dims, order, root, ctx.p) == expected

@@ -134,23 +134,29 @@ def dimension_scatter(dims, order, root: int, p: int) -> list[list[tuple[int, in
     each rank's (its mirror image: a gather to the root along the stream's order), so the streams'
     balance carries over to the scatter."""
     coords = np.stack([d.coord for d in dims], axis=1)
-    where = {tuple(c): r for r, c in enumerate(coords.tolist())}
-    holders = {root: list(range(p))}
+    radix = [d.size for d in dims]
+    where = np.empty(int(np.prod(radix)), dtype=np.int64)  # a coordinate's rank (the group is a product)
+    where[np.ravel_multi_index(coords.T, radix)] = np.arange(p)
+    # every block, grouped by its holder (holders in the order they got their blocks), and its holder
+    blocks, holder = np.arange(p), np.full(p, root, dtype=np.int64)
     stages = []
     for d in order:
-        stage, after = [], {}
-        for u, blocks in holders.items():
-            sends: dict[int, list[int]] = {}
-            for x in blocks:
-                target = list(coords[u])
-                target[d] = coords[x][d]
-                sends.setdefault(where[tuple(target)], []).append(x)
-            for v, moved in sends.items():
-                after[v] = moved
-                if v != u:
-                    stage.append((u, v, moved))
-        holders = after
-        stages.append(stage)
+        moved = coords[holder]
+        moved[:, d] = coords[blocks, d]
+        target = where[np.ravel_multi_index(moved.T, radix)]
+        # a holder's blocks go out to their targets in the order each target first comes up
+        run = np.r_[0, np.cumsum(holder[1:] != holder[:-1])]
+        _, first, inverse = np.unique(run * p + target, return_index=True, return_inverse=True)
+        regroup = np.lexsort((np.arange(p), first[inverse.ravel()]))
+        blocks, sender, holder = blocks[regroup], holder[regroup], target[regroup]
+        edges = np.flatnonzero(np.r_[True, holder[1:] != holder[:-1], True])
+        stages.append(
+            [
+                (int(sender[a]), int(holder[a]), blocks[a:b].tolist())
+                for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)
+                if sender[a] != holder[a]
+            ]
+        )
     return stages
 
 
