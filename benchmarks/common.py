@@ -83,7 +83,8 @@ def trnsim(args: list[str], source: Path = ROOT, env: dict | None = None, timeou
     The interpreter's own start-up is outside the figures, which count from the import of trnsim;
     use :func:`process` for a whole process, start-up included.
     """
-    environment = dict(os.environ, PYTHONPATH=str(source), COLUMNS="200", **(env or {}))
+    # the disk cache off unless asked for: a repeated command would print its kept answer
+    environment = dict(os.environ, PYTHONPATH=str(source), COLUMNS="200", TRNSIM_CACHE="off", **(env or {}))
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, *args], capture_output=True, text=True, env=environment,
         cwd=source, check=False, timeout=timeout,
@@ -100,7 +101,9 @@ def process(command: list[str], source: Path = ROOT, env: dict | None = None) ->
     import resource
     import time
 
-    environment = dict(os.environ, PYTHONPATH=str(source), **(env or {}))
+    # the disk cache off unless a run names its folder (a cold or warm run of benchmarks/startup.py)
+    switch = {} if "TRNSIM_CACHE_DIR" in (env or {}) else {"TRNSIM_CACHE": "off"}
+    environment = dict(os.environ, PYTHONPATH=str(source), **switch, **(env or {}))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment,
