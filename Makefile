@@ -1,5 +1,6 @@
 # Two entry points: `make run` and `make test`. Both create .venv on first use.
-# `make bench` times the routing core against networkx (several minutes: the reference is slow).
+# `make bench` runs benchmarks/bench.py: every speed figure against its reference (the import floor,
+# igraph and rustworkx, the goals), this checkout beside the commit before (about half an hour).
 # `make fuzz` fuzzes the CLI (tests/test_fuzz.py) with random seeds: FUZZ_EXAMPLES per test (2,000+
 # runs in all), every failure class recorded, a report with reproducers in $(FUZZ_REPORT).
 PYTHON ?= python3
@@ -51,7 +52,12 @@ $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 docs: $(VENV)/.installed-docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
 
-bench: $(VENV)/.installed
+# igraph and rustworkx: the graph libraries the benchmark compares with (trnsim never imports them)
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	touch $@
+
+bench: $(VENV)/.installed $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/bench.py
 
 clean:
