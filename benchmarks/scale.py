@@ -37,13 +37,9 @@ OTHER_OPS = ("broadcast", "reduce", "gather", "scatter", "sendrecv", "permute", 
 MEMORY_GB = GIB * 2 / 1e9  # 2 GiB
 
 
-# each run works its answer out: trnsim's cache of outcomes (a repeated command) is off
-UNCACHED = {"TRNSIM_CACHE": "off"}
-
-
 def _run(op: str, topology: str, source: Path, runs: int) -> list[Measured]:
     args = ["collective", op, "--topology", topology, "--format", "json"]
-    return [trnsim(args, source, env=UNCACHED) for _ in range(runs)]
+    return [trnsim(args, source) for _ in range(runs)]  # common.trnsim turns trnsim's disk cache off
 
 
 def _summary(found: list[Measured]) -> tuple[float, float, float, float | None, int]:
@@ -71,7 +67,7 @@ def section(args) -> list[Goal]:
     sources = [("now", ROOT)] + ([("before", before)] if before is not None else [])
     for _, source in sources:  # numba compiles on first use; its disk cache then serves every run
         for _, op, topology, _ in (CASES[0], CASES[-1]):
-            trnsim(["collective", op, "--topology", topology, "--sizes", "1G"], source, env=UNCACHED)
+            trnsim(["collective", op, "--topology", topology, "--sizes", "1G"], source)
     print(
         "\nscale: whole-system collectives on big tori, whole processes (default sizes; median of "
         f"{runs} run{'s' * (runs > 1)}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
