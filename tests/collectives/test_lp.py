@@ -83,3 +83,31 @@ def test_a_large_lp_meets_its_constraints_and_highs_optimum(monkeypatch):
     assert not lp.feasible(lp._dense(*problem), *problem[1:])
     x = minimize(*problem)
     assert lp.feasible(x, *problem[1:]) and problem[0] @ x == pytest.approx(reference.fun, rel=1e-7)
+
+
+def test_a_dense_answer_off_its_constraints_is_replaced():
+    """Half the 16x16x16 torus (a chain of 8 and two rings of 16: 273 rows, within the dense solver's
+    reach): its tableau answer broke a round's constraint by 5% (its objective below the optimum), and
+    multidim used it; now it is checked, found off, and solved again."""
+    from trnsim.collectives import lp, multidim
+    from trnsim.collectives.schedule import Context
+    from trnsim.topology import load_topology
+    from trnsim.topology.groups import select_group
+
+    topo = load_topology(None, "examples/torus-16x16x16.yaml")
+    asked, solve = [], lp.minimize
+
+    def record(*args):
+        asked.append(args)
+        return solve(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lp, "minimize", record)
+        multidim.plan(Context(topo, select_group(topo, "0-2047")), "allreduce")
+    (problem,) = asked
+    assert problem[1].shape[0] <= lp.DENSE_ROWS
+    reference = linprog(problem[0], A_ub=problem[1], b_ub=problem[2], A_eq=problem[3], b_eq=problem[4])
+    dense = lp._dense(*problem)
+    assert not lp.feasible(dense, *problem[1:]) and problem[0] @ dense < reference.fun
+    x = minimize(*problem)
+    assert lp.feasible(x, *problem[1:]) and problem[0] @ x == pytest.approx(reference.fun, rel=1e-7)
