@@ -42,3 +42,37 @@ def test_the_csr_views_list_each_nodes_edges(sku):
         into = set(in_ids[in_starts[node] : in_starts[node + 1]].tolist())
         assert out == set(np.flatnonzero(arrays.src == node).tolist())
         assert into == set(np.flatnonzero(arrays.dst == node).tolist())
+
+
+@pytest.mark.parametrize("hooked", [True, False])
+def test_components_label_each_part_by_its_smallest_node(monkeypatch, hooked):
+    """Against a breadth-first search on random graphs (forests, paths, one giant part, lone nodes),
+    in numpy and through scipy's search alike."""
+    import random
+
+    from trnsim.topology import arrays
+
+    if not hooked:
+        monkeypatch.setattr(arrays, "HOOK_EDGES", -1)
+    rng = random.Random(11)
+    for n, m in [(1, 0), (6, 0), (10, 4), (50, 49), (200, 150), (300, 900)]:
+        pairs = [(rng.randrange(n), rng.randrange(n)) for _ in range(m)]
+        if n == 50:  # a path, shuffled: the longest chain of hooks
+            order = rng.sample(range(n), n)
+            pairs = list(zip(order, order[1:], strict=False))
+        neighbours = {v: set() for v in range(n)}
+        for u, v in pairs:
+            neighbours[u].add(v)
+            neighbours[v].add(u)
+        expected = [-1] * n
+        for start in range(n):  # ascending: the first node reached of a part is its smallest
+            if expected[start] < 0:
+                expected[start], queue = start, [start]
+                while queue:
+                    for nxt in neighbours[queue.pop()]:
+                        if expected[nxt] < 0:
+                            expected[nxt] = start
+                            queue.append(nxt)
+        src = np.array([u for u, _ in pairs], dtype=np.int64)
+        dst = np.array([v for _, v in pairs], dtype=np.int64)
+        assert arrays.components(n, src, dst).tolist() == expected, (n, m)

@@ -25,7 +25,7 @@ from trnsim.routing.loads import loads
 from trnsim.routing.paths import GroupPaths, translations
 from trnsim.routing.policy import RoutingPolicy, routing_of
 from trnsim.routing.strategies.base import Demand, LinkLoads
-from trnsim.topology.arrays import GraphArrays, graph_arrays
+from trnsim.topology.arrays import GraphArrays, components, graph_arrays
 from trnsim.topology.builders import RANK_CLASS
 from trnsim.topology.graph import Topology
 
@@ -263,12 +263,7 @@ class Router:
         allowed = np.fromiter((cls in links or cls == RANK_CLASS for cls in arrays.edge_cls), dtype=bool)
         kept = np.nonzero(allowed[arrays.edge])[0]
         src, dst = arrays.src[kept], arrays.dst[kept]
-        import scipy.sparse as sp
-        from scipy.sparse.csgraph import connected_components
-
-        n = arrays.n_nodes
-        joined = sp.csr_array((np.ones(len(src)), (src, dst)), shape=(n, n))
-        _, label = connected_components(joined, directed=False)
+        label = components(arrays.n_nodes, src, dst)
         member_label = label[self.rows]
         holding = np.isin(label, member_label)
         edges = kept[holding[src]]

@@ -12,6 +12,9 @@ import numpy as np
 
 from trnsim.topology.graph import Topology
 
+# edges up to which components() labels in numpy (no scipy import); beyond, scipy's compiled search
+HOOK_EDGES = 1 << 16
+
 
 @dataclass
 class GraphArrays:
@@ -123,3 +126,39 @@ def _arrays(topology: Topology) -> GraphArrays:
         edge_ends=ends,
     )
     return arrays
+
+
+def components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Each of ``n`` nodes' connected component over the edges ``src -> dst`` (taken both ways),
+    labelled by its smallest node index.
+
+    Up to :data:`HOOK_EDGES` edges, hook and compress in array operations: each round, every edge
+    hooks the root of its larger label under its smaller label, then every label jumps to its root
+    (a component settles in a few rounds). That spares a scale-up domain scipy's import, which costs
+    more than the work; larger graphs use scipy's compiled search.
+    """
+    src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+    if len(src) > HOOK_EDGES:
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import connected_components
+
+        count, found = connected_components(
+            sp.coo_array((np.ones(len(src)), (src, dst)), shape=(n, n)), directed=False
+        )
+        smallest = np.full(count, n)
+        np.minimum.at(smallest, found, np.arange(n))
+        return smallest[found]
+    label = np.arange(n)
+    while True:
+        low = np.minimum(label[src], label[dst])
+        hooked = label.copy()
+        np.minimum.at(hooked, label[src], low)
+        np.minimum.at(hooked, label[dst], low)
+        while True:  # compress: every node points at its root
+            jumped = hooked[hooked]
+            if np.array_equal(jumped, hooked):
+                break
+            hooked = jumped
+        if np.array_equal(hooked, label):
+            return label
+        label = hooked
