@@ -1,4 +1,6 @@
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -53,6 +55,23 @@ def test_cluster_collective_answers_for_400k_chips(cli):
     for op in ("allgather", "reducescatter", "alltoall"):
         again = cli("cluster", "collective", op, "--sku", "nl72x2", "--domains", "16", "--sizes", "64M")
         assert again.code == 0, (op, again.err)
+
+
+def test_a_cluster_of_torus_domains_imports_neither_scipy_nor_networkx():
+    """400,000 chips of nl64 answer from one domain's phases: their parts' labels and the torus's ring
+    search are plain array and dict work, without scipy's or networkx's import (which cost a third
+    of the run). A process of its own: the test process has imported both long before."""
+    code = (
+        "import sys\n"
+        "from trnsim.cli.app import main\n"
+        "try:\n"
+        "    main(['cluster', 'collective', 'allreduce', '--sku', 'nl64', '--domains', '6250', '--format', 'json'])\n"
+        "finally:\n"
+        "    print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'networkx'}), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and json.loads(done.stdout)["ranks"] == 400_000, done.stderr
+    assert done.stderr == "[]\n"
 
 
 @pytest.mark.parametrize(

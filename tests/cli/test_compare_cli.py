@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import topology
+from tests.conftest import CATALOG, topology
 
 NL72X2_GENS = ["--sku", "trn3-nl72x2-gen1", "--sku", "trn3-nl72x2-gen2", "--sku", "trn3-nl72x2-gen3"]
 SIZES = ["--sizes", "64K,1M,1G"]
@@ -463,13 +463,17 @@ def test_a_sweep_where_nothing_applies_says_why_in_one_line(cli):
     assert "ring does not" in result.err
 
 
-def test_sweep_all_keeps_the_files_named_beside_it(cli):
+def test_sweep_all_keeps_the_files_named_beside_it(cli, tmp_path):
+    # a file of its own beside the catalog (nl16 renamed: any file will do, and a small one is quick)
+    beside = tmp_path / "beside.yaml"
+    text = next(path for path in CATALOG if path.stem == "trn2-nl16").read_text()
+    beside.write_text(text.replace("name: trn2-nl16", "name: beside-the-catalog", 1))
     result = cli(
         "sweep",
         "--sku",
         "all",
         "--topology",
-        "examples/torus-16x16x16.yaml",
+        str(beside),
         "--op",
         "allreduce",
         "--sizes",
@@ -478,7 +482,8 @@ def test_sweep_all_keeps_the_files_named_beside_it(cli):
         "json",
     )
     variants = {row["variant"] for row in json.loads(result.out)["rows"]}
-    assert "torus-16x16x16" in variants and "trn3-nl72x2-gen1" in variants
+    assert "beside-the-catalog" in variants and "trn3-nl72x2-gen1" in variants
+    assert len(variants) == len(CATALOG) + 1
 
 
 def test_a_bad_threshold_is_refused_without_a_baseline(cli):

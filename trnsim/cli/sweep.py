@@ -139,8 +139,11 @@ def sweep(
     rows, skipped = _run(tasks, jobs)
     note_calibration_target(calibration, [row["sku"] for row in rows])
     meta = _variant_meta(rows)
+    files = {
+        file: portable(file) for file in {row["file"] for row in rows}
+    }  # one resolve per file, not per row
     for row in rows:
-        row["file"] = portable(row["file"])
+        row["file"] = files[row["file"]]
     if output is not None:
         _write_rows(output, rows)
         runs = len(tasks) - len(skipped)

@@ -195,11 +195,6 @@ class Context:
         return self.topology.nodes[self.group[position]].get(key)
 
     @cached_property
-    def direct_links(self):
-        """The group's chips and the links that join two of them directly (a ``networkx.Graph``)."""
-        return self.topology.graph.subgraph(self.group).copy()
-
-    @cached_property
     def disjoint_rings(self) -> list[list[str]] | None:
         """Edge-disjoint Hamiltonian cycles over the group's direct links, if they split into some."""
         members = set(self.group)
@@ -218,9 +213,9 @@ class Context:
         # variant with the same wiring) in one process reuses it
         key = (tuple(self.group), tuple(inside))
         if key not in _RINGS:
-            from trnsim.collectives.rings import disjoint_hamiltonian_cycles
+            from trnsim.collectives.rings import adjacency, disjoint_hamiltonian_cycles
 
-            _RINGS[key] = disjoint_hamiltonian_cycles(self.direct_links)
+            _RINGS[key] = disjoint_hamiltonian_cycles(adjacency(self.group, inside))
         found = _RINGS[key]
         return None if found is None else [list(ring) for ring in found]
 

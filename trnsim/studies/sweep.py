@@ -115,7 +115,14 @@ def _run_task(task: Task) -> list[dict]:
 def run_sweep(
     tasks: list[Task], jobs: int = 1, on_done: Callable[[Task], None] | None = None
 ) -> Iterator[list[dict]]:
-    """Run tasks in order (``jobs`` > 1 spreads them over processes), yielding each task's rows."""
+    """Run tasks in order (``jobs`` > 1 spreads them over processes), yielding each task's rows.
+
+    Over processes, the tasks of one variant run together in one worker (:func:`units`): what a
+    variant's first task builds (its topology's arrays, routers, bounds) serves the others, as it
+    does in one process. The largest variants go first, each to the next free worker, so that no
+    worker is left with a long one at the end; the rows still come out in the tasks' order, and an
+    error is raised where the tasks' order reaches it, as one process would raise it.
+    """
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
             rows = run_task(task)
@@ -125,13 +132,13 @@ def run_sweep(
         return
     import multiprocessing
 
+    batches = units(tasks)
     before = set(multiprocessing.active_children())
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_signals)
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(batches)), initializer=_worker_signals)
     try:
-        for task, rows in zip(tasks, pool.map(run_task, tasks), strict=True):
-            if on_done:
-                on_done(task)
-            yield rows
+        yield from _in_order(
+            tasks, [(batch, pool.submit(run_tasks, [tasks[i] for i in batch])) for batch in batches], on_done
+        )
     except BaseException:  # an error, Ctrl-C, SIGTERM, or the caller stopped reading: stop the workers
         pool.shutdown(wait=False, cancel_futures=True)
         workers = [child for child in multiprocessing.active_children() if child not in before]
@@ -141,6 +148,58 @@ def run_sweep(
             worker.join(timeout=5)
         raise
     pool.shutdown()
+
+
+def _in_order(tasks: list[Task], submitted: list, on_done) -> Iterator[list[dict]]:
+    """Each task's rows in the tasks' order, as the batches holding them finish."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    found: dict[int, list[dict] | BaseException] = {}
+    pending, ready = {future: batch for batch, future in submitted}, 0
+    while ready < len(tasks):
+        while ready not in found:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                found.update(zip(pending.pop(future), future.result(), strict=False))
+        rows = found.pop(ready)
+        if isinstance(rows, BaseException):
+            raise rows
+        if on_done:
+            on_done(tasks[ready])
+        yield rows
+        ready += 1
+
+
+def run_tasks(tasks: list[Task]) -> list[list[dict] | Exception]:
+    """Each task's rows, in order, up to the first that raises: that one's error ends the list."""
+    out: list[list[dict] | Exception] = []
+    for task in tasks:
+        try:
+            out.append(run_task(task))
+        except Exception as error:  # raised in the parent when the tasks' order reaches it
+            out.append(error)
+            break
+    return out
+
+
+def units(tasks: list[Task]) -> list[list[int]]:
+    """The tasks' indices by variant, each variant's in order, the largest variants first.
+
+    A variant's size is its topology's links and ranks (what routing and bounds grow with) times
+    its task count; the topologies load here, in the parent, and forked workers inherit them.
+    """
+    by_variant: dict[Variant, list[int]] = {}
+    for i, task in enumerate(tasks):
+        by_variant.setdefault(task.variant, []).append(i)
+
+    def size(batch: list[int]) -> int:
+        try:
+            topology = _topology(tasks[batch[0]].variant)
+        except Exception:  # its task raises the error, where the tasks' order reaches it
+            return 0
+        return (len(topology.links) + topology.n_ranks) * len(batch)
+
+    return sorted(by_variant.values(), key=size, reverse=True)
 
 
 def _worker_signals() -> None:

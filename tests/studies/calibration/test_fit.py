@@ -2,6 +2,7 @@
 
 import json
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -136,7 +137,9 @@ def test_calibration_files_are_checked(tmp_path, text, words):
         calibration_edits(path)
 
 
+@cache
 def _fitted(name: str):
+    """The fit of a published run (a few seconds each; several tests read the same one, none changes it)."""
     entry = MANIFEST[name]
     return fit(
         read_measurement(FOLDER / name),

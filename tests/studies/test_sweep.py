@@ -1,0 +1,61 @@
+"""Sweeps over processes: a variant's tasks run together, the largest variants first, and the rows and
+errors come out as one process gives them, in the tasks' order."""
+
+import pytest
+
+from trnsim.errors import UsageError
+from trnsim.model.backend import Selection
+from trnsim.studies.sweep import Task, run_sweep, units
+from trnsim.studies.variants import Variant
+from trnsim.topology.load import load_topology
+
+SIZES = (1 << 10, 1 << 20)
+
+
+def _tasks(skus, ops=("allreduce", "alltoall"), algos=("auto",), selection=None) -> list[Task]:
+    return [
+        Task(Variant(sku=s), (), op, algo, SIZES, selection or Selection())
+        for s in skus
+        for op in ops
+        for algo in algos
+    ]
+
+
+def _plain(results) -> list[list[dict]]:
+    """Rows as comparable values (a skipped row holds the error itself)."""
+    return [
+        [{k: str(v) if k == "skipped" else v for k, v in row.items()} for row in rows] for rows in results
+    ]
+
+
+def test_units_gather_a_variants_tasks_and_put_the_largest_first():
+    tasks = _tasks(["nl16", "nl72x2", "nl64"], ops=("allreduce", "alltoall", "allgather"))
+    tasks.append(Task(Variant(sku="nl16"), (), "reducescatter", "auto", SIZES))  # nl16 again, at the end
+    found = units(tasks)
+    assert sorted(i for unit in found for i in unit) == list(range(len(tasks)))
+    for unit in found:
+        assert unit == sorted(unit) and len({tasks[i].variant for i in unit}) == 1
+    # the size: links and ranks (what routing and bounds grow with) times the variant's tasks
+    size = {}
+    for sku in ("nl16", "nl72x2", "nl64"):
+        topology = load_topology(sku)
+        size[sku] = (len(topology.links) + topology.n_ranks) * sum(t.variant.sku == sku for t in tasks)
+    assert [tasks[unit[0]].variant.sku for unit in found] == sorted(size, key=size.get, reverse=True)
+
+
+def test_two_workers_give_one_processs_rows_in_its_order():
+    tasks = _tasks(["nl16", "nl32x2", "nl64"], algos=("auto", "nvls"))  # nvls applies nowhere here: skipped
+    done = []
+    alone = _plain(run_sweep(tasks, 1))
+    apart = _plain(run_sweep(tasks, 2, done.append))
+    assert apart == alone and done == tasks
+    assert any("skipped" in rows[0] for rows in alone) and any("skipped" not in rows[0] for rows in alone)
+
+
+def test_two_workers_raise_the_error_one_process_meets_first():
+    """nl72x2 has racks; nl16 and nl64 (tori) have none: one process stops at nl16's task, and so do
+    two workers, whichever of nl16's and nl64's tasks finishes first."""
+    tasks = _tasks(["nl72x2", "nl16", "nl64"], ops=("allreduce",), selection=Selection(group="rack:0"))
+    for jobs in (1, 2):
+        with pytest.raises(UsageError, match="trn2-nl16 has no racks"):
+            list(run_sweep(tasks, jobs))
