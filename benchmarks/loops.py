@@ -113,6 +113,8 @@ def section(args) -> None:
             capture_output=True,
         )
         trees = {before: worktree, "now": ROOT}
+    for tree in trees.values():  # bytecode, as `make` writes it: else a run compiles what changed since
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "trnsim")], check=True)
     try:
         _cluster(trees, runs)
         _sweep(trees, runs)
