@@ -1,141 +1,146 @@
-"""Loops (issue 28): `trnsim cluster collective` for 400,000 chips against 1 s, and `trnsim sweep
---jobs 2` against `--jobs 1` on the whole catalog against 1.8x.
+"""Loops: `trnsim cluster collective` for 400,000 chips against 1 s, and `trnsim sweep --jobs 2`
+against `--jobs 1` on the whole catalog (the default SKU set and ops) against a 1.8x speed-up.
 
-Every figure is a whole `python -m trnsim ...` process (a child of this one), run from a checkout:
-wall seconds (the median of interleaved runs, so that load on the machine hits every command alike)
-and CPU seconds (user + system, the process and its workers). The cluster run is shown as a ratio to
-its 1 s goal beside the import floor (numpy, typer, rich, pyyaml, msgspec); the sweep as the speed-up
-of two workers over one, with whether their rows are identical (byte for byte, in the same order).
+    python benchmarks/loops.py                    # against 002923c (a git worktree), 9 rounds
+    python benchmarks/loops.py --before none --runs 3
 
-    python benchmarks/loops.py                    # this checkout, 3 runs of each
-    python benchmarks/loops.py --runs 5 --before 002923c   # and a commit's, side by side
-
-Nothing here asserts a time.
+Every figure is a whole `python -m trnsim ...` process, interpreter start-up included, with trnsim's
+disk cache off (each run computes its answer), run ``--runs`` times with the cases interleaved (a
+busy machine slows them alike): the median wall seconds, and CPU seconds (user + system of the
+process and its workers). The cluster run is a ratio to its 1 s goal, beside the import floor
+(numpy, typer, rich, pyyaml, msgspec); the other ops run once each. The sweep is the speed-up of two
+workers over one, with whether their CSV files are identical (byte for byte, rows in the same
+order). Nothing here asserts a time.
 """
+
+from __future__ import annotations
 
 import argparse
 import filecmp
-import os
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import BEFORE, ROOT, Goal, median, print_goals, process, worktree
+
+FLOOR = [sys.executable, "-c", "import numpy, typer, rich, yaml, msgspec"]
 CLUSTER = ["cluster", "collective", "allreduce", "--sku", "nl64", "--domains", "6250"]  # 400,000 chips
-CLUSTER_OPS = ("allgather", "reducescatter", "alltoall", "broadcast", "sendrecv")
+OTHER_OPS = ("allgather", "reducescatter", "alltoall", "broadcast", "gather", "sendrecv")
 CLUSTER_GOAL_S = 1.0
 SWEEP_GOAL = 1.8
-FLOOR = "import numpy, typer, rich, yaml, msgspec"
 
 
-def _timed(argv: list[str], source: Path, module: bool = True) -> tuple[float, float]:
-    """Wall and CPU seconds of ``python -m trnsim ARGV`` (or ``python -c ARGV[0]``) run from ``source``."""
-    env = dict(os.environ, PYTHONPATH=str(source), COLUMNS="100")
-    command = [sys.executable, "-m", "trnsim", *argv] if module else [sys.executable, "-c", *argv]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(
-        command, cwd=source, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+def _trnsim(args: list[str]) -> list[str]:
+    return [sys.executable, "-m", "trnsim", *args]
 
 
-def _median(runs: list[tuple[float, float]]) -> tuple[float, float]:
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
-
-
-def _cluster(trees: dict[str, Path], runs: int) -> None:
-    print(f"\ncluster collective allreduce --sku nl64 --domains 6250 (400,000 chips), median of {runs}:")
-    found: dict[str, list] = {label: [] for label in ("floor", *trees)}
-    for _ in range(runs):  # interleaved
-        found["floor"].append(_timed([FLOOR], ROOT, module=False))
-        for label, tree in trees.items():
-            found[label].append(_timed(CLUSTER, tree))
-    floor, _ = _median(found["floor"])
-    print(f"  {'import floor':<22} {floor:6.3f} s wall  {_median(found['floor'])[1]:6.3f} s CPU")
-    for label in trees:
-        wall, cpu = _median(found[label])
-        print(
-            f"  {label:<22} {wall:6.3f} s wall  {cpu:6.3f} s CPU   = {wall / CLUSTER_GOAL_S:.2f} x the 1 s goal, "
-            f"{wall / floor:.1f} x the floor"
-        )
-    print("  the other ops, one run each (wall / CPU s):")
-    for op in CLUSTER_OPS:
-        cells = []
-        for label, tree in trees.items():
-            wall, cpu = _timed([CLUSTER[0], CLUSTER[1], op, *CLUSTER[3:]], tree)
-            cells.append(f"{label} {wall:.3f} / {cpu:.3f}")
-        print(f"    {op:<14} " + "   ".join(cells))
-
-
-def _sweep(trees: dict[str, Path], runs: int) -> None:
+def _cluster(trees: dict[str, Path], runs: int) -> dict[str, float]:
+    """Each tree's median wall seconds for the 400,000-chip all-reduce (and the floor's)."""
+    found: dict[str, list] = {name: [] for name in ("floor", *trees)}
+    for _ in range(runs):
+        found["floor"].append(process(FLOOR))
+        for name, tree in trees.items():
+            found[name].append(process(_trnsim(CLUSTER), tree))
+    walls = {name: median([w for w, _ in times]) for name, times in found.items()}
     print(
-        f"\nsweep -o out.csv (the whole catalog, the default ops) --jobs 1 against --jobs 2, median of {runs}:"
+        f"\ncluster collective allreduce --sku nl64 --domains 6250 (400,000 chips), {runs} rounds (median):"
     )
-    folder = Path(tempfile.mkdtemp(prefix="trnsim-loops-"))
+    for name, times in found.items():
+        cpu, wall = median([c for _, c in times]), walls[name]
+        ratio = (
+            ""
+            if name == "floor"
+            else f"  = {wall / CLUSTER_GOAL_S:.2f} x the 1 s goal, {wall / walls['floor']:.1f} x the floor"
+        )
+        print(f"  {name:8} {wall:6.3f} s wall {cpu:6.3f} s CPU{ratio}")
+    print("  the other ops, one run each (wall / CPU s):")
+    for op in OTHER_OPS:
+        args = [*CLUSTER[:2], op, *CLUSTER[3:]]
+        cells = [
+            f"{name} {w:.3f} / {c:.3f}"
+            for name, tree in trees.items()
+            for w, c in [process(_trnsim(args), tree)]
+        ]
+        print(f"    {op:14} " + "   ".join(cells))
+    return walls
+
+
+def _sweep(trees: dict[str, Path], runs: int) -> dict[str, float]:
+    """Each tree's speed-up of --jobs 2 over --jobs 1 (median walls), after checking both write the same file."""
+    scratch = Path(tempfile.mkdtemp(prefix="trnsim-loops-"))
     try:
-        found: dict[tuple[str, int], list] = {(label, jobs): [] for label in trees for jobs in (1, 2)}
-        for _ in range(runs):  # interleaved: one, two, one, two...
-            for label, tree in trees.items():
+        found: dict[tuple[str, int], list] = {}
+        for _ in range(runs):  # one, two, one, two...
+            for name, tree in trees.items():
                 for jobs in (1, 2):
-                    out = folder / f"{label}-{jobs}.csv"
-                    found[label, jobs].append(_timed(["sweep", "-o", str(out), "--jobs", str(jobs)], tree))
-        for label in trees:
-            (one, one_cpu), (two, two_cpu) = _median(found[label, 1]), _median(found[label, 2])
-            same = filecmp.cmp(folder / f"{label}-1.csv", folder / f"{label}-2.csv", shallow=False)
+                    out = scratch / f"{name}-{jobs}.csv"
+                    found.setdefault((name, jobs), []).append(
+                        process(_trnsim(["sweep", "-o", str(out), "--jobs", str(jobs)]), tree)
+                    )
+        print(
+            f"\nsweep -o out.csv (the whole catalog, default ops), --jobs 1 against --jobs 2, {runs} rounds (median):"
+        )
+        speedups = {}
+        for name in trees:
+            one, two = found[name, 1], found[name, 2]
+            wall1, wall2 = median([w for w, _ in one]), median([w for w, _ in two])
+            same = filecmp.cmp(scratch / f"{name}-1.csv", scratch / f"{name}-2.csv", shallow=False)
+            speedups[name] = wall1 / wall2
             print(
-                f"  {label:<10} --jobs 1 {one:6.2f} s ({one_cpu:5.2f} s CPU)   --jobs 2 {two:6.2f} s "
-                f"({two_cpu:5.2f} s CPU)   speed-up {one / two:.2f}x (goal {SWEEP_GOAL}x)   "
+                f"  {name:8} --jobs 1 {wall1:6.2f} s ({median([c for _, c in one]):5.2f} s CPU)   --jobs 2 "
+                f"{wall2:6.2f} s ({median([c for _, c in two]):5.2f} s CPU)   speed-up {wall1 / wall2:.2f}x   "
                 f"rows {'identical' if same else 'DIFFER'}"
             )
+        return speedups
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
-def section(args) -> None:
-    """Print the loops' figures: this checkout, and ``args.before`` (a commit) beside it if given."""
-    runs = getattr(args, "loops_runs", None) or 3  # its own names: bench.py's --runs and --before mean others
-    before = getattr(args, "loops_before", None)
+def section(args) -> list[Goal]:
+    runs = max(1, getattr(args, "runs", 9) or 9)
+    if getattr(args, "quick", False):
+        runs = min(runs, 3)
     trees = {"now": ROOT}
-    worktree = None
-    if before:
-        worktree = Path(tempfile.mkdtemp(prefix="trnsim-before-"))
-        subprocess.run(
-            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(worktree), before],
-            check=True,
-            capture_output=True,
-        )
-        trees = {before: worktree, "now": ROOT}
-    for tree in trees.values():  # bytecode, as `make` writes it: else a run compiles what changed since
+    if getattr(args, "before_tree", None) is not None:
+        trees["before"] = args.before_tree
+    for tree in trees.values():  # bytecode, as `make` writes it: else a run compiles what changed
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "trnsim")], check=True)
-    try:
-        _cluster(trees, runs)
-        _sweep(trees, runs)
-    finally:
-        if worktree is not None:
-            subprocess.run(
-                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(worktree)],
-                check=False,
-                capture_output=True,
-            )
-            shutil.rmtree(worktree, ignore_errors=True)
+    walls = _cluster(trees, runs)
+    speedups = _sweep(trees, runs)
+    return [
+        Goal(
+            "cluster collective allreduce, 400,000 chips (s vs 1 s)",
+            walls["now"],
+            CLUSTER_GOAL_S,
+            1.0,
+            before=walls.get("before"),
+        ),
+        Goal(
+            "sweep --jobs 2 speed-up over --jobs 1, whole catalog",
+            speedups["now"],
+            1.0,
+            SWEEP_GOAL,
+            unit="x",
+            at_least=True,
+            before=speedups.get("before"),
+        ),
+    ]
 
 
-if __name__ == "__main__":
+def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--runs", dest="loops_runs", type=int, default=3, help="interleaved runs of each command (medians)"
-    )
-    parser.add_argument(
-        "--before", dest="loops_before", help="a commit to measure beside this checkout (a worktree)"
-    )
-    section(parser.parse_args())
+    parser.add_argument("--before", default=BEFORE, help="the commit to run side by side ('none': skip)")
+    parser.add_argument("--runs", type=int, default=9, help="rounds of every case")
+    parser.add_argument("--quick", action="store_true", help="at most 3 rounds")
+    args = parser.parse_args()
+    with worktree(None if args.before.lower() == "none" else args.before) as tree:
+        args.before_tree = tree
+        print_goals(section(args))
+
+
+if __name__ == "__main__":
+    main()
