@@ -12,7 +12,6 @@ from tests.docs.pages import OUTPUT, PAGES, ROOT, command_lines, exit_code, name
 # cannot run as written; a line whose output a page pastes is run by tests/docs/test_outputs.py.
 SKIPPED = {
     "trnsim topo ...": "names the command group",
-    "trnsim topo show": "names the command",
     "trnsim layout": "names the command",
     "trnsim faults": "names the command",
     "trnsim calibrate": "names the command",
