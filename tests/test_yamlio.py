@@ -32,7 +32,9 @@ def test_deep_nesting_is_refused_before_parsing(tmp_path, levels):
         UsageError, match=r"line 1: the document reaches 65 levels of nesting.*TRNSIM_MAX_YAML_DEPTH"
     ):
         load_yaml(path)
-    assert time.perf_counter() - start < 5
+    assert (
+        time.perf_counter() - start < 60
+    )  # refused, not parsed: a hang would take far longer (a loaded CI machine took 8 s)
 
 
 def test_deep_block_nesting_is_refused(tmp_path):
