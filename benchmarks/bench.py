@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from common import BEFORE, print_goals, worktree  # benchmarks/ is the script's folder
+from common import BEFORE, before_rev, print_goals, worktree  # benchmarks/ is the script's folder
 
 SECTIONS = ("startup", "graphs", "scale", "commands", "loops", "bounds")
 
@@ -41,9 +41,8 @@ def main() -> None:
     unknown = sorted(set(chosen) - set(SECTIONS))
     if unknown:
         parser.error(f"--only: unknown section {', '.join(unknown)} (choose from {', '.join(SECTIONS)})")
-    rev = None if args.before.lower() == "none" else args.before
     goals = []
-    with worktree(rev) as tree:
+    with worktree(before_rev(args.before)) as tree:
         args.before_tree = tree
         for name in chosen:
             goals += importlib.import_module(name).section(args) or []

@@ -19,12 +19,11 @@ shared-link work limit (TRNSIM_MAX_SHARED_WORK), so every run raises that limit.
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 from pathlib import Path
 
-from common import BEFORE, ROOT, Goal, median, print_goals, trnsim, worktree  # benchmarks/ is on sys.path
+from common import ROOT, Goal, median, run_alone, trnsim  # benchmarks/ is on sys.path
 
 GIB = 1 << 30
 FABRIC = "benchmarks/switched-1152.yaml"  # relative to the source tree run
@@ -115,17 +114,9 @@ def _same(output: str, reference: str) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    run_alone(
+        section, __doc__, "one timed run of each command", runs=(3, "timed runs of each command (at most 3)")
     )
-    parser.add_argument("--before", default=BEFORE, help="the commit to run side by side ('none': skip)")
-    parser.add_argument("--runs", type=int, default=3, help="timed runs of each command (at most 3)")
-    parser.add_argument("--quick", action="store_true", help="one timed run of each command")
-    args = parser.parse_args()
-    rev = None if args.before.lower() == "none" else args.before
-    with worktree(rev) as tree:
-        args.before_tree = tree
-        print_goals(section(args))
 
 
 if __name__ == "__main__":

@@ -156,3 +156,26 @@ def print_goals(goals: list[Goal]) -> None:
             f"  {goal.figure:58} {before} {goal.value:9.3f} {goal.reference:10.3f} {goal.ratio:7.2f} "
             f"{sign}{goal.limit:<5g}  {'yes' if goal.met else 'NO'}"
         )
+
+
+def before_rev(text: str) -> str | None:
+    """The ``--before`` option's commit, or None for ``none`` (no side-by-side run)."""
+    return None if text.lower() == "none" else text
+
+
+def run_alone(section, doc: str, quick_help: str, runs: tuple[int, str] | None = None) -> None:
+    """A section run on its own (``python benchmarks/SECTION.py``): the options bench.py gives every
+    section (``--before``, ``--quick`` and, when ``runs`` names its default and help, ``--runs``),
+    then its goals."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--before", default=BEFORE, help="the commit to run side by side ('none': skip)")
+    if runs is not None:
+        parser.add_argument("--runs", type=int, default=runs[0], help=runs[1])
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    args = parser.parse_args()
+    with worktree(before_rev(args.before)) as tree:
+        args.before_tree = tree
+        goals = section(args)
+    print_goals(goals)

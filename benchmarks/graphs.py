@@ -29,7 +29,6 @@ that loads the same file and runs igraph's edge betweenness.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import os
@@ -39,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import BEFORE, ROOT, Goal, print_goals, worktree  # benchmarks/ is the script's folder
+from common import ROOT, Goal, run_alone  # benchmarks/ is the script's folder
 
 FABRICS = {
     "mesh-16x16x16": ROOT / "benchmarks" / "mesh-16x16x16.yaml",
@@ -375,17 +374,7 @@ def section(args) -> list[Goal]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--before", default=BEFORE, help="the commit to run side by side ('none': skip)")
-    parser.add_argument("--quick", action="store_true", help="no cold (compiling) runs")
-    args = parser.parse_args()
-    rev = None if args.before.lower() == "none" else args.before
-    with worktree(rev) as tree:
-        args.before_tree = tree
-        goals = section(args)
-    print_goals(goals)
+    run_alone(section, __doc__, "no cold (compiling) runs")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ order). Nothing here asserts a time.
 
 from __future__ import annotations
 
-import argparse
 import filecmp
 import shutil
 import subprocess
@@ -23,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import BEFORE, ROOT, Goal, median, print_goals, process, worktree
+from common import ROOT, Goal, median, process, run_alone
 
 FLOOR = [sys.executable, "-c", "import numpy, typer, rich, yaml, msgspec"]
 CLUSTER = ["cluster", "collective", "allreduce", "--sku", "nl64", "--domains", "6250"]  # 400,000 chips
@@ -130,16 +129,7 @@ def section(args) -> list[Goal]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--before", default=BEFORE, help="the commit to run side by side ('none': skip)")
-    parser.add_argument("--runs", type=int, default=9, help="rounds of every case")
-    parser.add_argument("--quick", action="store_true", help="at most 3 rounds")
-    args = parser.parse_args()
-    with worktree(None if args.before.lower() == "none" else args.before) as tree:
-        args.before_tree = tree
-        print_goals(section(args))
+    run_alone(section, __doc__, "at most 3 rounds", runs=(9, "rounds of every case"))
 
 
 if __name__ == "__main__":

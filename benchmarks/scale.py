@@ -14,12 +14,11 @@ beside the wall (on a shared machine the wall grows with its load; the load aver
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 from pathlib import Path
 
-from common import BEFORE, ROOT, Goal, Measured, busbw_at, trnsim, worktree  # benchmarks/ is on sys.path
+from common import ROOT, Goal, Measured, busbw_at, run_alone, trnsim  # benchmarks/ is on sys.path
 
 BIG = "examples/torus-32x32x32.yaml"
 MID = "examples/torus-16x16x16.yaml"
@@ -111,18 +110,12 @@ def section(args) -> list[Goal]:
 
 
 def main() -> None:
-    from common import print_goals
-
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    run_alone(
+        section,
+        __doc__,
+        "one run each, without the other ops",
+        runs=(3, "timed runs of each case (at most 3)"),
     )
-    parser.add_argument("--before", default=BEFORE, help="the commit to run side by side ('none': skip)")
-    parser.add_argument("--runs", type=int, default=3, help="timed runs of each case (at most 3)")
-    parser.add_argument("--quick", action="store_true", help="one run each, without the other ops")
-    args = parser.parse_args()
-    with worktree(None if args.before.lower() == "none" else args.before) as tree:
-        args.before_tree = tree
-        print_goals(section(args))
 
 
 if __name__ == "__main__":

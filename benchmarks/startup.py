@@ -16,13 +16,12 @@ a time.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-from common import BEFORE, ROOT, Goal, median, print_goals, process, worktree
+from common import ROOT, Goal, median, process, run_alone
 
 FLOOR = "import numpy, typer, rich, yaml, msgspec"
 ALLREDUCE = ["collective", "allreduce", "--sku", "nl72x2"]
@@ -116,16 +115,7 @@ def section(args) -> list[Goal]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--before", default=BEFORE, help="the commit to run side by side ('none': skip)")
-    parser.add_argument("--runs", type=int, default=9, help="rounds of every case")
-    parser.add_argument("--quick", action="store_true", help="the issue's cases only")
-    args = parser.parse_args()
-    with worktree(None if args.before.lower() == "none" else args.before) as tree:
-        args.before_tree = tree
-        print_goals(section(args))
+    run_alone(section, __doc__, "the issue's cases only", runs=(9, "rounds of every case"))
 
 
 if __name__ == "__main__":
