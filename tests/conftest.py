@@ -36,32 +36,6 @@ def _own_cache(monkeypatch):
     monkeypatch.setenv("TRNSIM_CACHE_DIR", os.path.join(_CACHES.name, str(next(_COUNT))))
 
 
-def _build_the_cli_once() -> None:
-    """typer turns every command's signature into click parameters on each call of the app (about
-    30 ms for trnsim's tree); the suite calls the CLI in-process thousands of times. The click tree is
-    built once per state of the typer apps (what they register) and reused: click keeps what one
-    invocation parses in its own Context, so a reused tree behaves as a fresh one. A process of its
-    own (``trnsim ...``) builds it once anyway."""
-    import typer.main
-
-    build, built = typer.main.get_command, {}
-
-    def registrations(app) -> tuple:
-        groups = tuple(registrations(group.typer_instance) for group in app.registered_groups)
-        return (id(app), len(app.registered_commands), groups)
-
-    def get_command(typer_instance):
-        key = registrations(typer_instance)
-        if key not in built:
-            built[key] = build(typer_instance)
-        return built[key]
-
-    typer.main.get_command = get_command
-
-
-_build_the_cli_once()
-
-
 RAW = ("efficiency.default=1", "efficiency.classes={}")
 
 
