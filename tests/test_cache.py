@@ -205,3 +205,16 @@ def test_a_system_named_in_undecodable_bytes_is_computed(tmp_path):
     first = run(TRNSIM_CACHE_DIR=str(tmp_path))
     assert first[0] == 0 and b"internal error" not in first[2]
     assert run(TRNSIM_CACHE_DIR=str(tmp_path)) == first == run(TRNSIM_CACHE="off")
+
+
+def test_entries_are_not_forced_to_the_disk_but_outputs_are(monkeypatch, tmp_path):
+    """A cache entry skips fsync (a torn one fails its checksum); an output of the run waits for it."""
+    from trnsim.atomic import write_atomic
+
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real(fd))
+    cache.remember("test", cache.digest("not forced"), [1, 2, 3])
+    assert synced == [] and cache.recall("test", cache.digest("not forced")) == [1, 2, 3]
+    write_atomic(tmp_path / "out.csv", "a,b\n")
+    assert len(synced) == 2 and (tmp_path / "out.csv").read_text() == "a,b\n"  # the file, then its folder

@@ -67,8 +67,12 @@ def refuse_inputs(path: os.PathLike | str, option: str | None = None) -> None:
             )
 
 
-def write_atomic(path: os.PathLike | str, data: str | bytes) -> None:
+def write_atomic(path: os.PathLike | str, data: str | bytes, durable: bool = True) -> None:
     """Replace ``path`` by ``data`` (text is written as UTF-8) in one step.
+
+    ``durable`` (the default) makes the file and its rename reach the disk before returning; a file
+    that can be lost to a crash of the machine, whose reader checks it (trnsim's disk cache: a torn
+    entry fails its checksum and is computed again), can skip those waits (a few ms each).
 
     A symlink keeps pointing at the file it names, which is the one replaced; an existing file keeps
     its permission bits (and, where the system allows, its owner), a new one gets the umask's. A
@@ -85,12 +89,12 @@ def write_atomic(path: os.PathLike | str, data: str | bytes) -> None:
     data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     target = Path(os.path.realpath(path))
     try:
-        _replace(target, data)
+        _replace(target, data, durable)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _replace(target: Path, data: bytes) -> None:
+def _replace(target: Path, data: bytes, durable: bool = True) -> None:
     import tempfile
 
     try:
@@ -124,7 +128,8 @@ def _replace(target: Path, data: bytes) -> None:
             if info is not None and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
                 with contextlib.suppress(OSError):  # only root may give a file away: keep trying
                     os.fchown(fd, info.st_uid, info.st_gid)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(temporary, target)
@@ -134,7 +139,8 @@ def _replace(target: Path, data: bytes) -> None:
         raise
     finally:
         _PENDING.discard(temporary)
-    _sync_folder(target.parent)
+    if durable:
+        _sync_folder(target.parent)
 
 
 def _write_all(fd: int, data: bytes) -> None:

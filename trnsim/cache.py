@@ -16,7 +16,8 @@ They are kept here, like numba's cache of compiled kernels:
   (``sweep --jobs``) read a whole entry or none, and two writers of one key write the same value. It
   starts with a magic line and a digest of its body: an entry that fails the check or does not load
   is ignored and computed afresh (then replaced); a folder that cannot be written leaves the run
-  uncached. The cache never changes an answer, only how soon it comes.
+  uncached. Entries are not forced to the disk (no ``fsync``, a few ms each): one a crash of the
+  machine tears fails its check. The cache never changes an answer, only how soon it comes.
 
 Entries are Python pickles of trnsim's own values: the folder is trusted as the user's own files are.
 """
@@ -176,7 +177,8 @@ def remember(namespace: str, key: str, value: Any) -> None:
         if not path.parent.parent.exists():
             _prune(path.parent.parent.parent)
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, _MAGIC + _checksum(body) + body)
+        # not flushed to the disk: an entry a crash tears fails its checksum and is computed again
+        write_atomic(path, _MAGIC + _checksum(body) + body, durable=False)
     except (OSError, ValueError, TrnsimError):  # a folder that cannot be written; Unkeyable
         pass
 

@@ -134,7 +134,7 @@ def run_sweep(
 
     batches = units(tasks)
     before = set(multiprocessing.active_children())
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(batches)), initializer=_worker_signals)
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(batches)), initializer=_worker_start)
     try:
         yield from _in_order(
             tasks, [(batch, pool.submit(run_tasks, [tasks[i] for i in batch])) for batch in batches], on_done
@@ -202,11 +202,53 @@ def units(tasks: list[Task]) -> list[list[int]]:
     return sorted(by_variant.values(), key=size, reverse=True)
 
 
-def _worker_signals() -> None:
+def _worker_start() -> None:
     """A worker leaves Ctrl-C to the sweep, which stops it (a terminal sends SIGINT to every process
     of the job: the workers would each print a traceback), and dies at once on SIGTERM (the parent's
-    handler, inherited when the worker is forked, would unwind a task instead)."""
+    handler, inherited when the worker is forked, would unwind a task instead). It runs BLAS on one
+    thread (:func:`one_blas_thread`): the workers already fill the cores."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    one_blas_thread()
+
+
+# the calls OpenBLAS builds export to set their thread count (numpy's and scipy's wheels rename theirs)
+_BLAS_THREADS = (
+    "scipy_openblas_set_num_threads64_",
+    "scipy_openblas_set_num_threads",
+    "openblas_set_num_threads64_",
+    "openblas_set_num_threads",
+)
+
+
+def one_blas_thread() -> list[str]:
+    """Run BLAS on one thread in this process; returns the libraries told so.
+
+    OpenBLAS starts a thread per core and spins them between calls: in a sweep's worker they contend
+    with the other workers for the same cores (two workers on two cores used 1.7 cores each and ran
+    no faster than one). Those loaded already (numpy's) are told through their own call; those loaded
+    later (scipy's) read ``OPENBLAS_NUM_THREADS``. Best effort: elsewhere than Linux, or with another
+    BLAS, nothing is changed.
+    """
+    import ctypes
+
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+    told = []
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "openblas" in line.lower() and "/" in line}
+    except OSError:
+        return told
+    for path in sorted(paths):
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:
+            continue
+        call = next((getattr(library, name) for name in _BLAS_THREADS if hasattr(library, name)), None)
+        if call is not None:
+            call(1)
+            told.append(path)
+    return told
