@@ -177,3 +177,31 @@ def test_a_signal_landing_in_an_import_still_leaves_with_its_code(monkeypatch, c
     entry._leave(130, "interrupted")
     assert left == [130]
     assert capsys.readouterr().err == "interrupted\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="reads /proc")
+@pytest.mark.parametrize(("given", "threads"), [({}, "1"), ({"OPENBLAS_NUM_THREADS": "2"}, "2")])
+def test_blas_runs_on_one_thread_unless_the_user_said_otherwise(given, threads):
+    """Read back from numpy's own OpenBLAS, loaded after the entry's default is in place."""
+    code = (
+        "import ctypes\n"
+        "from trnsim.cli.entry import one_blas_thread_by_default\n"
+        "one_blas_thread_by_default()\n"
+        "import numpy\n"
+        "paths = {l.split()[-1] for l in open('/proc/self/maps') if 'openblas' in l.lower() and '/' in l}\n"
+        "names = ('scipy_openblas_get_num_threads64_', 'scipy_openblas_get_num_threads',\n"
+        "         'openblas_get_num_threads64_', 'openblas_get_num_threads')\n"
+        "for path in sorted(paths):\n"
+        "    lib = ctypes.CDLL(path)\n"
+        "    print(next(getattr(lib, n) for n in names if hasattr(lib, n))())\n"
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", code], env={**env, **given}, capture_output=True, text=True, check=True
+    )
+    counts = done.stdout.split()
+    assert counts and set(counts) == {threads}

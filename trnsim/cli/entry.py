@@ -8,6 +8,7 @@ before anything heavy is imported.
 - A warning (matplotlib's, numba's) is one printable line on stderr.
 - stdout and stderr are flushed here, while a failure can still set the exit code: a lost output
   exits 2, never 1 (the code of a failed threshold) nor Python's own 120.
+- BLAS runs on one thread unless the user set its thread count (:func:`one_blas_thread_by_default`).
 
 :func:`trnsim.cli.app.main` is the CLI itself (in-process callers and tests use it); this module only
 wraps it for a process of its own.
@@ -24,6 +25,7 @@ def main() -> None:
     """Run ``trnsim`` as a process: see the module's description."""
     try:
         _install_handlers()
+        one_blas_thread_by_default()
         from trnsim.cli.app import main as run
 
         run()
@@ -33,6 +35,24 @@ def main() -> None:
     except KeyboardInterrupt:  # Ctrl-C before the handler was in place
         _leave(EXIT_INTERRUPTED, "interrupted")
     sys.exit(_flushed(code))
+
+
+# what OpenBLAS (numpy's and scipy's wheels), OpenMP builds and MKL read for their thread count
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def one_blas_thread_by_default() -> None:
+    """Have BLAS, when numpy loads it, run on one thread, unless one of :data:`BLAS_THREAD_VARIABLES`
+    is set (the user's choice is kept).
+
+    trnsim's matrix products are many and small (a pipeline's rounds times its links): OpenBLAS wakes
+    a thread per core for each and spins them between calls, which cost more than it saved on a
+    2-core machine (`faults nl72x2` 3.6 -> 2.7 s CPU, `collective allreduce --sku nl72x2` 1.15 ->
+    0.77 s); only the 32,768-chip torus all-reduce ran sooner with two (5.9 against 7.1 s wall, for
+    more CPU). ``OPENBLAS_NUM_THREADS=N trnsim ...`` gives N threads.
+    """
+    if not any(os.environ.get(name) for name in BLAS_THREAD_VARIABLES):
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
 def _install_handlers() -> None:

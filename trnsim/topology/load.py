@@ -28,27 +28,60 @@ def load_topology(
     keep_largest : bool
         When failures split the chips, keep the largest part instead of refusing.
     """
-    from trnsim.errors import UsageError
+    edits = [text for text in overrides if not is_fault(text)]
+    faults = [text.split("=", 1)[1] for text in overrides if is_fault(text)]
+    return with_failures(load_healthy(sku, topology, edits), faults, keep_largest, tuple(overrides))
+
+
+def load_healthy(sku: str | None = None, topology: Path | None = None, edits: list[str] = ()) -> Topology:
+    """The system before any failure and before its chips are split into ranks: what
+    :func:`with_failures` starts from (a fault sweep builds it once for all its failures).
+
+    ``edits`` are ``KEY=VALUE`` what-if edits without ``fail=`` ones.
+    """
     from trnsim.spec.catalog import load_spec
-    from trnsim.topology.builders import build, expand_ranks
-    from trnsim.topology.faults import apply_faults, ranks_to_chips
+    from trnsim.topology.builders import build
     from trnsim.topology.hardware import check_connected, check_efficiency, check_hardware
     from trnsim.topology.size import check_size
 
-    edits = [text for text in overrides if not _is_fault(text)]
-    faults = [text.split("=", 1)[1] for text in overrides if _is_fault(text)]
-    loaded = load_spec(sku, topology, edits)
+    loaded = load_spec(sku, topology, list(edits))
     check_size(loaded.spec, loaded.where)
     built = build(loaded.spec)
-    built.path, built.overrides = loaded.path, tuple(overrides)
+    built.path, built.overrides = loaded.path, tuple(edits)
     built.notes = _notes(loaded)
     check_hardware(built)
     check_efficiency(built)
     check_connected(built)
-    if not faults:
-        return expand_ranks(built)
+    return built
+
+
+def with_failures(
+    built: Topology, faults: list[str], keep_largest: bool = False, overrides: tuple[str, ...] | None = None
+) -> Topology:
+    """``built`` (from :func:`load_healthy`, which this never changes) with ``faults`` (``KIND:WHAT``
+    texts) failed and its chips split into ranks; the result's ``healthy`` is the system without them
+    (``built`` itself when a chip is one rank: what it has computed serves every set of failures).
+    ``overrides`` names the edits that made the result (default: ``built``'s and the ``fail=`` ones).
+
+    Examples
+    --------
+    >>> built = load_healthy("nl16")
+    >>> degraded = with_failures(built, ["chip:0"])
+    >>> len(degraded.chips), len(degraded.healthy.chips), degraded.overrides
+    (15, 16, ('fail=chip:0',))
+    """
+    from dataclasses import replace
+
+    from trnsim.errors import UsageError
+    from trnsim.topology.builders import expand_ranks
+    from trnsim.topology.faults import apply_faults, ranks_to_chips
+
+    if overrides is None:
+        overrides = built.overrides + tuple(f"fail={text}" for text in faults)
     healthy = expand_ranks(built)
-    if loaded.spec.chip.ranks > 1:  # numbers name ranks, as in every other option
+    if not faults:
+        return healthy if overrides == healthy.overrides else replace(healthy, overrides=overrides)
+    if built.spec.chip.ranks > 1:  # numbers name ranks, as in every other option
         given, faults = faults, ranks_to_chips(faults, healthy)
         for n, text in enumerate(faults):  # two ranks of one chip fail one chip: say so in their words
             first = faults.index(text)
@@ -59,7 +92,9 @@ def load_topology(
                     else f"fails what {given[first]!r} does ({text}: a rank's failure is its chip's)"
                 )
                 raise UsageError(f"{{fail}} {given[n]!r} {same}: give each failure once")
-    degraded = expand_ranks(apply_faults(built, faults, keep_largest))
+    failed = apply_faults(built, faults, keep_largest)  # a new Topology, not yet handed to anyone
+    failed.overrides = overrides
+    degraded = expand_ranks(failed)
     degraded.healthy = healthy
     return degraded
 
@@ -76,7 +111,8 @@ def _notes(loaded) -> tuple[str, ...]:
     )
 
 
-def _is_fault(text: str) -> bool:
+def is_fault(text: str) -> bool:
+    """Whether a what-if edit fails a component (``fail=KIND:WHAT``) rather than changing the file."""
     from trnsim.topology.faults import FAIL_KEY
 
     return text.split("=", 1)[0].strip().lower() == FAIL_KEY

@@ -39,3 +39,27 @@ def test_a_study_is_its_parts_and_counts_chips_not_ranks():
     assert study.summary["expected_slowdown"] == pytest.approx(lag["expected_slowdown"])
     draws = random_failures(load, topology, ["allreduce"], [1 << 20, GIB], 2, 3, 5, DEFAULT_RATES, "node")
     assert study.draws == draw_summary(report, draws, study.keys)
+
+
+def test_the_loader_builds_the_healthy_system_once_and_keeps_the_variants_own_failures(monkeypatch):
+    import trnsim.topology.load as load_module
+    from trnsim.topology.load import load_topology
+
+    variant = Variant.parse("nl16:set=latency.step_ns=1000:fail=chip:5")
+    cases = [["chip:1"], ["link:2,3"], []]
+    expected = [
+        load_topology("nl16", None, [*variant.edits(), *(f"fail={t}" for t in case)]) for case in cases
+    ]
+    built = []
+    real = load_module.load_healthy
+    monkeypatch.setattr(load_module, "load_healthy", lambda *args: built.append(args) or real(*args))
+    load = loader(variant)
+    for failures, want in zip(cases, expected, strict=True):
+        got = load(failures)
+        assert (got.chips, got.links, got.overrides, got.faults) == (
+            want.chips,
+            want.links,
+            want.overrides,
+            want.faults,
+        )
+    assert len(built) == 1 and "chip:5" in load([]).faults

@@ -48,13 +48,22 @@ class FaultStudy:
 
 def loader(variant):
     """``load(failures, keep_largest=False)``: ``variant`` (a :class:`trnsim.studies.variants.Variant`)
-    built with ``fail=`` edits added, as the sweep and the draws need."""
+    built with ``fail=`` edits added, as the sweep and the draws need. The healthy system is built
+    once, on the first call, and every set of failures starts from it (a sweep fails hundreds)."""
+    from trnsim.topology.load import is_fault
+
+    edits = list(variant.edits())
+    faults = [text.split("=", 1)[1] for text in edits if is_fault(text)]
+    healthy_edits = [text for text in edits if not is_fault(text)]
+    built = []
 
     def load(failures, keep_largest=False):
-        from trnsim.topology import load_topology
+        from trnsim.topology.load import load_healthy, with_failures
 
+        if not built:
+            built.append(load_healthy(variant.sku, variant.file, healthy_edits))
         extra = [f"fail={text}" for text in failures]
-        return load_topology(variant.sku, variant.file, variant.edits() + extra, keep_largest)
+        return with_failures(built[0], faults + list(failures), keep_largest, tuple(edits + extra))
 
     return load
 
