@@ -84,7 +84,13 @@ def trnsim(args: list[str], source: Path = ROOT, env: dict | None = None, timeou
     use :func:`process` for a whole process, start-up included.
     """
     # the disk cache off unless asked for: a repeated command would print its kept answer
-    environment = dict(os.environ, PYTHONPATH=str(source), COLUMNS="200", TRNSIM_CACHE="off", **(env or {}))
+    environment = {
+        **os.environ,
+        "PYTHONPATH": str(source),
+        "COLUMNS": "200",
+        "TRNSIM_CACHE": "off",
+        **(env or {}),
+    }
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, *args], capture_output=True, text=True, env=environment,
         cwd=source, check=False, timeout=timeout,
@@ -103,7 +109,7 @@ def process(command: list[str], source: Path = ROOT, env: dict | None = None) ->
 
     # the disk cache off unless a run names its folder (a cold or warm run of benchmarks/startup.py)
     switch = {} if "TRNSIM_CACHE_DIR" in (env or {}) else {"TRNSIM_CACHE": "off"}
-    environment = dict(os.environ, PYTHONPATH=str(source), **switch, **(env or {}))
+    environment = {**os.environ, "PYTHONPATH": str(source), **switch, **(env or {})}  # env's keys win
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment,
