@@ -50,8 +50,9 @@ def _unit_texts(row: dict) -> dict:
     return {**row, "unit_price": _money(row["price_usd"]) + per, "unit_power": _watts(row["power_w"]) + per}
 
 
-def bill_tables(bill, where: str) -> list[Table]:
-    """The bill (lines and totals in its footer) and the assumptions behind every figure."""
+def bill_tables(bill, where: str, overrides: str = "") -> list[Table]:
+    """The bill (lines and totals in its footer) and the assumptions behind every figure
+    (``overrides``: how the caller changes a figure, said in the second table's title)."""
     totals = bill.totals()
     lines = Table(
         f"{bill.system}: bill of materials ({bill.chips:,} chips)",
@@ -76,7 +77,7 @@ def bill_tables(bill, where: str) -> list[Table]:
         [_unit_texts(row) for row in bill_rows(bill)],
         footer=totals_text(totals) + [f"system file: {where}"],
     )
-    return [lines, assumptions_table(bill)]
+    return [lines, assumptions_table(bill, overrides)]
 
 
 def totals_text(totals: dict) -> list[str]:
@@ -92,13 +93,13 @@ def totals_text(totals: dict) -> list[str]:
     ]
 
 
-def assumptions_table(bill) -> Table:
+def assumptions_table(bill, overrides: str = "") -> Table:
     """Every part the bill prices with where its figures come from, and how the bill was counted."""
     seen: dict[str, dict] = {}
     for line in bill.lines:
         seen.setdefault(line.part, {"part": line.part, "from": line.origin, "source": line.source})
     return Table(
-        "where each figure comes from (override: --set parts.NAME.price_usd=... / power_w=..., --parts FILE)",
+        "where each figure comes from" + (f" ({overrides})" if overrides else ""),
         [
             Column("part", "part", align="left"),
             Column("source", "source", align="left"),

@@ -24,6 +24,8 @@ DOMAINS_HELP = (
     "it); default: an assumed cluster of 32,768 chips."
 )
 
+OVERRIDE_HINT = "change one: --set parts.NAME.price_usd=... or power_w=..., or --parts FILE"
+
 
 @app.command()
 def cost(
@@ -73,7 +75,7 @@ def cost(
     payload = {"name": topo.name, **bill.to_dict()}
     if output is not None:
         _write(output, payload, bill_rows(bill))
-    emit(payload, bill_tables(bill, topo.where), fmt)
+    emit(payload, bill_tables(bill, topo.where, OVERRIDE_HINT), fmt)
 
 
 def _write(path: Path, payload: dict, rows: list[dict]) -> None:
