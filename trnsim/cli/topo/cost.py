@@ -14,6 +14,7 @@ from trnsim.cli.options import (
 )
 from trnsim.cli.topo.common import SkuArgument, app, load_topology, pick_sku
 from trnsim.outputs.render import Format
+from trnsim.studies.cost.scaleout import DEFAULT_CLUSTER_CHIPS
 
 PARTS_HELP = (
     "A parts file (YAML, `parts: {NAME: {price_usd, power_w, per, gbit, source}}`) over the default "
@@ -21,7 +22,7 @@ PARTS_HELP = (
 )
 DOMAINS_HELP = (
     "Domains in the cluster whose scale-out fabric the system shares (the fabric's layers depend on "
-    "it); default: an assumed cluster of 32,768 chips."
+    f"it); default: an assumed cluster of {DEFAULT_CLUSTER_CHIPS:,} chips (range 1,000 to 500,000)."
 )
 
 OVERRIDE_HINT = "change one: --set parts.NAME.price_usd=... or power_w=..., or --parts FILE"
