@@ -101,3 +101,12 @@ def test_user_text_is_never_markup(cli, tmp_path):
 def test_domains_are_checked(cli):
     result = cli("topo", "cost", "nl72x2", "--domains", "0")
     assert result.code == 2
+
+
+def test_a_scale_out_refusal_names_the_edit_that_changes_it(cli):
+    result = cli("topo", "cost", "nl72x2", "--set", "scale_out.tor_tbit=1")
+    assert result.code == 2 and result.out == ""
+    (line,) = result.err.splitlines()
+    assert "use a larger --set scale_out.tor_tbit" in line and "--tor-tbit" not in line
+    result = cli("topo", "cost", "nl72x2", "--domains", "16000000")
+    assert result.code == 2 and result.err.startswith("error: --domains 16,000,000: ")
