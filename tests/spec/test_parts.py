@@ -12,13 +12,12 @@ BASE = Parts((("base", {"a": PartSpec(price_usd=1, power_w=2, source="assumption
 def test_a_layer_on_top_wins_field_by_field():
     parts = BASE.over("top", {"a": PartSpec(price_usd=5)})
     part = parts.get("a")
-    assert (part.price_usd, part.power_w, part.per, part.source, part.origin) == (
-        5,
-        2,
-        "each",
-        "assumption: a",
-        "top",
-    )
+    assert (part.price_usd, part.power_w, part.per) == (5, 2, "each")
+    # each figure is attributed to its layer, the highest first; a figure without a source names its setter
+    assert part.source == "price_usd: set by top; power_w: assumption: a"
+    assert part.origin == "top, base"
+    sourced = BASE.over("top", {"a": PartSpec(power_w=9, source="assumption: b")}).get("a")
+    assert sourced.source == "power_w: assumption: b; price_usd: assumption: a"
 
 
 def test_a_layer_under_sits_above_the_default_only():

@@ -34,7 +34,7 @@ def test_a_user_file_goes_on_top(tmp_path):
     path = tmp_path / "p.yaml"
     path.write_text("parts:\n  aec: {price_usd: 70}\n")
     parts = load_parts(path)
-    assert parts.get("aec").price_usd == 70 and parts.get("aec").origin == str(path)
+    assert parts.get("aec").price_usd == 70 and parts.get("aec").origin == f"{path}, {default_parts_file()}"
 
 
 @pytest.mark.parametrize(

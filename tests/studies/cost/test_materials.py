@@ -5,7 +5,7 @@ import pytest
 
 from trnsim.errors import ConfigError, TrnsimError
 from trnsim.spec.parts_catalog import load_parts
-from trnsim.studies.cost import bill_of_materials
+from trnsim.studies.cost import bill_of_materials, system_parts
 from trnsim.topology import load_topology
 
 DONE = ["trn3-nl32x2-gen1", "trn3-nl32x2-gen2", "trn3-nl32x2-gen3", "trn3-nl72x2-gen1", "trn3-nl72x2-gen2",
@@ -18,8 +18,9 @@ def _lines(bill):
 
 @pytest.mark.parametrize("sku", DONE)
 def test_every_line_is_priced_from_the_catalog(sku):
-    parts = load_parts()
-    bill = bill_of_materials(load_topology(sku))
+    topology = load_topology(sku)
+    parts = system_parts(topology)
+    bill = bill_of_materials(topology)
     assert bill.capex_usd > 0 and bill.power_w > 0
     for line in bill.lines:
         part = parts.get(line.part)
@@ -66,8 +67,21 @@ def test_layers_stack_default_file_section_user_file_and_edits(tmp_path):
     assert lines["trainium3"].power_w == 4  # the edit over everything
     assert lines["scorpio-p-32"].price_usd == 5  # the topology's section over the default
     assert lines["aec"].price_usd == 7 and lines["aec"].power_w == load_parts().get("aec").power_w
-    assert lines["trainium3"].origin == str(user)  # the layer its price comes from
-    assert lines["scorpio-p-32"].origin == str(topology)
+    assert lines["trainium3"].origin.startswith(
+        f"{topology} with the edits parts.trainium3.power_w=4, {user}"
+    )
+    assert lines["scorpio-p-32"].origin.startswith(str(topology))
+
+
+def test_a_file_s_own_section_goes_over_the_default():
+    nvl72 = bill_of_materials(load_topology("gb200-nvl72")).lines[0]
+    hgx = bill_of_materials(load_topology("hgx-b200")).lines[0]
+    assert (nvl72.part, hgx.part) == ("blackwell", "blackwell")
+    assert (nvl72.power_w, hgx.power_w) == (1200, load_parts().get("blackwell").power_w) == (1200, 1000)
+    assert nvl72.price_usd == hgx.price_usd
+    assert nvl72.source.startswith(
+        "power_w: docs/sources.md#part-figures: B200 runs at about 1,200 W in GB200"
+    )
 
 
 def test_a_part_without_a_price_is_refused_in_one_line():
