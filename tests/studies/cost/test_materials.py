@@ -137,3 +137,31 @@ def test_domains_change_only_the_scale_out_share():
         small.fabric_totals("scale-out")[0] < large.fabric_totals("scale-out")[0]
     )  # a spine, then leaves too
     assert (small.domains, large.domains) == (1, 256)
+
+
+@pytest.fixture(scope="module")
+def nl32x2_parts():
+    topology = load_topology("trn3-nl32x2-gen1")
+    return topology, sorted({line.part for line in bill_of_materials(topology).lines})
+
+
+def test_capex_is_linear_in_every_price(nl32x2_parts):
+    """Any part's price moves the capex by the price times the part's quantity, and no power."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    topology, names = nl32x2_parts
+    base = bill_of_materials(topology)
+
+    @settings(max_examples=15, deadline=None)
+    @given(st.sampled_from(names), st.floats(min_value=0, max_value=1e5, allow_nan=False))
+    def check(name, price):
+        edited = bill_of_materials(
+            load_topology("trn3-nl32x2-gen1", overrides=[f"parts.{name}.price_usd={price!r}"])
+        )
+        quantity = sum(line.quantity for line in base.lines if line.part == name)
+        old = sum(line.capex_usd for line in base.lines if line.part == name)
+        assert edited.capex_usd == pytest.approx(base.capex_usd - old + price * quantity, rel=1e-9, abs=1e-6)
+        assert edited.power_w == pytest.approx(base.power_w)
+
+    check()

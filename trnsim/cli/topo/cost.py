@@ -35,7 +35,9 @@ def cost(
     sku_option: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
-    parts: Annotated[Path | None, typer.Option("--parts", help=PARTS_HELP, show_default=False)] = None,
+    parts: Annotated[
+        Path | None, typer.Option("--parts", help=PARTS_HELP, show_default=False, dir_okay=False)
+    ] = None,
     domains: Annotated[
         int | None, typer.Option("--domains", help=DOMAINS_HELP, min=1, max=1 << 24, show_default=False)
     ] = None,
