@@ -45,6 +45,7 @@ def load_healthy(sku: str | None = None, topology: Path | None = None, edits: li
     from trnsim.topology.size import check_size
 
     loaded = load_spec(sku, topology, list(edits))
+    _check_parts(loaded)
     check_size(loaded.spec, loaded.where)
     built = build(loaded.spec)
     built.path, built.overrides = loaded.path, tuple(edits)
@@ -97,6 +98,19 @@ def with_failures(
     degraded = expand_ranks(failed)
     degraded.healthy = healthy
     return degraded
+
+
+def _check_parts(loaded) -> None:
+    """Every part the file's ``parts:`` section (or an edit) names is whole once the default parts
+    catalog is under it: a new part gives every figure, and a misspelt name is refused here, before
+    any work, not when a bill is priced."""
+    if not loaded.spec.parts:
+        return
+    from trnsim.spec.parts_catalog import load_parts
+
+    parts = load_parts().under(loaded.where, dict(loaded.spec.parts))
+    for name in loaded.spec.parts:
+        parts.get(name)
 
 
 def _notes(loaded) -> tuple[str, ...]:
