@@ -185,3 +185,43 @@ def test_a_scheduler_that_does_not_answer_is_one_line_within_the_timeout(silent_
     text = str(error.value)
     assert text.startswith(f"scheduler tcp://127.0.0.1:{port}: no Dask scheduler answered within 1 s (")
     assert "\n" not in text
+
+
+class _Scheduler:
+    """A client whose scheduler reports the workers given, one set per look (an error: gone)."""
+
+    def __init__(self, *looks):
+        self.looks = list(looks)
+
+    def nthreads(self):
+        look = self.looks.pop(0)
+        if isinstance(look, Exception):
+            raise look
+        return dict.fromkeys(look, 1)
+
+
+def test_the_watch_says_a_lost_worker_and_stops_a_run_left_without_any(monkeypatch):
+    from trnsim.studies.engines import dask_cluster
+
+    clock = iter(range(0, 1000, 2))  # each look 2 s after the one before
+    monkeypatch.setattr(dask_cluster.time, "monotonic", lambda: next(clock))
+    said = []
+    options = EngineOptions(engine="dask", connect_timeout_s=3.0, notice=said.append)
+    watch = dask_cluster._Watch(_Scheduler({"a", "b"}, {"b"}, set(), set(), set()), options)
+    watch.check()
+    assert said == ["dask: lost worker a; Dask gives its tasks to the others"]
+    watch.check()  # none left: waited for...
+    watch.check()  # ...2 s: not yet 3
+    with pytest.raises(UsageError, match="the Dask cluster has had no worker for 3 s"):
+        watch.check()
+
+
+def test_the_watch_stops_a_run_whose_scheduler_is_gone_with_one_line(monkeypatch):
+    from trnsim.studies.engines import dask_cluster
+
+    clock = iter(range(0, 1000, 2))
+    monkeypatch.setattr(dask_cluster.time, "monotonic", lambda: next(clock))
+    watch = dask_cluster._Watch(_Scheduler({"a"}, OSError("Timed out\nmore")), EngineOptions(engine="dask"))
+    with pytest.raises(UsageError) as error:
+        watch.check()
+    assert str(error.value) == "engine dask: lost the Dask scheduler (OSError: Timed out)"

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 
 from trnsim.errors import ParameterError
 
-# how often a run waiting on its tasks checks that the cluster still has workers (seconds)
+# how often a run waiting on its tasks looks at the cluster's workers (seconds)
 POLL_S = 1.0
 INSTALL = "pip install 'trnsim[dask]'"
 _QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
@@ -184,7 +184,7 @@ def _results(
 ) -> Iterator[tuple[list[int], list]]:
     """(batch, its results) as each batch finishes; a failed batch is submitted again (see the
     module's description)."""
-    from distributed import wait
+    from distributed import as_completed
 
     from trnsim.studies.engines import run_batch
 
@@ -202,15 +202,14 @@ def _results(
         )
 
     pending = {submit(n): n for n in range(len(batches))}
-    idle_since = None
-    while pending:
-        try:
-            with client.as_current():  # wait() asks for the current client
-                done, _ = wait(list(pending), timeout=POLL_S, return_when="FIRST_COMPLETED")
-        except TimeoutError:
-            idle_since = _still_workers(client, idle_since, options)
+    finished = as_completed(list(pending), loop=client.loop)
+    watch = _Watch(client, options)
+    while not finished.is_empty():
+        done = finished.next_batch(block=False)
+        if not done:  # a short nap, not a blocking wait: the cluster is watched meanwhile
+            time.sleep(0.02)
+            watch.check()
             continue
-        idle_since = None
         for future in done:
             n = pending.pop(future)
             if future.status == "finished":
@@ -218,7 +217,9 @@ def _results(
             else:
                 tries[n] += 1
                 _retry_or_stop(future, batches[n], tries[n], options)
-                pending[submit(n)] = n
+                again = submit(n)
+                pending[again] = n
+                finished.add(again)
             future.release()
 
 
@@ -240,21 +241,37 @@ def _retry_or_stop(future, batch: list[int], tries: int, options) -> None:
     options.say(f"dask: {what} failed ({reason}); submitting it again (retry {tries} of {options.retries})")
 
 
-def _still_workers(client, idle_since: float | None, options) -> float | None:
-    """When the cluster has had no worker for ``options.timeout_s``, stop with one line
-    (tasks would wait for ever); otherwise the time since it has had none (None: it has some)."""
-    try:
-        workers = len(client.nthreads())
-    except Exception as exc:  # noqa: BLE001 - the scheduler is gone
-        raise ParameterError(f"lost the Dask scheduler ({_reason(exc)})", "engine", "dask") from None
-    if workers:
-        return None
-    now = time.monotonic()
-    if idle_since is not None and now - idle_since > options.timeout_s:
-        raise ParameterError(
-            f"the Dask cluster has had no worker for {options.timeout_s:g} s", "engine", "dask"
-        )
-    return idle_since if idle_since is not None else now
+class _Watch:
+    """What the cluster's workers do during a run, looked at every :data:`POLL_S`: a worker lost is
+    said (Dask gives its tasks to the others), a cluster without workers for ``options.timeout_s``
+    stops the run with one line (its tasks would wait for ever), and so does a lost scheduler."""
+
+    def __init__(self, client, options):
+        self.client, self.options = client, options
+        self.workers = set(client.nthreads())
+        self.looked = time.monotonic()
+        self.idle_since: float | None = None
+
+    def check(self) -> None:
+        now = time.monotonic()
+        if now - self.looked < POLL_S:
+            return
+        self.looked = now
+        try:
+            workers = set(self.client.nthreads())
+        except Exception as exc:  # noqa: BLE001 - the scheduler is gone
+            raise ParameterError(f"lost the Dask scheduler ({_reason(exc)})", "engine", "dask") from None
+        for worker in sorted(self.workers - workers):
+            self.options.say(f"dask: lost worker {worker}; Dask gives its tasks to the others")
+        self.workers = workers
+        if workers:
+            self.idle_since = None
+        elif self.idle_since is None:
+            self.idle_since = now
+        elif now - self.idle_since > self.options.timeout_s:
+            raise ParameterError(
+                f"the Dask cluster has had no worker for {self.options.timeout_s:g} s", "engine", "dask"
+            )
 
 
 def _reason(exc: BaseException | None) -> str:
