@@ -59,3 +59,25 @@ def test_two_workers_raise_the_error_one_process_meets_first():
     for jobs in (1, 2):
         with pytest.raises(UsageError, match="trn2-nl16 has no racks"):
             list(run_sweep(tasks, jobs))
+
+
+def test_a_system_that_cannot_load_is_its_first_tasks_error_on_every_engine(tmp_path):
+    """One process runs the tasks before it, then raises; two workers do the same, and with the
+    system first no engine is started at all (a scheduler that would not answer is never reached)."""
+    from trnsim.errors import TrnsimError
+    from trnsim.studies.engines import EngineOptions
+
+    missing = Variant(file=str(tmp_path / "missing.yaml"))
+    good = _tasks(["nl16"], ops=("allreduce",))
+    tasks = good + [Task(missing, (), "allreduce", "auto", SIZES)] + _tasks(["nl64"], ops=("allreduce",))
+    found = {}
+    for jobs in (1, 2):
+        rows = []
+        with pytest.raises(TrnsimError) as error:
+            rows.extend(run_sweep(tasks, jobs))
+        found[jobs] = (_plain(rows), str(error.value))
+    assert found[1] == found[2] and len(found[1][0]) == 1 and "missing.yaml" in found[1][1]
+    nowhere = EngineOptions(engine="dask", scheduler="tcp://127.0.0.1:9", connect_timeout_s=30.0)
+    with pytest.raises(TrnsimError) as error:
+        list(run_sweep(tasks[1:], engine=nowhere))
+    assert str(error.value) == found[1][1]
