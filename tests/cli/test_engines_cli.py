@@ -128,3 +128,34 @@ def test_a_scheduler_that_does_not_answer_is_one_line_and_exit_2(cli, monkeypatc
     assert result.code == 2 and result.out == ""
     (line,) = result.err.splitlines()
     assert line.startswith(f"error: --scheduler {address}: no Dask scheduler answered within 1 s"), line
+
+
+_MODULES = (
+    "import json, sys\n"
+    "from trnsim.cli.app import main\n"
+    "try:\n"
+    "    main(sys.argv[1:])\n"
+    "except SystemExit as exc:\n"
+    "    assert exc.code in (0, None), exc.code\n"
+    "print(json.dumps(sorted(sys.modules)))\n"
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [("topo", "list"), ("sweep", "--help"), ("sweep", "--sku", "nl16", "--sizes", "1M", "--jobs", "2"),
+     ("faults", "nl16", "--op", "allreduce", "--random", "2", "--samples", "2", "--jobs", "2")],
+    ids=" ".join,
+)  # fmt: skip
+def test_dask_is_imported_only_when_its_engine_runs(line, tmp_path):
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", _MODULES, *line],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "", "COLUMNS": "200", "TRNSIM_CACHE_DIR": str(tmp_path)},
+    )
+    modules = json.loads(done.stdout.splitlines()[-1])
+    assert not [name for name in modules if name.split(".")[0] in ("dask", "distributed")]
