@@ -101,6 +101,10 @@ def test_jobs_keep_working_without_dask(cli, without_dask, tmp_path):
             "error: --scheduler 'http://h:8786/x': expected a Dask scheduler's",
         ),
         (["--scheduler", "h"], "error: --scheduler 'h': expected a Dask scheduler's address"),
+        (
+            ["--scheduler", "tcp://h:8786", "--jobs", "4"],
+            "error: --jobs 4: sets the workers of this machine's",
+        ),
     ],
 )
 def test_bad_engine_options_are_one_line_before_any_work(cli, options, message):

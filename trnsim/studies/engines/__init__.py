@@ -71,6 +71,13 @@ class EngineOptions:
         if self.scheduler is not None:
             if self.engine != "dask":
                 raise ParameterError("a scheduler is a Dask cluster's: it needs the dask engine", "scheduler")
+            if self.jobs != 1:  # said, not ignored: the cluster's size is its own
+                raise ParameterError(
+                    "sets the workers of this machine's pool or local cluster; the one at the scheduler "
+                    "has its own: leave it out",
+                    "jobs",
+                    f"{self.jobs}",
+                )
             if not _ADDRESS.match(self.scheduler.strip()):
                 raise ParameterError(
                     "expected a Dask scheduler's address such as tcp://host:8786",
