@@ -63,3 +63,12 @@ def test_the_loader_builds_the_healthy_system_once_and_keeps_the_variants_own_fa
             want.faults,
         )
     assert len(built) == 1 and "chip:5" in load([]).faults
+
+
+def test_a_loader_sent_to_a_worker_leaves_its_built_system_behind():
+    import pickle
+
+    load = loader(Variant.parse("nl16"))
+    assert len(load(["chip:1"]).chips) == 15 and load._healthy
+    copy = pickle.loads(pickle.dumps(load))
+    assert copy == load and copy._healthy == [] and len(copy(["chip:1"]).chips) == 15

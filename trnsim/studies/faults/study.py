@@ -3,6 +3,7 @@ draws, with the statistics ``trnsim faults`` shows (the command only parses and 
 
 from dataclasses import dataclass, field
 
+from trnsim.studies.engines import EngineOptions
 from trnsim.studies.faults.draws import random_failures
 from trnsim.studies.faults.rates import MTTR_H, Reliability, default_rates, reliability
 from trnsim.studies.faults.stragglers import straggler
@@ -28,6 +29,7 @@ class StudyOptions:
     samples: int = 20
     seed: int = 0
     runtime: str | None = None  # what prices the runs (None: the system's own default)
+    engine: EngineOptions = EngineOptions()  # where the random draws run (trnsim.studies.engines)
 
 
 @dataclass
@@ -46,29 +48,42 @@ class FaultStudy:
     runtime: str = "ideal"  # what priced every run (:mod:`trnsim.studies.runtimes`)
 
 
-def loader(variant):
+@dataclass(frozen=True)
+class Loader:
     """``load(failures, keep_largest=False)``: ``variant`` (a :class:`trnsim.studies.variants.Variant`)
-    built with ``fail=`` edits added, as the sweep and the draws need. The healthy system is built
-    once, on the first call, and every set of failures starts from it (a sweep fails hundreds)."""
-    from trnsim.topology.load import is_fault
+    built with ``fail=`` edits added, as the sweep and the draws need. A value, not a closure, so
+    that a draw's task carries it to a worker (:mod:`trnsim.studies.engines`). The healthy system is
+    built once, on the first call, and every set of failures starts from it (a sweep fails hundreds);
+    a copy sent to a worker leaves it behind and builds its own."""
 
-    edits = list(variant.edits())
-    faults = [text.split("=", 1)[1] for text in edits if is_fault(text)]
-    healthy_edits = [text for text in edits if not is_fault(text)]
-    built = []
+    variant: object
+    _healthy: list = field(default_factory=list, compare=False, repr=False)  # the built system, once
 
-    def load(failures, keep_largest=False):
-        from trnsim.topology.load import load_healthy, with_failures
+    def __call__(self, failures, keep_largest=False):
+        from trnsim.topology.load import is_fault, load_healthy, with_failures
 
-        if not built:
-            built.append(load_healthy(variant.sku, variant.file, healthy_edits))
+        edits = list(self.variant.edits())
+        if not self._healthy:
+            kept = [text for text in edits if not is_fault(text)]
+            self._healthy.append(load_healthy(self.variant.sku, self.variant.file, kept))
+        faults = [text.split("=", 1)[1] for text in edits if is_fault(text)] + list(failures)
         extra = [f"fail={text}" for text in failures]
-        return with_failures(built[0], faults + list(failures), keep_largest, tuple(edits + extra))
+        return with_failures(self._healthy[0], faults, keep_largest, tuple(edits + extra))
 
-    return load
+    def __getstate__(self) -> dict:
+        return {"variant": self.variant}
+
+    def __setstate__(self, state: dict) -> None:
+        object.__setattr__(self, "variant", state["variant"])
+        object.__setattr__(self, "_healthy", [])
 
 
-def run_study(load, topology: Topology, options: StudyOptions) -> FaultStudy:
+def loader(variant) -> Loader:
+    """The :class:`Loader` of ``variant``."""
+    return Loader(variant)
+
+
+def run_study(load, topology: Topology, options: StudyOptions, progress=None) -> FaultStudy:
     """Sweep every single failure of ``topology``, then rates, stragglers and draws.
 
     Parameters
@@ -79,6 +94,8 @@ def run_study(load, topology: Topology, options: StudyOptions) -> FaultStudy:
         The system as given (with any failures already applied).
     options : StudyOptions
         Ops, sizes, rates and the rest.
+    progress : callable, optional
+        ``progress(draw)`` as each random draw is done (:func:`random_failures`).
 
     Returns
     -------
@@ -95,8 +112,9 @@ def run_study(load, topology: Topology, options: StudyOptions) -> FaultStudy:
     draws = None
     if o.random is not None:
         outcomes = random_failures(
-            load, topology, o.ops, o.sizes, o.random, o.samples, o.seed, o.rates, o.policy, o.kinds, runtime
-        )
+            load, topology, o.ops, o.sizes, o.random, o.samples, o.seed, o.rates, o.policy, o.kinds, runtime,
+            o.engine, progress,
+        )  # fmt: skip
         draws = draw_summary(report, outcomes, keys)
     per_chip = topology.spec.chip.ranks
     rel = reliability(report, o.rates, o.mttr_h)
