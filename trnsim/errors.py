@@ -36,6 +36,7 @@ PARAMETERS = (
     "min_chunk_bytes",
     "nic_gbit_per_chip",
     "nodes",
+    "objective",
     "overrides",
     "oversubscription",
     "pairs",
@@ -48,6 +49,7 @@ PARAMETERS = (
     "routing",
     "runtime",
     "save_baseline",
+    "search",
     "size",
     "skew",
     "sku",
@@ -58,6 +60,7 @@ PARAMETERS = (
     "tor_tbit",
     "tors_per_rack",
     "traffic",
+    "vary",
 )
 
 

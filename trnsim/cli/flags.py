@@ -38,6 +38,7 @@ FLAGS = {
     "min_chunk_bytes": "--min-chunk",
     "nic_gbit_per_chip": "--nic-gbit",
     "nodes": "--nodes",
+    "objective": "--objective",
     "overrides": "--set",
     "oversubscription": "--oversubscription",
     "pairs": "--pairs",
@@ -50,6 +51,7 @@ FLAGS = {
     "routing": "--routing",
     "runtime": "--runtime",
     "save_baseline": "--save-baseline",
+    "search": "--search",
     "size": "--size",
     "skew": "--skew",
     "sku": "--sku",
@@ -60,6 +62,7 @@ FLAGS = {
     "tor_tbit": "--tor-tbit",
     "tors_per_rack": "--tors-per-rack",
     "traffic": "--traffic",
+    "vary": "--vary",
 }
 
 
