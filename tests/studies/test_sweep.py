@@ -72,7 +72,7 @@ def test_a_worker_runs_blas_on_one_thread():
 
     code = (
         "import ctypes, os, numpy\n"
-        "from trnsim.studies.sweep import one_blas_thread\n"
+        "from trnsim.studies.engines.local import one_blas_thread\n"
         "told = one_blas_thread()\n"
         "names = ('scipy_openblas_get_num_threads64_', 'scipy_openblas_get_num_threads',\n"
         "         'openblas_get_num_threads64_', 'openblas_get_num_threads')\n"

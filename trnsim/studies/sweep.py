@@ -1,12 +1,13 @@
-"""Sweeps: the cross product of variants x ops x algorithms, optionally over several processes."""
+"""Sweeps: the cross product of variants x ops x algorithms, optionally over several processes or a
+Dask cluster (:mod:`trnsim.studies.engines`)."""
 
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 
 from trnsim.model.backend import Selection
+from trnsim.studies.engines import EngineOptions, run_ordered
 from trnsim.studies.runtimes import priced, study_runtime
 from trnsim.studies.variants import Variant, label_form, label_of
 
@@ -113,73 +114,23 @@ def _run_task(task: Task) -> list[dict]:
 
 
 def run_sweep(
-    tasks: list[Task], jobs: int = 1, on_done: Callable[[Task], None] | None = None
+    tasks: list[Task],
+    jobs: int = 1,
+    on_done: Callable[[Task], None] | None = None,
+    engine: EngineOptions | None = None,
 ) -> Iterator[list[dict]]:
-    """Run tasks in order (``jobs`` > 1 spreads them over processes), yielding each task's rows.
+    """Run tasks in order (``jobs`` > 1 spreads them over processes; ``engine`` says where, and then
+    ``jobs`` is ignored), yielding each task's rows (:func:`trnsim.studies.engines.run_ordered`).
 
-    Over processes, the tasks of one variant run together in one worker (:func:`units`): what a
+    Over workers, the tasks of one variant run together in one worker (:func:`units`): what a
     variant's first task builds (its topology's arrays, routers, bounds) serves the others, as it
     does in one process. The largest variants go first, each to the next free worker, so that no
     worker is left with a long one at the end; the rows still come out in the tasks' order, and an
     error is raised where the tasks' order reaches it, as one process would raise it.
     """
-    if jobs <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            rows = run_task(task)
-            if on_done:
-                on_done(task)
-            yield rows
-        return
-    import multiprocessing
-
-    batches = units(tasks)
-    before = set(multiprocessing.active_children())
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(batches)), initializer=_worker_start)
-    try:
-        yield from _in_order(
-            tasks, [(batch, pool.submit(run_tasks, [tasks[i] for i in batch])) for batch in batches], on_done
-        )
-    except BaseException:  # an error, Ctrl-C, SIGTERM, or the caller stopped reading: stop the workers
-        pool.shutdown(wait=False, cancel_futures=True)
-        workers = [child for child in multiprocessing.active_children() if child not in before]
-        for worker in workers:
-            worker.terminate()  # waiting for their running tasks could take minutes
-        for worker in workers:
-            worker.join(timeout=5)
-        raise
-    pool.shutdown()
-
-
-def _in_order(tasks: list[Task], submitted: list, on_done) -> Iterator[list[dict]]:
-    """Each task's rows in the tasks' order, as the batches holding them finish."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-
-    found: dict[int, list[dict] | BaseException] = {}
-    pending, ready = {future: batch for batch, future in submitted}, 0
-    while ready < len(tasks):
-        while ready not in found:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                found.update(zip(pending.pop(future), future.result(), strict=False))
-        rows = found.pop(ready)
-        if isinstance(rows, BaseException):
-            raise rows
-        if on_done:
-            on_done(tasks[ready])
-        yield rows
-        ready += 1
-
-
-def run_tasks(tasks: list[Task]) -> list[list[dict] | Exception]:
-    """Each task's rows, in order, up to the first that raises: that one's error ends the list."""
-    out: list[list[dict] | Exception] = []
-    for task in tasks:
-        try:
-            out.append(run_task(task))
-        except Exception as error:  # raised in the parent when the tasks' order reaches it
-            out.append(error)
-            break
-    return out
+    engine = engine or EngineOptions(jobs=jobs)
+    serial = engine.engine == "local" and (engine.jobs <= 1 or len(tasks) <= 1)
+    yield from run_ordered(run_task, tasks, engine, on_done, None if serial else units(tasks))
 
 
 def units(tasks: list[Task]) -> list[list[int]]:
@@ -200,55 +151,3 @@ def units(tasks: list[Task]) -> list[list[int]]:
         return (len(topology.links) + topology.n_ranks) * len(batch)
 
     return sorted(by_variant.values(), key=size, reverse=True)
-
-
-def _worker_start() -> None:
-    """A worker leaves Ctrl-C to the sweep, which stops it (a terminal sends SIGINT to every process
-    of the job: the workers would each print a traceback), and dies at once on SIGTERM (the parent's
-    handler, inherited when the worker is forked, would unwind a task instead). It runs BLAS on one
-    thread (:func:`one_blas_thread`): the workers already fill the cores."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    one_blas_thread()
-
-
-# the calls OpenBLAS builds export to set their thread count (numpy's and scipy's wheels rename theirs)
-_BLAS_THREADS = (
-    "scipy_openblas_set_num_threads64_",
-    "scipy_openblas_set_num_threads",
-    "openblas_set_num_threads64_",
-    "openblas_set_num_threads",
-)
-
-
-def one_blas_thread() -> list[str]:
-    """Run BLAS on one thread in this process; returns the libraries told so.
-
-    OpenBLAS starts a thread per core and spins them between calls: in a sweep's worker they contend
-    with the other workers for the same cores (two workers on two cores used 1.7 cores each and ran
-    no faster than one). Those loaded already (numpy's) are told through their own call; those loaded
-    later (scipy's) read ``OPENBLAS_NUM_THREADS``. Best effort: elsewhere than Linux, or with another
-    BLAS, nothing is changed.
-    """
-    import ctypes
-
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[name] = "1"
-    told = []
-    try:
-        with open("/proc/self/maps") as maps:
-            paths = {line.split()[-1] for line in maps if "openblas" in line.lower() and "/" in line}
-    except OSError:
-        return told
-    for path in sorted(paths):
-        try:
-            library = ctypes.CDLL(path)
-        except OSError:
-            continue
-        call = next((getattr(library, name) for name in _BLAS_THREADS if hasattr(library, name)), None)
-        if call is not None:
-            call(1)
-            told.append(path)
-    return told

@@ -1,0 +1,221 @@
+"""The Dask engine: a study's tasks on a Dask cluster (``scheduler``), or on a local cluster of
+``jobs`` worker processes started for the run and stopped after it.
+
+Each batch of tasks is one Dask task (:func:`trnsim.studies.engines.run_batch`), submitted in the
+order given with a priority that keeps that order. A worker that dies or is lost takes its running
+tasks with it: Dask's scheduler gives them to another worker (up to its
+``distributed.scheduler.allowed-failures``), and a batch that still fails (Dask's ``KilledWorker``,
+a lost connection) is submitted again, up to ``retries`` times, before the run stops with one line.
+A task's own error is not a failure of the engine: it comes back as a result and is raised where the
+tasks' order reaches it. Every task's result is taken once, by its index: a batch run twice (a
+worker lost after finishing it) gives no second copy.
+
+Assumed: every worker has the same trnsim installed (checked before any task is sent) and reads the
+topology files a study names at the same paths (a shared file system, or catalog SKUs only).
+"""
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+
+from trnsim.errors import ParameterError
+
+# how often a run waiting on its tasks checks that the cluster still has workers (seconds)
+POLL_S = 1.0
+INSTALL = "pip install 'trnsim[dask]'"
+
+
+def run_on_dask(
+    function: Callable, tasks: list, options, progress: Callable | None, batches: list[list[int]]
+) -> Iterator:
+    """See :func:`trnsim.studies.engines.run_ordered` (the Dask engine's part of it)."""
+    from trnsim.studies.engines import in_order
+
+    _require_dask()
+    if not tasks:
+        return
+    client, cluster = connect(options)
+    try:
+        yield from in_order(tasks, _results(client, function, tasks, batches, options), progress)
+    finally:
+        close(client, cluster)
+
+
+def _require_dask() -> None:
+    """Dask's distributed scheduler is an optional extra: one line saying how to install it."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError as exc:
+        raise ParameterError(
+            f"needs Dask's distributed scheduler, which is not installed ({exc.name or exc}): {INSTALL}",
+            "engine",
+            "dask",
+        ) from None
+
+
+def connect(options):
+    """(client, cluster): a client of the scheduler at ``options.scheduler``, checked to answer,
+    to have workers and to run this trnsim; or of a local cluster of ``options.jobs`` processes
+    (the cluster is None when it is not ours to stop)."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    if options.scheduler is None:
+        cluster = LocalCluster(
+            n_workers=options.jobs,
+            threads_per_worker=1,  # the tasks hold the GIL: one task per process
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,  # a lost worker is said once, by this engine
+        )
+        client = Client(cluster, set_as_default=False)
+        options.say(
+            f"dask: a local cluster of {options.jobs} worker process{'es' if options.jobs > 1 else ''}"
+        )
+        return client, cluster
+    address = options.scheduler.strip()
+    wait = f"{options.connect_timeout_s:g} s"
+    try:
+        client = Client(address, timeout=options.connect_timeout_s, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise ParameterError(
+            f"no Dask scheduler answered within {wait} ({_reason(exc)})", "scheduler", address
+        ) from None
+    try:
+        client.wait_for_workers(1, timeout=options.connect_timeout_s)
+    except (OSError, TimeoutError):
+        close(client, None)
+        raise ParameterError(
+            f"the Dask scheduler has had no worker for {wait}", "scheduler", address
+        ) from None
+    _check_workers(client, address)
+    options.say(f"dask: {len(client.nthreads())} worker(s) at {address}")
+    return client, None
+
+
+def _check_workers(client, address: str) -> None:
+    """Every worker imports this trnsim (the tasks name its functions): one line if one cannot."""
+    from trnsim import __version__
+
+    try:
+        found = client.run(worker_version)
+    except Exception as exc:  # noqa: BLE001 - a worker without trnsim fails to unpickle the call
+        close(client, None)
+        raise ParameterError(
+            f"a Dask worker cannot run trnsim ({_reason(exc)}): install trnsim {__version__} on every worker",
+            "scheduler",
+            address,
+        ) from None
+    other = {worker: version for worker, version in found.items() if version != __version__}
+    if other:
+        close(client, None)
+        worker, version = next(iter(other.items()))
+        raise ParameterError(
+            f"Dask worker {worker} runs trnsim {version}, this is {__version__}: install the same on every worker",
+            "scheduler",
+            address,
+        )
+
+
+def worker_version() -> str:
+    """The trnsim a worker imports (run on each worker by :func:`_check_workers`)."""
+    from trnsim import __version__
+
+    return __version__
+
+
+def _results(
+    client, function, tasks: list, batches: list[list[int]], options
+) -> Iterator[tuple[list[int], list]]:
+    """(batch, its results) as each batch finishes; a failed batch is submitted again (see the
+    module's description)."""
+    from distributed import wait
+
+    from trnsim.studies.engines import run_batch
+
+    run = uuid.uuid4().hex[:12]  # keys of their own: several runs may share a scheduler
+    tries = dict.fromkeys(range(len(batches)), 0)
+
+    def submit(n: int):
+        return client.submit(
+            run_batch,
+            function,
+            [tasks[i] for i in batches[n]],
+            key=f"trnsim-{run}-{n}-{tries[n]}",
+            pure=False,
+            priority=len(batches) - n,  # Dask runs the higher first: the order given
+        )
+
+    pending = {submit(n): n for n in range(len(batches))}
+    idle_since = None
+    while pending:
+        try:
+            with client.as_current():  # wait() asks for the current client
+                done, _ = wait(list(pending), timeout=POLL_S, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            idle_since = _still_workers(client, idle_since, options)
+            continue
+        idle_since = None
+        for future in done:
+            n = pending.pop(future)
+            if future.status == "finished":
+                yield batches[n], future.result()
+            else:
+                tries[n] += 1
+                _retry_or_stop(future, batches[n], tries[n], options)
+                pending[submit(n)] = n
+            future.release()
+
+
+def _retry_or_stop(future, batch: list[int], tries: int, options) -> None:
+    """Say that a batch failed and is submitted again, or stop after ``options.retries`` retries."""
+    try:
+        reason = _reason(future.exception(timeout=options.connect_timeout_s))
+    except Exception as exc:  # noqa: BLE001 - a cancelled future raises instead of returning
+        reason = _reason(exc)
+    what = f"task {batch[0] + 1}" + (
+        f" (and the {len(batch) - 1} after it in its batch)" if len(batch) > 1 else ""
+    )
+    if tries > options.retries:
+        raise ParameterError(
+            f"{what} failed on {tries} tries, each time with its worker lost or failing ({reason})",
+            "engine",
+            "dask",
+        )
+    options.say(f"dask: {what} failed ({reason}); submitting it again (retry {tries} of {options.retries})")
+
+
+def _still_workers(client, idle_since: float | None, options) -> float | None:
+    """When the cluster has had no worker for ``options.connect_timeout_s``, stop with one line
+    (tasks would wait for ever); otherwise the time since it has had none (None: it has some)."""
+    try:
+        workers = len(client.nthreads())
+    except Exception as exc:  # noqa: BLE001 - the scheduler is gone
+        raise ParameterError(f"lost the Dask scheduler ({_reason(exc)})", "engine", "dask") from None
+    if workers:
+        return None
+    now = time.monotonic()
+    if idle_since is not None and now - idle_since > options.connect_timeout_s:
+        raise ParameterError(
+            f"the Dask cluster has had no worker for {options.connect_timeout_s:g} s", "engine", "dask"
+        )
+    return idle_since if idle_since is not None else now
+
+
+def _reason(exc: BaseException | None) -> str:
+    """An exception as a short phrase: its type, and its first line when it has one."""
+    if exc is None:
+        return "no reason given"
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def close(client, cluster) -> None:
+    """Close the client, and the local cluster if this run started it, quietly."""
+    from contextlib import suppress
+
+    for thing in (client, cluster):
+        if thing is not None:
+            with suppress(Exception):  # closing after an error must not hide the error
+                thing.close()
