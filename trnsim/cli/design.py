@@ -269,15 +269,16 @@ def _check_outputs(output: Path | None, plot: Path | None) -> None:
 
 
 def _engine(jobs: int, engine: str, scheduler: str | None):
-    """The engine's options, or None to evaluate here in order (one process, no engine needed)."""
+    """The engine's options (:mod:`trnsim.studies.engines`), or None for one process here, which
+    needs no engine: the rows are the same and in the same order either way."""
     name = "dask" if scheduler is not None else engine.strip().lower()
-    if name not in ("local", "dask"):
-        raise UsageError(f"--engine {engine!r}: expected local or dask")
     if name == "local" and jobs == 1:
         return None
     from trnsim.studies.engines import EngineOptions
 
-    return EngineOptions(jobs=jobs, engine=name, scheduler=scheduler)
+    return EngineOptions(
+        jobs=jobs, engine=name, scheduler=scheduler, notice=lambda line: typer.echo(line, err=True)
+    )
 
 
 def _evaluate(plan: dict, chosen: list[int], engine) -> list[dict]:
