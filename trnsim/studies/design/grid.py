@@ -164,8 +164,8 @@ def choose(grid: Grid, search: Search) -> list[int]:
     """The point numbers to evaluate, ascending; refused before any work past the points' limit.
 
     ``random:N`` draws N distinct points uniformly (every N-subset of the grid equally likely: a
-    simple random sample, :func:`random.Random.sample` over the point numbers, which never lists the
-    grid); N at least the grid's size takes every point. The same grid, N and seed draw the same
+    simple random sample: point numbers drawn with :meth:`random.Random.randrange`, repeats drawn
+    again, so the grid is never listed); N at least the grid's size takes every point. The same grid, N and seed draw the same
     points on any machine and engine.
     """
     if search.kind == "grid":
@@ -175,7 +175,10 @@ def choose(grid: Grid, search: Search) -> list[int]:
     _check(taken, "the search would evaluate", "draw fewer")
     if taken == grid.size:
         return list(range(grid.size))
-    return sorted(random.Random(search.seed).sample(range(grid.size), taken))
+    rng, drawn = random.Random(search.seed), set()
+    while len(drawn) < taken:  # draws without replacement: every ``taken``-subset equally likely
+        drawn.add(rng.randrange(grid.size))  # a Python int: any grid's size (sample() needs < 2^63)
+    return sorted(drawn)
 
 
 def _check(count: int, subject: str, hint: str) -> None:
