@@ -44,6 +44,7 @@ _CHOICES = {
     "network": ", ".join(get_args(ScaleOutNetwork)),  # scale_out.network
     "policy": "spray, hash",  # scale_out.policy
     "design": "tor, rail",  # scale_out.design
+    "per": "each, lane, gbit",  # parts.NAME.per
 }
 _MSGSPEC_AT = re.compile(r"^(.*?)(?: - at `\$(.*)`)?$", re.S)
 
@@ -64,6 +65,29 @@ def _describe_validation(exc: msgspec.ValidationError) -> tuple[str, str]:
     return keypath, message
 
 
+def describe_part_error(parts, keypath: str, message: str) -> tuple[str, str]:
+    """The key path of a refused ``parts`` entry by its name (msgspec says ``parts[...]``): each
+    entry is converted alone until one fails."""
+    from trnsim.spec.schema import PartName, PartSpec
+
+    if not isinstance(parts, dict):
+        return keypath, message
+    for name, value in parts.items():
+        try:
+            msgspec.convert(name, PartName, strict=True)
+        except msgspec.ValidationError:
+            return (
+                "parts",
+                f"part name {str(name)!r}: expected one word of letters, digits, -, _ or + (no dots)",
+            )
+        try:
+            msgspec.convert(value, PartSpec, strict=True)
+        except msgspec.ValidationError as exc:
+            inner, text = _describe_validation(exc)
+            return (f"parts.{name}" if inner == "(top level)" else f"parts.{name}.{inner}"), text
+    return keypath, message
+
+
 def validate_document(
     document: dict, path: Path | str, edits: list[str] = (), file: Path | None = None
 ) -> Spec:
@@ -81,6 +105,8 @@ def validate_document(
         spec = msgspec.convert(document, Spec, strict=True)
     except msgspec.ValidationError as exc:
         keypath, message = _describe_validation(exc)
+        if keypath.startswith("parts[...]"):
+            keypath, message = describe_part_error(document.get("parts"), keypath, message)
         raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}") from None
     _check_references(spec, path, edits, file)
     _check_ranges(spec, path, edits, file)
@@ -243,7 +269,7 @@ def _unknown_model(name: str, spec: Spec) -> str:
 
 
 # sections a file may omit that --set, --routing and --calibration edit key by key
-OPTIONAL_SECTIONS = (("routing",), ("efficiency",), ("efficiency", "classes"))
+OPTIONAL_SECTIONS = (("routing",), ("efficiency",), ("efficiency", "classes"), ("parts",))
 
 
 def load_spec(sku: str | None = None, topology: Path | None = None, overrides: list[str] = ()) -> LoadedSpec:
@@ -273,6 +299,7 @@ def load_spec(sku: str | None = None, topology: Path | None = None, overrides: l
                         node = node.setdefault(key, {}) if isinstance(node, dict) else None
                         if not isinstance(node, dict):
                             break
+            _add_parts(document, overrides)
         document = apply_overrides(document, list(overrides))
         # a value that fails validation came from the edits, not from the file: say so
         where = f"{path} with {{overrides}} {', '.join(overrides)}"
@@ -282,3 +309,15 @@ def load_spec(sku: str | None = None, topology: Path | None = None, overrides: l
         document=document,
         overrides=tuple(overrides),
     )
+
+
+def _add_parts(document: dict, overrides) -> None:
+    """``parts.NAME.KEY=VALUE`` edits a part the file need not list (the default parts catalog's):
+    the ``parts`` section and the part's mapping are added for the edit to land in."""
+    for edit in overrides:
+        keys = edit.split("=", 1)[0].strip().split(".")
+        if len(keys) < 3 or keys[0] != "parts":
+            continue
+        parts = document.setdefault("parts", {})
+        if isinstance(parts, dict) and parts.get(keys[1]) is None:
+            parts[keys[1]] = {}

@@ -25,6 +25,9 @@ Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=f"^{_PR
 Text = Annotated[str, msgspec.Meta(max_length=10_000, pattern=f"^{_PRINTABLE}*$")]
 
 
+# retimer chips on one link (both ends together), a part of the bill of materials (trnsim.studies.cost)
+Retimers = Annotated[int, msgspec.Meta(ge=0, le=64)]
+
 # at least 1%: below that a link is broken, not slow (and rates must stay well above rounding)
 Efficiency = Annotated[float, msgspec.Meta(ge=0.01, le=1)]
 
@@ -70,6 +73,7 @@ class Axis(Section, kw_only=True):
     # a twisted torus: crossing this axis's wrap link also moves the named axes by these offsets
     # (Camarero et al.; TPU v4's 4x4x8 and 4x8x8 slices, Jouppi et al. ISCA 2023)
     twist: dict[str, Annotated[int, msgspec.Meta(ge=0, le=1 << 20)]] = msgspec.field(default_factory=dict)
+    retimers_per_link: Retimers = 0
     source: Text = ""
 
 
@@ -101,6 +105,7 @@ class NodeLocal(Section, kw_only=True):
     switch_model: Name | None = None
     cls: Name = "pcb"
     medium: Medium = "pcb"
+    retimers_per_link: Retimers = 0
     source: Text = ""
 
 
@@ -128,6 +133,7 @@ class SwitchFabric(Section, kw_only=True):
     active_lanes: PositiveInt
     cls: Name = "backplane"
     medium: Medium = "backplane"
+    retimers_per_link: Retimers = 0
     source: Text = ""
 
     @property
@@ -152,6 +158,7 @@ class CrossRack(Section, kw_only=True):
     lanes: PositiveInt
     cls: Name = "xrack"
     medium: Medium = "aec"
+    retimers_per_link: Retimers = 0
     source: Text = ""
 
 
@@ -271,6 +278,25 @@ NETWORK_DEFAULTS = {
 }
 
 
+# a part's name is one word of a --set path (parts.NAME.price_usd): no dots, no spaces
+PartName = Annotated[str, msgspec.Meta(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9][A-Za-z0-9_+-]*$")]
+Usd = Annotated[float, msgspec.Meta(ge=0, le=1e9)]
+Watts = Annotated[float, msgspec.Meta(ge=0, le=1e7)]
+Per = Literal["each", "lane", "gbit"]
+
+
+class PartSpec(Section, kw_only=True):
+    """One part's figures as a layer gives them (any may be left out: the layers below give it)."""
+
+    price_usd: Usd | None = None
+    power_w: Watts | None = None
+    # what one price and one power are for: a part, a lane of a link, a Gbit/s of capacity
+    per: Per | None = None
+    # the capacity of one part in Gbit/s (a NIC's: a chip's share of it is its NIC rate)
+    gbit: Annotated[float, msgspec.Meta(gt=0, le=1e7)] | None = None
+    source: Text | None = None
+
+
 # the runtimes a file may name as its default (trnsim.model.runtime models each)
 RuntimeName = Literal["ideal", "nccl", "neuron", "xla"]
 # a per-call cost (launch, synchronisation, completion) in microseconds: at most one second
@@ -348,6 +374,8 @@ class Spec(Section, kw_only=True):
     routing: RoutingSpec = msgspec.field(default_factory=RoutingSpec)
     efficiency: LinkEfficiency = msgspec.field(default_factory=LinkEfficiency)
     runtime: RuntimeSpec = msgspec.field(default_factory=RuntimeSpec)
+    # the system's own parts figures, over the default parts catalog (trnsim.spec.parts)
+    parts: dict[PartName, PartSpec] = {}
     # the range of each assumed parameter, by its edit path (``efficiency.default: [0.85, 0.91]``):
     # ranged runs price the corners of these ranges as low and high estimates (trnsim.model.ranges)
     ranges: dict[
