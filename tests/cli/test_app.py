@@ -121,6 +121,7 @@ def _sku_cases(folder) -> dict[tuple[str, ...], list[str]]:
         ("report",): ["allreduce", "--sku", file, "-o", str(folder / "r.html")],
         ("sweep",): ["--sku", file],
         ("plot",): ["allreduce", "--sku", file, "--terminal"],
+        ("design",): ["--sku", file],
         ("calibrate",): [log, "--sku", file],
         ("layout",): ["--sku", file, "--tp", "2"],
         ("faults",): [file],

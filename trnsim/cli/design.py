@@ -121,7 +121,7 @@ def design(
         str | None,
         typer.Option(
             "--runtime",
-            help="What busbw and moe numbers model: ideal or a runtime (default: each file's).",
+            help="What busbw and moe numbers model: ideal or a runtime (default: each file's; with --faults, ideal, as in trnsim faults).",
             show_default=False,
         ),
     ] = None,
@@ -211,6 +211,8 @@ def _plan(
         from trnsim.studies.runtimes import known_runtime
 
         runtime = known_runtime(runtime)
+    elif faults:  # as trnsim faults: a file's runtime may not model every survivor (NCCL, one NVSwitch domain)
+        runtime = "ideal"
     return {
         "grid": grid,
         "names": names,
@@ -358,15 +360,18 @@ def _report(plan: dict, rows: list[dict], checks: list, search, output, plot, fm
         "overrides": list(plan["common"]),
         "constraints": [c.text for c in checks],
     }
+    written = []
     if output is not None:
         write_table(output, rows, meta)
-        typer.echo(f"wrote {len(rows)} point{'s' * (len(rows) != 1)} to {output}", err=True)
+        written.append(f"wrote {len(rows)} point{'s' * (len(rows) != 1)} to {output}")
     if plot is not None:
         save_design_plot(rows, performance, f"{performance} ({goal.unit})", plot, title)
-        typer.echo(f"wrote {plot}", err=True)
+        written.append(f"wrote {plot}")
     shown = sorted((r for r in rows if r["front"]), key=lambda r: (r["capex_usd"], -r[performance]))
     columns = design_columns(goal.metric, goal.unit, keys, plan["faults"] is not None)
     emit({**meta, "rows": rows}, [Table(title, columns, shown, _footer(rows))], fmt)
+    for line in written:
+        typer.echo(line, err=True)
 
 
 def _reason(error, base, grid, row) -> str:

@@ -21,7 +21,7 @@ def design_columns(metric: str, unit: str, keys: list[str], faults: bool) -> lis
     columns = [
         Column("point", "#"),
         Column("system", "system", align="left"),
-        *(Column(key, key.rsplit(".", 1)[-1] if keys.count(key) == 1 else key, align="left") for key in keys),
+        *(Column(key, ".".join(key.split(".")[-2:]), align="left", short=key.split(".")[-1]) for key in keys),
         Column(metric, f"{metric} ({unit})" if unit else metric, "{:.4g}", short=metric.split("_")[0]),
     ]
     if faults:
