@@ -1,11 +1,13 @@
 """``trnsim faults``: every single failure of a system, its blast radius, failure rates, stragglers."""
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from trnsim.cli.compat import hidden, renamed
+from trnsim.cli.engines import Engine, Jobs, Scheduler, engine_options, with_progress
 from trnsim.cli.faults_view import (
     one_csv_table,
     side_by_side,
@@ -119,6 +121,9 @@ def faults(
         int, typer.Option("--samples", help="Monte Carlo draws for --random.", min=1, max=10_000)
     ] = 20,
     seed: Annotated[int, typer.Option("--seed", help="Random seed for --random.", min=0)] = 0,
+    jobs: Jobs = 1,
+    engine: Engine = None,
+    scheduler: Scheduler = None,
     overrides: SetOption = None,
     routing: RoutingOption = None,
     calibration: CalibrationOption = None,
@@ -137,12 +142,18 @@ def faults(
         trnsim faults nl16 nl32x2 --op allreduce --domains 100
         trnsim faults nl16 --blast-radius chip --failure-rate chip=1e4 --format csv
         trnsim faults h100 --op allreduce --kind chip --runtime nccl
+        trnsim faults nl72x2 --random 3 --samples 200 --jobs 2
+        trnsim faults nl72x2 --random 3 --samples 1000 --scheduler tcp://10.0.0.5:8786
+
+    --jobs, --engine and --scheduler say where the --random draws run, never what they give
+    (docs/guide/distributed.md).
     """
     options = dict(locals())  # every option's value: what the printed outcome depends on
+    where = engine_options(options.pop("engine"), options.pop("scheduler"), options.pop("jobs"))
     from trnsim.cli.options import resolve_sizes
     from trnsim.cli.outcome import Outcome, key_of, remember, replay, sku_file
     from trnsim.collectives.ops import get_op
-    from trnsim.studies.faults import MTTR_H, StudyOptions, loader, run_study
+    from trnsim.studies.faults import MTTR_H, StudyOptions, loader
     from trnsim.studies.faults.study import study_runtime_of as run_study_runtime
     from trnsim.studies.variants import Variant
     from trnsim.units import check_finite
@@ -178,7 +189,7 @@ def faults(
         run_study_runtime(healthy, runtime)
     for variant, healthy in zip(variants, systems, strict=True):
         try:
-            study = run_study(loader(variant), healthy, options)
+            study = _study(loader(variant), healthy, replace(options, engine=where))
         except UsageError as exc:
             if "every size is below" not in str(exc):
                 raise
@@ -209,6 +220,19 @@ def faults(
     outcome = Outcome(payload, tables)
     outcome.show(fmt)
     remember(key, outcome)
+
+
+def _study(load, healthy, options):
+    """The system's study; its random draws (if any) with their progress on stderr."""
+    from trnsim.studies.faults import run_study
+
+    if options.random is None:
+        return run_study(load, healthy, options)
+    draws = range(options.samples)
+    label = f"faults {healthy.name}: draws"
+    start = lambda done: iter([run_study(load, healthy, options, done)])  # noqa: E731
+    (study,) = with_progress(label, draws, lambda draw: draw.first.spec, start, options.engine)
+    return study
 
 
 def _rates(mttf: list[str] | None, fit: list[str] | None) -> tuple[dict[str, float], dict[str, str]]:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from trnsim.cli.baseline import baselines, portable
+from trnsim.cli.engines import Engine, Jobs, Scheduler, engine_options, with_progress
 from trnsim.cli.flags import edits_text, error_text
 from trnsim.cli.op_options import Counts, Pairs, Root, check_shape
 from trnsim.cli.options import (
@@ -87,7 +88,9 @@ def sweep(
     alpha_us: AlphaUs = None,
     max_chunks: MaxChunks = None,
     min_chunk: MinChunk = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes.", min=1)] = 1,
+    jobs: Jobs = 1,
+    engine: Engine = None,
+    scheduler: Scheduler = None,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write results.csv or results.json.")
     ] = None,
@@ -106,12 +109,18 @@ def sweep(
         trnsim sweep --sku nl16 --op allreduce --sizes 1M,1G
         trnsim sweep --sku nl16 --sku nl64 --sizes 1M,1G -o results.csv
         trnsim sweep --sku h100 --sku b200 --op allreduce --runtime nccl --sizes 1M
+        trnsim sweep --sizes 1M,1G -o results.csv --jobs 2
+        trnsim sweep --sizes 1M,1G -o results.csv --engine dask --jobs 4
+        trnsim sweep --sizes 1M,1G -o results.csv --scheduler tcp://10.0.0.5:8786
+
+    --jobs, --engine and --scheduler change where the runs go, never the rows (docs/guide/distributed.md).
     """
     from trnsim.collectives.ops import BASIC, get_op
     from trnsim.studies.runtimes import known_runtime
     from trnsim.studies.sweep import Task
 
     _check_output(output, fmt)
+    where = engine_options(engine, scheduler, jobs)
     prepare("auto", max_regression, baseline, save_baseline, "sweep", groups, group, ranks)
     refuse_without(ctx, "baseline", CHECK_OPTIONS)
     runtime = known_runtime(runtime)
@@ -136,7 +145,7 @@ def sweep(
     tasks = [
         Task(v, common, o, a, size_list, chosen, dtype, runtime) for v in variants for o in ops for a in algos
     ]
-    rows, skipped = _run(tasks, jobs)
+    rows, skipped = _run(tasks, where)
     note_calibration_target(calibration, [row["sku"] for row in rows])
     meta = _variant_meta(rows)
     files = {
@@ -191,13 +200,19 @@ def _algorithms(algo: list[str] | None) -> list[str]:
     return algos
 
 
-def _run(tasks: list, jobs: int) -> tuple[list[dict], list[str]]:
+def _run(tasks: list, engine) -> tuple[list[dict], list[str]]:
     """Every task's rows, and why the others were skipped; an error when none applies."""
     from trnsim.studies.sweep import run_sweep
 
     rows: list[dict] = []
     skipped: list[str] = []
-    for chunk in _with_progress(tasks, lambda done: run_sweep(tasks, jobs, done)):
+
+    def describe(task) -> str:
+        return f"{task.op} {task.variant.sku or task.variant.file}"
+
+    for chunk in with_progress(
+        "sweep", tasks, describe, lambda done: run_sweep(tasks, on_done=done, engine=engine), engine
+    ):
         rows.extend(r for r in chunk if "skipped" not in r)
         skipped.extend(error_text(r["skipped"]) for r in chunk if "skipped" in r)
     if not rows:  # one error line that carries the reasons
@@ -280,33 +295,6 @@ _SWEEP_COLUMNS = [
     Column("efficiency", "eff %", lambda v: f"{100 * v:.1f}", drop_priority=5),
     Column("bottleneck", "bottleneck", tied, align="left", drop_priority=6),
 ]
-
-
-def _with_progress(tasks, start):
-    """Yield the sweep's results, with a progress bar on a terminal (not in a pipe or a file)."""
-    from rich.console import Console
-
-    console = Console(stderr=True)
-    if not console.is_terminal or len(tasks) < 2:
-        yield from start(None)
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("sweep"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}", markup=False),  # file names are data, not markup
-        console=console,
-        transient=True,
-    ) as progress:
-        bar = progress.add_task("", total=len(tasks))
-
-        def done(task):
-            progress.update(bar, advance=1, description=f"{task.op} {task.variant.sku or task.variant.file}")
-
-        yield from start(done)
 
 
 def _write_rows(path: Path, rows: list[dict]) -> None:

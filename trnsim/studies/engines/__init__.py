@@ -130,6 +130,14 @@ def run_ordered(
     yield from run_local(function, tasks, options.jobs, progress, batches)
 
 
+def require_engine(options: EngineOptions) -> None:
+    """Refuse at once (one line) an engine that cannot run here: Dask not installed."""
+    if options.engine == "dask":
+        from trnsim.studies.engines.dask_cluster import require_dask
+
+        require_dask()
+
+
 def run_batch(function: Callable, tasks: list) -> list:
     """Each task's result, in order, up to the first that raises: that one's error ends the list
     (it is raised in the caller when the tasks' order reaches it)."""

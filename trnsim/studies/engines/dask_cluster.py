@@ -31,7 +31,7 @@ def run_on_dask(
     """See :func:`trnsim.studies.engines.run_ordered` (the Dask engine's part of it)."""
     from trnsim.studies.engines import in_order
 
-    _require_dask()
+    require_dask()
     if not tasks:
         return
     client, cluster = connect(options)
@@ -41,7 +41,7 @@ def run_on_dask(
         close(client, cluster)
 
 
-def _require_dask() -> None:
+def require_dask() -> None:
     """Dask's distributed scheduler is an optional extra: one line saying how to install it."""
     try:
         import distributed  # noqa: F401

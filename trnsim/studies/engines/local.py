@@ -9,7 +9,6 @@ reading.
 
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 
 
 def run_local(
@@ -24,6 +23,7 @@ def run_local(
             yield result
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     from trnsim.studies.engines import in_order, run_batch
 

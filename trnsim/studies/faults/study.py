@@ -3,6 +3,7 @@ draws, with the statistics ``trnsim faults`` shows (the command only parses and 
 
 from dataclasses import dataclass, field
 
+from trnsim.studies.engines import EngineOptions
 from trnsim.studies.faults.draws import random_failures
 from trnsim.studies.faults.rates import MTTR_H, Reliability, default_rates, reliability
 from trnsim.studies.faults.stragglers import straggler
@@ -28,6 +29,7 @@ class StudyOptions:
     samples: int = 20
     seed: int = 0
     runtime: str | None = None  # what prices the runs (None: the system's own default)
+    engine: EngineOptions = EngineOptions()  # where the random draws run (trnsim.studies.engines)
 
 
 @dataclass
@@ -46,20 +48,28 @@ class FaultStudy:
     runtime: str = "ideal"  # what priced every run (:mod:`trnsim.studies.runtimes`)
 
 
-def loader(variant):
+@dataclass(frozen=True)
+class Loader:
     """``load(failures, keep_largest=False)``: ``variant`` (a :class:`trnsim.studies.variants.Variant`)
-    built with ``fail=`` edits added, as the sweep and the draws need."""
+    built with ``fail=`` edits added, as the sweep and the draws need. A value, not a closure, so
+    that a draw's task carries it to a worker (:mod:`trnsim.studies.engines`)."""
 
-    def load(failures, keep_largest=False):
+    variant: object
+
+    def __call__(self, failures, keep_largest=False):
         from trnsim.topology import load_topology
 
         extra = [f"fail={text}" for text in failures]
+        variant = self.variant
         return load_topology(variant.sku, variant.file, variant.edits() + extra, keep_largest)
 
-    return load
+
+def loader(variant) -> Loader:
+    """The :class:`Loader` of ``variant``."""
+    return Loader(variant)
 
 
-def run_study(load, topology: Topology, options: StudyOptions) -> FaultStudy:
+def run_study(load, topology: Topology, options: StudyOptions, progress=None) -> FaultStudy:
     """Sweep every single failure of ``topology``, then rates, stragglers and draws.
 
     Parameters
@@ -70,6 +80,8 @@ def run_study(load, topology: Topology, options: StudyOptions) -> FaultStudy:
         The system as given (with any failures already applied).
     options : StudyOptions
         Ops, sizes, rates and the rest.
+    progress : callable, optional
+        ``progress(draw)`` as each random draw is done (:func:`random_failures`).
 
     Returns
     -------
@@ -86,8 +98,9 @@ def run_study(load, topology: Topology, options: StudyOptions) -> FaultStudy:
     draws = None
     if o.random is not None:
         outcomes = random_failures(
-            load, topology, o.ops, o.sizes, o.random, o.samples, o.seed, o.rates, o.policy, o.kinds, runtime
-        )
+            load, topology, o.ops, o.sizes, o.random, o.samples, o.seed, o.rates, o.policy, o.kinds, runtime,
+            o.engine, progress,
+        )  # fmt: skip
         draws = draw_summary(report, outcomes, keys)
     per_chip = topology.spec.chip.ranks
     rel = reliability(report, o.rates, o.mttr_h)
