@@ -2,10 +2,11 @@
 point's performance per dollar and per watt, constraints, and the Pareto front."""
 
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
+from trnsim.cli import design_options as o
+from trnsim.cli.engines import Engine, Jobs, Scheduler
 from trnsim.cli.flags import edits_text, error_text
 from trnsim.cli.options import Dtype, FormatOption, SetOption, check_suffix, writable
 from trnsim.cli.typed import in_typed_order
@@ -13,138 +14,32 @@ from trnsim.cli.variant_options import Files, Skus
 from trnsim.errors import UsageError
 from trnsim.outputs.render import Format, Table, emit
 
-Vary = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--vary",
-        help="A what-if edit over several values, KEY=V1,V2,... (any KEY --set takes, e.g. "
-        "switched.cross_rack.lanes=4,8,16 or efficiency.default=0.85,0.95); repeatable: the grid is "
-        "every SKU x every combination.",
-    ),
-]
-Search = Annotated[
-    str | None,
-    typer.Option(
-        "--search",
-        help="grid (every point; the default) or random:N (N distinct points drawn uniformly with "
-        "--seed: a simple random sample; the front shown is the sample's, whose points no evaluated "
-        "point beats, not necessarily the grid's).",
-        show_default=False,
-    ),
-]
-Objective = Annotated[
-    str | None,
-    typer.Option(
-        "--objective",
-        help="What a point is judged by, higher is better: busbw:OP:SIZE (default busbw:allreduce:1G), "
-        "moe:EP:SIZE (the all-to-all of SIZE bytes per rank in every group of EP consecutive ranks at "
-        "once, the slowest group's busbw) or layout:DIM=DEGREE,...:DIM=SIZE,... (a layout's steps per "
-        "second, as trnsim layout times it; dp=* takes the ranks left over).",
-        show_default=False,
-    ),
-]
-Front = Annotated[
-    str,
-    typer.Option(
-        "--front",
-        help="What the front trades the performance against: both (capex and power, all three at "
-        "once), cost (capex alone) or power (power alone).",
-    ),
-]
-Constraints = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--constraint",
-        help="KEY OP NUMBER over a numeric column of the table (capex_usd <= 4e6, power_w < 2e5, "
-        "busbw_gbps_per_kw >= 4); repeatable, all must hold.",
-    ),
-]
-Positive = Annotated[float | None, typer.Option(min=0.0, show_default=False)]
-
 
 def design(
     ctx: typer.Context,
     sku: Skus = None,
     topology: Files = None,
-    vary: Vary = None,
+    vary: o.Vary = None,
     overrides: SetOption = None,
-    objective: Objective = None,
-    search: Search = None,
-    seed: Annotated[int, typer.Option("--seed", help="The seed of --search random:N.", min=0)] = 0,
-    front: Front = "both",
-    max_capex_usd: Annotated[
-        float | None, typer.Option("--max-capex-usd", help="Constraint: capex_usd <= this.", min=0.0)
-    ] = None,
-    max_power_w: Annotated[
-        float | None, typer.Option("--max-power-w", help="Constraint: power_w <= this.", min=0.0)
-    ] = None,
-    min_busbw_gbps: Annotated[
-        float | None,
-        typer.Option(
-            "--min-busbw-gbps",
-            help="Constraint: busbw_gbps >= this (expected_busbw_gbps with --faults).",
-            min=0.0,
-        ),
-    ] = None,
-    constraint: Constraints = None,
-    faults: Annotated[
-        bool,
-        typer.Option(
-            "--faults",
-            help="Also the expected busbw under the fault model (busbw objective only): the mean over "
-            "the healthy state and every single part down, weighted by their steady-state probabilities "
-            "(MTTF per part class, --mttr); the front then uses it.",
-        ),
-    ] = False,
-    mttf: Annotated[
-        list[str] | None, typer.Option("--mttf", help="With --faults: CLASS=HOURS, as trnsim faults --mttf.")
-    ] = None,
-    mttr_h: Annotated[
-        float | None,
-        typer.Option(
-            "--mttr",
-            help="With --faults: hours a failed part stays down [24; an assumption].",
-            min=0.01,
-            max=1e6,
-            show_default=False,
-        ),
-    ] = None,
-    parts: Annotated[
-        Path | None,
-        typer.Option(
-            "--parts",
-            help="A parts file: prices and powers over the defaults (as trnsim topo cost --parts).",
-            dir_okay=False,
-        ),
-    ] = None,
-    runtime: Annotated[
-        str | None,
-        typer.Option(
-            "--runtime",
-            help="What busbw and moe numbers model: ideal or a runtime (default: each file's; with --faults, ideal, as in trnsim faults).",
-            show_default=False,
-        ),
-    ] = None,
+    objective: o.Objective = None,
+    search: o.Search = None,
+    seed: o.Seed = 0,
+    front: o.Front = "both",
+    max_capex_usd: o.MaxCapex = None,
+    max_power_w: o.MaxPower = None,
+    min_busbw_gbps: o.MinBusbw = None,
+    constraint: o.Constraints = None,
+    faults: o.Faults = False,
+    mttf: o.Mttf = None,
+    mttr_h: o.Mttr = None,
+    parts: o.PartsFile = None,
+    runtime: o.Runtime = None,
     dtype: Dtype = "float",
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes.", min=1)] = 1,
-    engine: Annotated[str, typer.Option("--engine", help="local (processes) or dask.")] = "local",
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            "--scheduler",
-            help="A Dask scheduler's address (tcp://host:8786); implies --engine dask.",
-            show_default=False,
-        ),
-    ] = None,
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write every point to table.csv or table.json.")
-    ] = None,
-    plot: Annotated[
-        Path | None,
-        typer.Option(
-            "--plot", help="Draw performance vs capex, the front highlighted (.png or .svg; the plot extra)."
-        ),
-    ] = None,
+    jobs: Jobs = 1,
+    engine: Engine = None,
+    scheduler: Scheduler = None,
+    output: o.Output = None,
+    plot: o.Plot = None,
     fmt: FormatOption = Format.table,
 ) -> None:
     """Search what-if edits across SKUs for the best performance per dollar and per watt.
@@ -160,9 +55,10 @@ def design(
     Examples:
 
         trnsim design --sku nl72x2 --vary switched.cross_rack.lanes=4,8,16
-        trnsim design --sku nl72x2 --sku trn3-nl72x2-gen3 --vary efficiency.default=0.85,0.95 -o d.csv --plot d.png
-        trnsim design --sku nl72x2 --objective moe:8:64M --vary switched.cross_rack.lanes=8,16 --max-power-w 2e5
-        trnsim design --sku nl72x2 --vary efficiency.default=0.8,0.85,0.9,0.95 --search random:2 --seed 7
+        trnsim design --sku h100 --vary efficiency.default=0.8,0.9 -o d.csv
+        trnsim design --sku h100 --vary efficiency.default=0.8,0.9 --plot d.png
+        trnsim design --sku h100 --objective moe:4:16M --max-power-w 2e4
+        trnsim design --sku h100 --vary latency.step_ns=1000,2000 --search random:1
     """
     from trnsim.studies.design.grid import choose, parse_search
 
@@ -211,7 +107,9 @@ def _plan(
         from trnsim.studies.runtimes import known_runtime
 
         runtime = known_runtime(runtime)
-    elif faults:  # as trnsim faults: a file's runtime may not model every survivor (NCCL, one NVSwitch domain)
+    elif (
+        faults
+    ):  # as trnsim faults: a file's runtime may not model every survivor (NCCL, one NVSwitch domain)
         runtime = "ideal"
     return {
         "grid": grid,
@@ -270,17 +168,14 @@ def _check_outputs(output: Path | None, plot: Path | None) -> None:
     writable(plot, "--plot")
 
 
-def _engine(jobs: int, engine: str, scheduler: str | None):
+def _engine(jobs: int, engine: str | None, scheduler: str | None):
     """The engine's options (:mod:`trnsim.studies.engines`), or None for one process here, which
     needs no engine: the rows are the same and in the same order either way."""
-    name = "dask" if scheduler is not None else engine.strip().lower()
-    if name == "local" and jobs == 1:
-        return None
-    from trnsim.studies.engines import EngineOptions
+    from trnsim.cli.engines import engine_options
 
-    return EngineOptions(
-        jobs=jobs, engine=name, scheduler=scheduler, notice=lambda line: typer.echo(line, err=True)
-    )
+    if engine is None and scheduler is None and jobs == 1:
+        return None
+    return engine_options(engine, scheduler, jobs)
 
 
 def _evaluate(plan: dict, chosen: list[int], engine) -> list[dict]:
@@ -308,23 +203,14 @@ def _evaluate(plan: dict, chosen: list[int], engine) -> list[dict]:
                 plan["names"][system],
             )
         )
-    from rich.console import Console
+    from trnsim.cli.engines import with_progress
 
-    console = Console(stderr=True)
-    if not console.is_terminal or len(tasks) < 2:
-        return list(run_points(tasks, engine))
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    def describe(task: PointTask) -> str:
+        return f"{task.system} {', '.join(f'{k}={v}' for k, v in task.values)}"
 
-    with Progress(
-        TextColumn("design"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as progress:
-        bar = progress.add_task("", total=len(tasks))
-        return list(run_points(tasks, engine, lambda _: progress.update(bar, advance=1)))
+    return list(
+        with_progress("design", tasks, describe, lambda done: run_points(tasks, engine, done), engine)
+    )
 
 
 def _report(plan: dict, rows: list[dict], checks: list, search, output, plot, fmt: Format) -> None:
