@@ -126,6 +126,7 @@ def _sku_cases(folder) -> dict[tuple[str, ...], list[str]]:
         ("layout",): ["--sku", file, "--tp", "2"],
         ("faults",): [file],
         ("topo", "show"): [file],
+        ("topo", "cost"): [file],
         ("topo", "hops"): ["--sku", file],
         ("topo", "path"): ["--sku", file, "0", "1"],
         ("topo", "export"): ["--sku", file],

@@ -19,6 +19,8 @@ CASES = [
     (["calibrate", "FILE.txt", "--sku", "nl16", "-o", "FILE.txt"], "-o", "MEASUREMENT"),
     (["topo", "export", "--topology", "FILE.yaml", "-o", "FILE.yaml"], "-o", "--topology"),
     (["topo", "draw", "--topology", "FILE.png", "-o", "FILE.png"], "-o", "--topology"),
+    (["topo", "cost", "--topology", "FILE.json", "-o", "FILE.json"], "-o", "--topology"),
+    (["topo", "cost", "nl16", "--parts", "FILE.csv", "-o", "FILE.csv"], "-o", "--parts"),
     (["collective", "allreduce", "--topology", "FILE.json", "--export-schedule", "FILE.json"],
      "--export-schedule", "--topology"),
     (["collective", "alltoall", "--sku", "nl16", "--traffic", "FILE.png", "--heatmap", "FILE.png"],

@@ -99,12 +99,12 @@ def scale_out_items(topology: Topology, domains: int | None = None) -> tuple[lis
             switches = planes * uplinks / (k if top else k // 2)
             items.append(
                 Item(
-                    "fabric switch",
+                    f"{layer.name} switch",
                     (SWITCH_PARTS[network],),
                     switches,
                     gbit=switches * choice.fabric_tbit * 1000,
                     fabric="scale-out",
-                    detail=f"{layer.name}: {choice.fabric_tbit:g} Tbit/s, radix {k}, {k if top else k // 2} down",
+                    detail=f"{choice.fabric_tbit:g} Tbit/s, radix {k}, {k if top else k // 2} ports down",
                 )
             )
         links = planes * uplinks * len(above)
