@@ -64,7 +64,7 @@ def test_constraints_mark_rows_and_keep_them_off_the_front(cli, tmp_path):
     assert result.code == 0, result.err
     rows = _json(out)["rows"]
     assert all(r["violates"] == "power_w <= 1.0" and r["front"] is False for r in rows if r["feasible"])
-    assert "0 on the front" in result.out
+    assert "2 of them breaking a constraint, 0 on the front" in result.out
 
 
 @pytest.mark.parametrize(
@@ -156,3 +156,22 @@ def test_the_plot_is_a_picture(cli, tmp_path):
     assert result.code == 0, result.err
     assert (tmp_path / "d.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"wrote {tmp_path / 'd.png'}" in result.err
+
+
+def test_a_part_price_is_an_axis(cli, tmp_path):
+    """The capex is linear in a part's price and the busbw does not see it."""
+    out = tmp_path / "d.json"
+    result = cli("design", "--sku", "nl72x2", "--vary", "parts.aec.price_usd=0,50,100",
+                 "--objective", "busbw:allreduce:1M", "-o", str(out))  # fmt: skip
+    assert result.code == 0, result.err
+    free, some, more = _json(out)["rows"]
+    assert some["capex_usd"] - free["capex_usd"] == pytest.approx(more["capex_usd"] - some["capex_usd"])
+    assert some["capex_usd"] > free["capex_usd"] and free["busbw_gbps"] == more["busbw_gbps"]
+
+
+def test_a_bad_parts_file_is_refused_before_any_point(cli, tmp_path):
+    parts = tmp_path / "parts.yaml"
+    parts.write_text("parts: {aec: {price_usd: x}}\n")
+    result = cli(*BASE, "--parts", str(parts), "-o", str(tmp_path / "d.csv"))
+    assert result.code == 2 and result.out == "" and "parts.aec.price_usd" in result.err
+    assert not (tmp_path / "d.csv").exists()

@@ -103,6 +103,9 @@ def _plan(
     axes = [parse_axis(text) for text in vary or []]
     grid = make_grid([v.text for v in variants], axes, list(common))
     names = check_edits(variants, [[axis.edit(n) for n in range(len(axis.values))] for axis in axes])
+    from trnsim.studies.cost import load_parts
+
+    load_parts(parts)  # a parts file that cannot be read is refused before any point runs
     if runtime is not None:
         from trnsim.studies.runtimes import known_runtime
 
@@ -274,10 +277,11 @@ def _footer(rows: list[dict]) -> list[str]:
     """How many points were feasible, kept the constraints and made the front; why the others fell."""
     feasible = [r for r in rows if r["feasible"]]
     breaking = [r for r in feasible if r["violates"]]
+    broke = f", {len(breaking)} of them breaking a constraint" if breaking else ""
     lines = [
-        f"# {len(rows)} point{'s' * (len(rows) != 1)}: {len(feasible)} feasible, {len(breaking)} of them "
-        f"breaking a constraint, {sum(1 for r in rows if r['front'])} on the front; per k$: per thousand "
-        "dollars of capex, per kW: per kilowatt of power (their bill of materials: trnsim topo cost)"
+        f"# {len(rows)} point{'s' * (len(rows) != 1)}: {len(feasible)} feasible{broke}, "
+        f"{sum(1 for r in rows if r['front'])} on the front; per k$: per thousand dollars of capex, per kW: "
+        "per kilowatt of power (their bill of materials: trnsim topo cost)"
     ]
     reasons: dict[str, list[int]] = {}
     for row in rows:

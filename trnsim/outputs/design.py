@@ -84,12 +84,23 @@ def save_design_plot(rows: list[dict], performance: str, label: str, output: Pat
             axes.scatter(
                 [r["capex_usd"] for r in chosen], [r[performance] for r in chosen], label=name, **style
             )
-    front = sorted((r["capex_usd"], r[performance]) for r in feasible if r["front"])
-    if front:
-        axes.step([c for c, _ in front], [p for _, p in front], where="post", linewidth=1, zorder=3)
-        for row in (r for r in feasible if r["front"]):
-            axes.annotate(str(row["point"]), (row["capex_usd"], row[performance]), fontsize=7,
-                          xytext=(4, 4), textcoords="offset points")  # fmt: skip
+    front = sorted((r["capex_usd"], -r[performance]) for r in feasible if r["front"])
+    # the staircase: the best performance at each capex or less (a point on the front by its power
+    # alone may sit under it)
+    stairs, best = [], None
+    for capex, negative in front:
+        if best is None or -negative > best:
+            stairs.append((capex, -negative))
+            best = -negative
+    if stairs:
+        axes.step([c for c, _ in stairs], [p for _, p in stairs], where="post", linewidth=1, zorder=3)
+    labels: dict[tuple[float, float], list[str]] = {}
+    for row in (r for r in feasible if r["front"]):  # points that coincide share one label
+        labels.setdefault((row["capex_usd"], row[performance]), []).append(str(row["point"]))
+    for (capex, value), points in labels.items():
+        axes.annotate(
+            ", ".join(points), (capex, value), fontsize=7, xytext=(4, 4), textcoords="offset points"
+        )
     axes.set_xlabel("capital cost (USD, the bill of materials)")
     axes.set_ylabel(_literal(label))
     axes.set_title(_literal(textwrap.fill(title, 110)), fontsize=8)
