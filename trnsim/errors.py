@@ -14,6 +14,7 @@ PARAMETERS = (
     "blast_radius",
     "calibration",
     "chips_per_rack",
+    "constraint",
     "counts",
     "design",
     "domains",

@@ -149,12 +149,7 @@ def _constraints(plan: dict, max_capex_usd, max_power_w, min_busbw_gbps, texts) 
                 f"{option}: the objective {plan['objective'].text} has no busbw; use --constraint"
             )
         found.append(parse_constraint(text, keys))
-    for text in texts or []:
-        try:
-            found.append(parse_constraint(text, keys))
-        except UsageError as exc:
-            raise UsageError(error_text(exc).replace("constraint ", "--constraint ", 1)) from None
-    return found
+    return found + [parse_constraint(text, keys) for text in texts or []]
 
 
 def _check_outputs(output: Path | None, plot: Path | None) -> None:

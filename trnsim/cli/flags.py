@@ -17,6 +17,7 @@ FLAGS = {
     "calibration": "--calibration",
     "chips_per_rack": "--chips-per-rack",
     "design": "--design",
+    "constraint": "--constraint",
     "counts": "--counts",
     "domains": "--domains",
     "dtype": "--dtype",
