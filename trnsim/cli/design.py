@@ -110,9 +110,8 @@ def _plan(
         from trnsim.studies.runtimes import known_runtime
 
         runtime = known_runtime(runtime)
-    elif (
-        faults
-    ):  # as trnsim faults: a file's runtime may not model every survivor (NCCL, one NVSwitch domain)
+    elif faults:
+        # as trnsim faults: a file's runtime may not model every survivor (NCCL: one NVSwitch domain)
         runtime = "ideal"
     return {
         "grid": grid,
