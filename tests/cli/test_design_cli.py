@@ -175,3 +175,20 @@ def test_a_bad_parts_file_is_refused_before_any_point(cli, tmp_path):
     result = cli(*BASE, "--parts", str(parts), "-o", str(tmp_path / "d.csv"))
     assert result.code == 2 and result.out == "" and "parts.aec.price_usd" in result.err
     assert not (tmp_path / "d.csv").exists()
+
+
+def test_routings_are_systems_and_a_failure_applies_to_every_point(cli, tmp_path):
+    out, healthy = tmp_path / "d.json", tmp_path / "h.json"
+    common = ("design", "--sku", "hgx-h100", "--routing", "ecmp", "--routing", "single", "--runtime", "ideal",
+              "--vary", "efficiency.default=0.8,0.9", "--objective", "busbw:allreduce:16M")  # fmt: skip
+    assert cli(*common, "-o", str(healthy)).code == 0
+    result = cli(*common, "--fail", "link:r0.n0.0,r0.nvlink.sw0", "-o", str(out))
+    assert result.code == 0, result.err
+    rows, before = _json(out)["rows"], _json(healthy)["rows"]
+    assert [r["system"] for r in rows] == ["hgx-h100 [routing.policy=ecmp]"] * 2 + [
+        "hgx-h100 [routing.policy=single]"
+    ] * 2
+    for r, h in zip(rows, before, strict=True):
+        # the failed part is still bought; the survivors are no faster
+        assert r["capex_usd"] == h["capex_usd"] and r["busbw_gbps"] <= h["busbw_gbps"]
+    assert any(r["busbw_gbps"] < h["busbw_gbps"] for r, h in zip(rows, before, strict=True))

@@ -8,7 +8,16 @@ import typer
 from trnsim.cli import design_options as o
 from trnsim.cli.engines import Engine, Jobs, Scheduler
 from trnsim.cli.flags import edits_text, error_text
-from trnsim.cli.options import Dtype, FormatOption, SetOption, check_suffix, writable
+from trnsim.cli.options import (
+    CalibrationOption,
+    Dtype,
+    FailOption,
+    FormatOption,
+    RoutingsOption,
+    SetOption,
+    check_suffix,
+    writable,
+)
 from trnsim.cli.typed import in_typed_order
 from trnsim.cli.variant_options import Files, Skus
 from trnsim.errors import UsageError
@@ -21,6 +30,9 @@ def design(
     topology: Files = None,
     vary: o.Vary = None,
     overrides: SetOption = None,
+    routing: RoutingsOption = None,
+    calibration: CalibrationOption = None,
+    fail: FailOption = None,
     objective: o.Objective = None,
     search: o.Search = None,
     seed: o.Seed = 0,
@@ -62,9 +74,9 @@ def design(
     """
     from trnsim.studies.design.grid import choose, parse_search
 
-    plan = _plan(
-        ctx, sku, topology, vary, overrides, objective, front, faults, mttf, mttr_h, parts, runtime, dtype
-    )
+    named = in_typed_order(ctx, sku=sku, topology=topology)
+    systems = (named, overrides, routing, calibration, fail)
+    plan = _plan(systems, vary, objective, front, faults, mttf, mttr_h, parts, runtime, dtype)
     chosen = choose(plan["grid"], parse_search(search, seed))
     checks = _constraints(plan, max_capex_usd, max_power_w, min_busbw_gbps, constraint)
     _check_outputs(output, plot)
@@ -73,10 +85,9 @@ def design(
     _report(plan, rows, checks, parse_search(search, seed), output, plot, fmt)
 
 
-def _plan(
-    ctx, sku, topology, vary, overrides, objective, front, faults, mttf, mttr_h, parts, runtime, dtype
-) -> dict:
-    """Everything a run needs, checked before any point is evaluated."""
+def _plan(systems, vary, objective, front, faults, mttf, mttr_h, parts, runtime, dtype) -> dict:
+    """Everything a run needs, checked before any point is evaluated; ``systems`` is what
+    :func:`~trnsim.cli.variant_options.variants_of` takes (each --routing makes each SKU a system)."""
     from trnsim.cli.variant_options import variants_of
     from trnsim.studies.design.grid import make_grid, parse_axis
     from trnsim.studies.design.objectives import parse_objective
@@ -98,11 +109,17 @@ def _plan(
 
         rates, _ = _rates(mttf, None)
         model = FaultModel(tuple(rates.items()), MTTR_H if mttr_h is None else mttr_h)
-    named = in_typed_order(ctx, sku=sku, topology=topology)
-    variants, common = variants_of(named, overrides)
+    variants, common = variants_of(*systems)
     axes = [parse_axis(text) for text in vary or []]
     grid = make_grid([v.text for v in variants], axes, list(common))
     names = check_edits(variants, [[axis.edit(n) for n in range(len(axis.values))] for axis in axes])
+    from trnsim.studies.variants import label_form
+
+    # a system's label: its name and its own edits (NAME:set=..., each --routing), as sweep labels it
+    own = [tuple(map(label_form, v.overrides[len(common) :])) for v in variants]
+    names = [
+        name + (f" [{', '.join(edits)}]" if edits else "") for name, edits in zip(names, own, strict=True)
+    ]
     from trnsim.studies.cost import load_parts
 
     load_parts(parts)  # a parts file that cannot be read is refused before any point runs

@@ -54,7 +54,6 @@ def evaluate_point(task: PointTask) -> dict:
     row = {"point": task.index, "system": task.system, **dict(task.values)}
     try:
         topology = _topology(task.variant)
-        row["system"] = topology.name
         measured = measure(o, task)
         if task.faults is not None:
             from trnsim.studies.design.faults import busbw_under_faults
@@ -76,7 +75,9 @@ def cost_of(topology, parts: Path | None) -> dict:
     """The system's capital cost and power from its bill of materials (:mod:`trnsim.studies.cost`)."""
     from trnsim.studies.cost import bill_of_materials, load_parts
 
-    bill = bill_of_materials(topology, load_parts(parts))
+    # a failed part is still bought: the healthy system is priced (a degraded one has fewer chips,
+    # which the scale-out share cannot divide into whole racks)
+    bill = bill_of_materials(getattr(topology, "healthy", None) or topology, load_parts(parts))
     return {
         "capex_usd": bill.capex_usd,
         "power_w": bill.power_w,
@@ -131,10 +132,12 @@ def check_edits(systems: list[Variant], edits: list[list[str]]) -> list[str]:
         The schema's refusal, naming the file and the edit.
     """
     from trnsim.spec.catalog import load_spec
+    from trnsim.topology.faults.specs import FAIL_KEY
 
     names = []
     for variant in systems:
-        base = variant.edits()
+        # failures apply to the built system (load_topology): the schema reads the other edits
+        base = [text for text in variant.edits() if text.partition("=")[0].strip().lower() != FAIL_KEY]
         names.append(load_spec(variant.sku, variant.file, base).spec.name)
         for extra in edits:
             for edit in extra:
