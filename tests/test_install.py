@@ -88,6 +88,17 @@ def test_topo_list_shows_every_catalog_file(fresh, tmp_path):
     assert {sku["name"] for sku in listed["skus"]} == names
 
 
+def test_the_parts_catalog_ships_with_the_package(fresh, tmp_path):
+    bill = json.loads(
+        _run([fresh / BIN / "trnsim", "topo", "cost", "nl72x2", "--format", "json"], cwd=tmp_path).stdout
+    )
+    shipped = yaml.safe_load((ROOT / "topologies" / "parts" / "parts.yaml").read_text(encoding="utf-8"))[
+        "parts"
+    ]
+    assert {line["part"] for line in bill["lines"]} <= set(shipped)
+    assert all(Path(line["origin"]).is_relative_to(fresh) for line in bill["lines"])
+
+
 def test_a_catalog_alias_resolves(fresh, tmp_path):
     args = ["collective", "allreduce", "--sku", "nl72x2", "--sizes", "1M", "--format", "json"]
     result = json.loads(_run([fresh / BIN / "trnsim", *args], cwd=tmp_path).stdout)

@@ -34,6 +34,7 @@ def _tracked() -> list[Path]:
 def _cited() -> list[Path]:
     return [
         *sorted((ROOT / "topologies").glob("*.yaml")),
+        *sorted((ROOT / "topologies" / "parts").glob("*.yaml")),
         ROOT / "README.md",
         *sorted((ROOT / "trnsim").rglob("*.py")),
     ]

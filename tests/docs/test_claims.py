@@ -101,8 +101,8 @@ def test_the_page_says_which_commands_take_the_what_ifs():
     assert (
         "all but `topo list`, `topo validate`, `topo new`, `collective algorithms`, `validate` and the `schedule` "
         "commands (which read a file, not a system), except that "
-        "`cluster fabric` "
-        "(which only counts switches) takes `--set` alone, `topo draw` `--set` and `--fail`, and "
+        "`cluster fabric` and `topo cost` "
+        "(which only count parts) take `--set` alone, `topo draw` `--set` and `--fail`, and "
         "`calibrate` no `--calibration`" in _flat(OUTPUT)
     )
     every = {"--set", "--fail", "--routing", "--calibration"}
@@ -115,6 +115,7 @@ def test_the_page_says_which_commands_take_the_what_ifs():
         "schedule check": set(),
         "schedule formats": set(),
         "cluster fabric": {"--set"},
+        "topo cost": {"--set"},
         "topo draw": {"--set", "--fail"},
         "calibrate": every - {"--calibration"},
     }

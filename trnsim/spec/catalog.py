@@ -105,7 +105,7 @@ def validate_document(
         spec = msgspec.convert(document, Spec, strict=True)
     except msgspec.ValidationError as exc:
         keypath, message = _describe_validation(exc)
-        if keypath.startswith("parts[...]"):
+        if "`$.parts" in str(exc):  # msgspec names a dict's entry parts[...]: find it by name
             keypath, message = describe_part_error(document.get("parts"), keypath, message)
         raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}") from None
     _check_references(spec, path, edits, file)

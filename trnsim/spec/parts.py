@@ -75,36 +75,53 @@ class Parts:
             When no layer names it (``role`` says what it is for), or it lacks a price, power or source.
         """
         figures: dict = {}
-        origins: dict = {}
+        origins: dict = {}  # the layer each figure comes from
+        sources: dict = {}  # each layer's source, by origin
         for origin, specs in self.layers:
             spec = specs.get(name)
             if spec is None:
                 continue
+            sources[origin] = spec.source
             for key in PartSpec.__struct_fields__:
                 value = getattr(spec, key)
-                if value is not None:
+                if value is not None and key != "source":
                     figures[key], origins[key] = value, origin
-        if not figures:
+        if not sources:
             raise ConfigError(_missing(name, role, self.names))
+        given = {**figures, **({"source": True} if any(sources.values()) else {})}
         for key in ("price_usd", "power_w", "source"):
-            if key not in figures:
-                where = origins.get("price_usd") or origins.get("power_w") or next(iter(origins.values()))
+            if key not in given:
+                where = origins.get("price_usd") or origins.get("power_w") or next(iter(sources))
                 raise ConfigError(
                     f"{where}: parts.{name}.{key}: missing; a part new to the catalog needs price_usd, "
                     f"power_w and source{_close(name, self.names)}"
                 )
+        order = [origin for origin, _ in self.layers]
+        used = sorted(set(origins.values()), key=order.index, reverse=True)  # the highest layer first
         return Part(
             name=name,
             price_usd=float(figures["price_usd"]),
             power_w=float(figures["power_w"]),
             per=figures.get("per", "each"),
-            source=figures["source"],
+            source=_attributed(used, origins, sources),
             gbit=figures.get("gbit"),
-            origin=origins["price_usd"],
+            origin=", ".join(used),
         )
 
     def has(self, name: str) -> bool:
         return any(name in specs for _, specs in self.layers)
+
+
+def _attributed(used: list[str], origins: dict, sources: dict) -> str:
+    """The source of a part's figures: the one layer's, or each layer's with the figures it gives
+    (a layer that gives a figure without a source is named as the one that set it)."""
+    if len(used) == 1:
+        return sources[used[0]] or next(text for text in reversed(list(sources.values())) if text)
+    parts = []
+    for origin in used:  # the highest layer first
+        keys = ", ".join(key for key, where in origins.items() if where == origin)
+        parts.append(f"{keys}: {sources[origin] or f'set by {origin}'}")
+    return "; ".join(parts)
 
 
 def _close(name: str, names: list[str]) -> str:

@@ -39,7 +39,7 @@ def read_parts_file(path: Path | str) -> dict[str, PartSpec]:
         parsed = msgspec.convert(document, PartsFile, strict=True)
     except msgspec.ValidationError as exc:
         keypath, message = _describe_validation(exc)
-        if keypath.startswith("parts[...]"):
+        if "`$.parts" in str(exc):  # msgspec names a dict's entry parts[...]: find it by name
             keypath, message = describe_part_error(document.get("parts"), keypath, message)
         raise ConfigError(f"{path}: {keypath}: {message}") from None
     return parsed.parts

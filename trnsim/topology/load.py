@@ -38,6 +38,7 @@ def load_topology(
     edits = [text for text in overrides if not _is_fault(text)]
     faults = [text.split("=", 1)[1] for text in overrides if _is_fault(text)]
     loaded = load_spec(sku, topology, edits)
+    _check_parts(loaded)
     check_size(loaded.spec, loaded.where)
     built = build(loaded.spec)
     built.path, built.overrides = loaded.path, tuple(overrides)
@@ -62,6 +63,19 @@ def load_topology(
     degraded = expand_ranks(apply_faults(built, faults, keep_largest))
     degraded.healthy = healthy
     return degraded
+
+
+def _check_parts(loaded) -> None:
+    """Every part the file's ``parts:`` section (or an edit) names is whole once the default parts
+    catalog is under it: a new part gives every figure, and a misspelt name is refused here, before
+    any work, not when a bill is priced."""
+    if not loaded.spec.parts:
+        return
+    from trnsim.spec.parts_catalog import load_parts
+
+    parts = load_parts().under(loaded.where, dict(loaded.spec.parts))
+    for name in loaded.spec.parts:
+        parts.get(name)
 
 
 def _notes(loaded) -> tuple[str, ...]:

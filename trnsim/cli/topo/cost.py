@@ -13,7 +13,9 @@ from trnsim.cli.options import (
     edits,
 )
 from trnsim.cli.topo.common import SkuArgument, app, load_topology, pick_sku
+from trnsim.errors import TrnsimError, UsageError
 from trnsim.outputs.render import Format
+from trnsim.studies.cost.scaleout import DEFAULT_CLUSTER_CHIPS
 
 PARTS_HELP = (
     "A parts file (YAML, `parts: {NAME: {price_usd, power_w, per, gbit, source}}`) over the default "
@@ -21,7 +23,7 @@ PARTS_HELP = (
 )
 DOMAINS_HELP = (
     "Domains in the cluster whose scale-out fabric the system shares (the fabric's layers depend on "
-    "it); default: an assumed cluster of 32,768 chips."
+    f"it); default: an assumed cluster of {DEFAULT_CLUSTER_CHIPS:,} chips (range 1,000 to 500,000)."
 )
 
 OVERRIDE_HINT = "change one: --set parts.NAME.price_usd=... or power_w=..., or --parts FILE"
@@ -33,7 +35,9 @@ def cost(
     sku_option: SkuOption = None,
     topology: TopologyOption = None,
     overrides: SetOption = None,
-    parts: Annotated[Path | None, typer.Option("--parts", help=PARTS_HELP, show_default=False)] = None,
+    parts: Annotated[
+        Path | None, typer.Option("--parts", help=PARTS_HELP, show_default=False, dir_okay=False)
+    ] = None,
     domains: Annotated[
         int | None, typer.Option("--domains", help=DOMAINS_HELP, min=1, max=1 << 24, show_default=False)
     ] = None,
@@ -71,11 +75,31 @@ def cost(
     _check_output(output, fmt)
     catalog = load_parts(parts)
     topo = load_topology(pick_sku(sku, sku_option), topology, edits(overrides, None, None, None))
-    bill = bill_of_materials(topo, catalog, domains=domains)
+    try:
+        bill = bill_of_materials(topo, catalog, domains=domains)
+    except TrnsimError as exc:
+        raise _in_our_terms(exc) from None
     payload = {"name": topo.name, **bill.to_dict()}
     if output is not None:
         _write(output, payload, bill_rows(bill))
     emit(payload, bill_tables(bill, topo.where, OVERRIDE_HINT), fmt)
+
+
+# the scale-out fabric's parameters, which `cluster` sets by flags and this command by --set edits
+SCALE_OUT_KEYS = {
+    key: f"--set scale_out.{key}"
+    for key in ("tor_tbit", "fabric_tbit", "tors_per_rack", "oversubscription", "port_gbit", "chips_per_rack")
+}
+SCALE_OUT_KEYS["nic_gbit_per_chip"] = "--set scale_out.nic_gbit_per_chip"
+
+
+def _in_our_terms(error: TrnsimError) -> TrnsimError:
+    """A scale-out refusal names the --set edit that changes the parameter (this command has no
+    --tor-tbit); other errors pass as they are."""
+    if not any("{" + key + "}" in error.template for key in SCALE_OUT_KEYS):
+        return error
+    text = error.render(lambda parameter: SCALE_OUT_KEYS.get(parameter, "{" + parameter + "}"))
+    return UsageError(text, names=tuple(name for name in error.names if name not in SCALE_OUT_KEYS))
 
 
 def _write(path: Path, payload: dict, rows: list[dict]) -> None:

@@ -6,7 +6,7 @@ from trnsim.errors import ConfigError
 from trnsim.spec.parts import Part, Parts, PartSpec
 from trnsim.spec.parts_catalog import load_parts
 from trnsim.studies.cost.bill import PER_UNIT, Bill, Item, Line
-from trnsim.studies.cost.scaleout import scale_out_items
+from trnsim.studies.cost.scaleout import default_domains, scale_out_items
 from trnsim.studies.cost.scaleup import scale_up_items
 from trnsim.topology.graph import Topology
 
@@ -20,7 +20,7 @@ def bill_of_materials(topology: Topology, parts: Parts | None = None, *, domains
     topology : Topology
         The built system (its healthy form is counted: a failed part is still bought).
     parts : Parts, optional
-        The parts catalog (:func:`trnsim.spec.parts.load_parts`); by default the one that ships.
+        The parts catalog (:func:`trnsim.spec.parts_catalog.load_parts`); by default the one that ships.
         The topology file's own ``parts:`` section is slipped in above the default catalog and the
         run's ``parts.*`` edits are applied on top of everything.
     domains : int, optional
@@ -43,13 +43,9 @@ def bill_of_materials(topology: Topology, parts: Parts | None = None, *, domains
     items = scale_up_items(topology)
     out_items, notes = scale_out_items(topology, domains)
     lines = [price(item, parts, topology) for item in items + out_items]
-    scale_out = topology.spec.scale_out
-    used = domains
-    if scale_out is not None:
-        from trnsim.studies.cost.scaleout import default_domains
-
-        used = default_domains(topology.n_chips) if domains is None else domains
-    return Bill(system=topology.name, chips=topology.n_chips, lines=lines, domains=used, notes=notes)
+    if topology.spec.scale_out is not None and domains is None:
+        domains = default_domains(topology.n_chips)
+    return Bill(system=topology.name, chips=topology.n_chips, lines=lines, domains=domains, notes=notes)
 
 
 def system_parts(topology: Topology, parts: Parts | None = None) -> Parts:
