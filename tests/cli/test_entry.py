@@ -1,6 +1,7 @@
 """The ``trnsim`` process: Ctrl-C and SIGTERM at any moment, worker processes, and outputs that
 cannot be written. Each test runs trnsim as a process of its own, as a shell would."""
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -75,16 +76,31 @@ def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(delay):
     assert (process.returncode, err, out) == (130, "interrupted\n", "")
 
 
-def _sweep_with_workers(**options) -> tuple[subprocess.Popen, list[int]]:
+# the local pool, and a local Dask cluster (its nannies' worker processes, and multiprocessing's
+# resource tracker, which frees their semaphores quietly once the run has left)
+ENGINES = [[], pytest.param(["--engine", "dask"], marks=pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None, reason="needs the dask extra"))]  # fmt: skip
+# what a run on each engine says before it is stopped
+SAID = {(): "", ("--engine", "dask"): "dask: a local cluster of 2 worker processes\n"}
+
+
+def _said(err: str, engine, word: str) -> bool:
+    """One line, ``word``, after what the engine says as it starts (if it had the time to say it)."""
+    return err.endswith(f"{word}\n") and err[: -len(word) - 1] in ("", SAID[tuple(engine)])
+
+
+def _sweep_with_workers(engine=(), **options) -> tuple[subprocess.Popen, list[int]]:
     process = subprocess.Popen(
-        [*TRNSIM, "sweep", "--jobs", "2", "--sizes", "1M,1G"],
+        [*TRNSIM, "sweep", "--jobs", "2", "--sizes", "1M,1G", *engine],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "TRNSIM_CACHE": "off"},  # the workers at work, not reading a cache
         **options,
     )
-    assert _wait_for(lambda: len(_children(process.pid)) >= 2, 60), "the sweep started no workers"
-    time.sleep(0.3)  # the workers are at work
+    # a local cluster's processes: multiprocessing's resource tracker and the 2 workers
+    assert _wait_for(lambda: len(_children(process.pid)) >= (3 if engine else 2), 60), "no workers started"
+    time.sleep(0.3 if not engine else 3)  # the workers are at work (Dask's start in a second or two)
     return process, _children(process.pid)
 
 
@@ -96,12 +112,13 @@ def _kill_left(workers: list[int]) -> None:
 
 
 @linux
-def test_sigterm_stops_a_sweeps_workers_too():
-    process, workers = _sweep_with_workers()
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sigterm_stops_a_sweeps_workers_too(engine):
+    process, workers = _sweep_with_workers(engine)
     process.terminate()
     out, err = process.communicate(timeout=60)
     try:
-        assert (process.returncode, err) == (128 + signal.SIGTERM, "terminated\n")
+        assert process.returncode == 128 + signal.SIGTERM and _said(err, engine, "terminated")
         assert _wait_for(lambda: all(_state(pid) in (None, "Z") for pid in workers), 10), [
             (pid, _state(pid)) for pid in workers
         ]
@@ -110,13 +127,14 @@ def test_sigterm_stops_a_sweeps_workers_too():
 
 
 @linux
-def test_ctrl_c_in_a_terminal_stops_a_sweep_and_its_workers_with_one_line():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_ctrl_c_in_a_terminal_stops_a_sweep_and_its_workers_with_one_line(engine):
     """A terminal sends SIGINT to every process of the job: the workers stay quiet, the sweep stops them."""
-    process, workers = _sweep_with_workers(start_new_session=True)
+    process, workers = _sweep_with_workers(engine, start_new_session=True)
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=60)
     try:
-        assert (process.returncode, err) == (130, "interrupted\n")
+        assert process.returncode == 130 and _said(err, engine, "interrupted")
         assert _wait_for(lambda: all(_state(pid) in (None, "Z") for pid in workers), 10)
     finally:
         _kill_left(workers)

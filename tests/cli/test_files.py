@@ -34,6 +34,7 @@ CASES = [
     (["compare", "allreduce", "--topology", "FILE-A.png", "--heatmap", "FILE.png"], "--heatmap", "--topology"),
     (["sweep", "--sku", "nl16", "--calibration", "FILE.json", "-o", "FILE.json"], "-o", "--calibration"),
     (["sweep", "--topology", "FILE.json", "--save-baseline", "FILE.json"], "--save-baseline", "--topology"),
+    (["sweep", "--topology", "FILE.csv", "--engine", "dask", "--jobs", "2", "-o", "FILE.csv"], "-o", "--topology"),
     (["plot", "allreduce", "--sku", "nl16", "--measured", "FILE.png", "-o", "FILE.png"], "-o", "--measured"),
     (["report", "allreduce", "--sku", "nl16:calibration=FILE.html", "-o", "FILE.html"], "-o",
      "the calibration file"),

@@ -30,6 +30,7 @@ SKIPPED = {
         "a synopsis of optional parts"
     ),
     "trnsim plot OP --sku A --sku B ... -o curve.png|svg": "placeholders OP, A, B and a choice of files",
+    "trnsim sweep --sizes 1M,1G -o results.csv --scheduler tcp://10.0.0.5:8786": "a Dask scheduler of the reader's",
     "trnsim report OP VARIANTS... -o report.html": "placeholders OP and VARIANTS",
     "trnsim collective alltoall --sku nl72x2 --skew F:4 --sizes 256M": "F stands for the table's imbalances",
     "trnsim collective allreduce --sku nl72x2 --sizes 1G --fail ...": "... stands for the table's failures",

@@ -1,8 +1,6 @@
 """Sweeps over processes: a variant's tasks run together, the largest variants first, and the rows and
 errors come out as one process gives them, in the tasks' order."""
 
-import os
-
 import pytest
 
 from trnsim.errors import UsageError
@@ -63,27 +61,23 @@ def test_two_workers_raise_the_error_one_process_meets_first():
             list(run_sweep(tasks, jobs))
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="reads /proc")
-def test_a_worker_runs_blas_on_one_thread():
-    """Told through each loaded OpenBLAS's own call (read back with its getter), and through the
-    environment for those a worker loads later. In a process of its own: the change is for good."""
-    import subprocess
-    import sys
+def test_a_system_that_cannot_load_is_its_first_tasks_error_on_every_engine(tmp_path):
+    """One process runs the tasks before it, then raises; two workers do the same, and with the
+    system first no engine is started at all (a scheduler that would not answer is never reached)."""
+    from trnsim.errors import TrnsimError
+    from trnsim.studies.engines import EngineOptions
 
-    code = (
-        "import ctypes, os, numpy\n"
-        "from trnsim.studies.engines.local import one_blas_thread\n"
-        "told = one_blas_thread()\n"
-        "names = ('scipy_openblas_get_num_threads64_', 'scipy_openblas_get_num_threads',\n"
-        "         'openblas_get_num_threads64_', 'openblas_get_num_threads')\n"
-        "for path in told:\n"
-        "    lib = ctypes.CDLL(path)\n"
-        "    print(next(getattr(lib, n) for n in names if hasattr(lib, n))())\n"
-        "loaded = any('openblas' in line.lower() for line in open('/proc/self/maps'))\n"
-        "print(os.environ['OPENBLAS_NUM_THREADS'], len(told), loaded)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    *counts, last = done.stdout.split("\n")[:-1]
-    threads, told, loaded = last.split()
-    assert threads == "1" and all(count == "1" for count in counts) and int(told) == len(counts)
-    assert int(told) >= 1 or loaded == "False"  # numpy's OpenBLAS (the wheels') is always told
+    missing = Variant(file=str(tmp_path / "missing.yaml"))
+    good = _tasks(["nl16"], ops=("allreduce",))
+    tasks = good + [Task(missing, (), "allreduce", "auto", SIZES)] + _tasks(["nl64"], ops=("allreduce",))
+    found = {}
+    for jobs in (1, 2):
+        rows = []
+        with pytest.raises(TrnsimError) as error:
+            rows.extend(run_sweep(tasks, jobs))
+        found[jobs] = (_plain(rows), str(error.value))
+    assert found[1] == found[2] and len(found[1][0]) == 1 and "missing.yaml" in found[1][1]
+    nowhere = EngineOptions(engine="dask", scheduler="tcp://127.0.0.1:9", connect_timeout_s=30.0)
+    with pytest.raises(TrnsimError) as error:
+        list(run_sweep(tasks[1:], engine=nowhere))
+    assert str(error.value) == found[1][1]

@@ -142,11 +142,12 @@ def faults(
         trnsim faults nl16 nl32x2 --op allreduce --domains 100
         trnsim faults nl16 --blast-radius chip --failure-rate chip=1e4 --format csv
         trnsim faults h100 --op allreduce --kind chip --runtime nccl
-        trnsim faults nl72x2 --random 3 --samples 200 --jobs 2
-        trnsim faults nl72x2 --random 3 --samples 1000 --scheduler tcp://10.0.0.5:8786
+        trnsim faults nl32x2 --op allreduce --random 2 --samples 8 --jobs 2
+        trnsim faults nl32x2 --random 2 --samples 8 --engine dask --jobs 2
 
-    --jobs, --engine and --scheduler say where the --random draws run, never what they give
-    (docs/guide/distributed.md).
+    On a Dask cluster, name its scheduler: trnsim faults nl72x2 --random 3 --samples 1000 --scheduler
+    tcp://HOST:8786. --jobs, --engine and --scheduler say where the --random draws run, never what
+    they give (docs/guide/distributed.md).
     """
     options = dict(locals())  # every option's value: what the printed outcome depends on
     where = engine_options(options.pop("engine"), options.pop("scheduler"), options.pop("jobs"))

@@ -109,11 +109,12 @@ def sweep(
         trnsim sweep --sku nl16 --op allreduce --sizes 1M,1G
         trnsim sweep --sku nl16 --sku nl64 --sizes 1M,1G -o results.csv
         trnsim sweep --sku h100 --sku b200 --op allreduce --runtime nccl --sizes 1M
-        trnsim sweep --sizes 1M,1G -o results.csv --jobs 2
-        trnsim sweep --sizes 1M,1G -o results.csv --engine dask --jobs 4
-        trnsim sweep --sizes 1M,1G -o results.csv --scheduler tcp://10.0.0.5:8786
+        trnsim sweep --sku nl16 --sku nl64 --sizes 1M,1G -o results.csv --jobs 2
+        trnsim sweep --sku nl16 --sku nl64 --sizes 1M -o r.csv --engine dask --jobs 2
 
-    --jobs, --engine and --scheduler change where the runs go, never the rows (docs/guide/distributed.md).
+    On a Dask cluster, name its scheduler: trnsim sweep --sizes 1M,1G -o results.csv --scheduler
+    tcp://HOST:8786. --jobs, --engine and --scheduler change where the runs go, never the rows
+    (docs/guide/distributed.md).
     """
     from trnsim.collectives.ops import BASIC, get_op
     from trnsim.studies.runtimes import known_runtime

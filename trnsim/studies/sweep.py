@@ -129,8 +129,26 @@ def run_sweep(
     error is raised where the tasks' order reaches it, as one process would raise it.
     """
     engine = engine or EngineOptions(jobs=jobs)
-    serial = engine.engine == "local" and (engine.jobs <= 1 or len(tasks) <= 1)
-    yield from run_ordered(run_task, tasks, engine, on_done, None if serial else units(tasks))
+    if engine.engine == "local" and (engine.jobs <= 1 or len(tasks) <= 1):
+        yield from run_ordered(run_task, tasks, engine, on_done)
+        return
+    # the systems load here first (units() weighs them): one that cannot load is an error of its
+    # first task, raised after the tasks before it, as one process would, without a worker for it
+    # (nor a cluster reached when it is the first)
+    failed = next(((i, error) for i, error in enumerate(map(_load_error, tasks)) if error is not None), None)
+    ahead = tasks if failed is None else tasks[: failed[0]]
+    yield from run_ordered(run_task, ahead, engine, on_done, units(ahead))
+    if failed is not None:
+        raise failed[1]
+
+
+def _load_error(task: Task) -> Exception | None:
+    """The error loading a task's system raises, None when it loads."""
+    try:
+        _topology(task.variant)
+    except Exception as error:  # noqa: BLE001 - raised by run_sweep where the tasks' order reaches it
+        return error
+    return None
 
 
 def units(tasks: list[Task]) -> list[list[int]]:

@@ -43,8 +43,8 @@ class EngineOptions:
         A Dask scheduler's address (``tcp://host:8786``); None with ``dask``: a local cluster.
     retries : int
         Times a task is submitted again after the workers running it were lost (see :data:`RETRIES`).
-    connect_timeout_s : float
-        How long a scheduler has to answer (see :data:`CONNECT_TIMEOUT_S`).
+    connect_timeout_s : float, optional
+        How long a scheduler has to answer (None: :data:`CONNECT_TIMEOUT_S`).
     notice : callable, optional
         ``notice(line)`` receives what the engine says along the way (a worker lost, tasks
         resubmitted, where the cluster is); None: nothing is said.
@@ -54,7 +54,7 @@ class EngineOptions:
     engine: str = "local"
     scheduler: str | None = None
     retries: int = RETRIES
-    connect_timeout_s: float = CONNECT_TIMEOUT_S
+    connect_timeout_s: float | None = None
     notice: Callable[[str], None] | None = None
 
     def __post_init__(self):
@@ -62,17 +62,33 @@ class EngineOptions:
             raise ParameterError(f"expected one of {', '.join(ENGINES)}", "engine", repr(self.engine))
         if not isinstance(self.jobs, int) or self.jobs < 1:
             raise ParameterError("expected a whole number >= 1", "jobs", repr(self.jobs))
+        if self.connect_timeout_s is not None and not self.connect_timeout_s > 0:
+            raise ParameterError(
+                "expected a number of seconds > 0", "connect_timeout_s", repr(self.connect_timeout_s)
+            )
         if self.retries < 0:
             raise ParameterError("expected a whole number >= 0", "retries", repr(self.retries))
         if self.scheduler is not None:
             if self.engine != "dask":
                 raise ParameterError("a scheduler is a Dask cluster's: it needs the dask engine", "scheduler")
+            if self.jobs != 1:  # said, not ignored: the cluster's size is its own
+                raise ParameterError(
+                    "sets the workers of this machine's pool or local cluster; the one at the scheduler "
+                    "has its own: leave it out",
+                    "jobs",
+                    f"{self.jobs}",
+                )
             if not _ADDRESS.match(self.scheduler.strip()):
                 raise ParameterError(
                     "expected a Dask scheduler's address such as tcp://host:8786",
                     "scheduler",
                     repr(self.scheduler),
                 )
+
+    @property
+    def timeout_s(self) -> float:
+        """How long a scheduler, or a cluster without workers, is waited for (seconds)."""
+        return CONNECT_TIMEOUT_S if self.connect_timeout_s is None else self.connect_timeout_s
 
     def say(self, line: str) -> None:
         """Tell the user ``line`` through :attr:`notice`, if any."""

@@ -20,9 +20,10 @@ from collections.abc import Callable, Iterator
 
 from trnsim.errors import ParameterError
 
-# how often a run waiting on its tasks checks that the cluster still has workers (seconds)
+# how often a run waiting on its tasks looks at the cluster's workers (seconds)
 POLL_S = 1.0
 INSTALL = "pip install 'trnsim[dask]'"
+_QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
 
 def run_on_dask(
@@ -57,33 +58,26 @@ def connect(options):
     """(client, cluster): a client of the scheduler at ``options.scheduler``, checked to answer,
     to have workers and to run this trnsim; or of a local cluster of ``options.jobs`` processes
     (the cluster is None when it is not ours to stop)."""
-    import logging
-
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if options.scheduler is None:
-        cluster = LocalCluster(
-            n_workers=options.jobs,
-            threads_per_worker=1,  # the tasks hold the GIL: one task per process
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,  # a lost worker is said once, by this engine
-        )
+        cluster = local_cluster(options.jobs)
         client = Client(cluster, set_as_default=False)
         options.say(
             f"dask: a local cluster of {options.jobs} worker process{'es' if options.jobs > 1 else ''}"
         )
         return client, cluster
     address = options.scheduler.strip()
-    wait = f"{options.connect_timeout_s:g} s"
+    wait = f"{options.timeout_s:g} s"
+    _probe(address, options.timeout_s)
     try:
-        client = Client(address, timeout=options.connect_timeout_s, set_as_default=False)
+        client = Client(address, timeout=options.timeout_s, set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise ParameterError(
             f"no Dask scheduler answered within {wait} ({_reason(exc)})", "scheduler", address
         ) from None
     try:
-        client.wait_for_workers(1, timeout=options.connect_timeout_s)
+        client.wait_for_workers(1, timeout=options.timeout_s)
     except (OSError, TimeoutError):
         close(client, None)
         raise ParameterError(
@@ -92,6 +86,66 @@ def connect(options):
     _check_workers(client, address)
     options.say(f"dask: {len(client.nthreads())} worker(s) at {address}")
     return client, None
+
+
+def _probe(address: str, timeout_s: float) -> None:
+    """One line, within about ``timeout_s``, unless a Dask scheduler answers at ``address``.
+
+    Dask's client waits for ever on a server that accepts the connection and never answers (its
+    own timeout covers the connection, not the greeting), and fails with odd errors where something
+    else answers (a proxy's bytes read as a frame's length): so the greeting is awaited here first,
+    bounded, in a thread of its own (its own event loop, whatever loop the caller runs)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import TimeoutError as Late
+
+    async def greet():
+        from distributed.comm import connect
+
+        comm = await asyncio.wait_for(connect(address, timeout=timeout_s), timeout_s + 1)
+        await comm.close()
+
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
+        pool.submit(asyncio.run, greet()).result(timeout=timeout_s + 5)
+    except (OSError, TimeoutError, Late) as exc:
+        silent = isinstance(exc, TimeoutError) and not str(exc)
+        reason = "it accepts the connection but says nothing" if silent else _reason(exc)
+        raise ParameterError(
+            f"no Dask scheduler answered within {timeout_s:g} s ({reason})", "scheduler", address
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - whatever answered does not speak Dask's protocol
+        raise ParameterError(
+            f"what answers there is not a Dask scheduler ({type(exc).__name__})", "scheduler", address
+        ) from None
+    finally:
+        pool.shutdown(wait=False)
+
+
+def local_cluster(workers: int, **options):
+    """A Dask cluster of ``workers`` processes on this machine, one thread each (the tasks hold the
+    GIL), reachable from this machine only, with no dashboard, quiet (a lost worker is said once, by
+    this engine). ``options`` go to each worker's nanny (``env=``...)."""
+    import logging
+    import sys
+
+    from distributed import LocalCluster
+
+    # a run stopped by a signal leaves at once (trnsim.cli.entry): multiprocessing's resource
+    # tracker (a process of its own, started with this one's -W options) then frees the semaphores
+    # the workers' nannies held, and would print a warning for them under the one line the run says
+    if _QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(_QUIET_TRACKER)
+    return LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server on a free port
+        silence_logs=logging.CRITICAL,
+        **options,
+    )
 
 
 def _check_workers(client, address: str) -> None:
@@ -130,7 +184,7 @@ def _results(
 ) -> Iterator[tuple[list[int], list]]:
     """(batch, its results) as each batch finishes; a failed batch is submitted again (see the
     module's description)."""
-    from distributed import wait
+    from distributed import as_completed
 
     from trnsim.studies.engines import run_batch
 
@@ -148,15 +202,14 @@ def _results(
         )
 
     pending = {submit(n): n for n in range(len(batches))}
-    idle_since = None
-    while pending:
-        try:
-            with client.as_current():  # wait() asks for the current client
-                done, _ = wait(list(pending), timeout=POLL_S, return_when="FIRST_COMPLETED")
-        except TimeoutError:
-            idle_since = _still_workers(client, idle_since, options)
+    finished = as_completed(list(pending), loop=client.loop)
+    watch = _Watch(client, options)
+    while not finished.is_empty():
+        done = finished.next_batch(block=False)
+        if not done:  # a short nap, not a blocking wait: the cluster is watched meanwhile
+            time.sleep(0.02)
+            watch.check()
             continue
-        idle_since = None
         for future in done:
             n = pending.pop(future)
             if future.status == "finished":
@@ -164,14 +217,16 @@ def _results(
             else:
                 tries[n] += 1
                 _retry_or_stop(future, batches[n], tries[n], options)
-                pending[submit(n)] = n
+                again = submit(n)
+                pending[again] = n
+                finished.add(again)
             future.release()
 
 
 def _retry_or_stop(future, batch: list[int], tries: int, options) -> None:
     """Say that a batch failed and is submitted again, or stop after ``options.retries`` retries."""
     try:
-        reason = _reason(future.exception(timeout=options.connect_timeout_s))
+        reason = _reason(future.exception(timeout=options.timeout_s))
     except Exception as exc:  # noqa: BLE001 - a cancelled future raises instead of returning
         reason = _reason(exc)
     what = f"task {batch[0] + 1}" + (
@@ -186,27 +241,45 @@ def _retry_or_stop(future, batch: list[int], tries: int, options) -> None:
     options.say(f"dask: {what} failed ({reason}); submitting it again (retry {tries} of {options.retries})")
 
 
-def _still_workers(client, idle_since: float | None, options) -> float | None:
-    """When the cluster has had no worker for ``options.connect_timeout_s``, stop with one line
-    (tasks would wait for ever); otherwise the time since it has had none (None: it has some)."""
-    try:
-        workers = len(client.nthreads())
-    except Exception as exc:  # noqa: BLE001 - the scheduler is gone
-        raise ParameterError(f"lost the Dask scheduler ({_reason(exc)})", "engine", "dask") from None
-    if workers:
-        return None
-    now = time.monotonic()
-    if idle_since is not None and now - idle_since > options.connect_timeout_s:
-        raise ParameterError(
-            f"the Dask cluster has had no worker for {options.connect_timeout_s:g} s", "engine", "dask"
-        )
-    return idle_since if idle_since is not None else now
+class _Watch:
+    """What the cluster's workers do during a run, looked at every :data:`POLL_S`: a worker lost is
+    said (Dask gives its tasks to the others), a cluster without workers for ``options.timeout_s``
+    stops the run with one line (its tasks would wait for ever), and so does a lost scheduler."""
+
+    def __init__(self, client, options):
+        self.client, self.options = client, options
+        self.workers = set(client.nthreads())
+        self.looked = time.monotonic()
+        self.idle_since: float | None = None
+
+    def check(self) -> None:
+        now = time.monotonic()
+        if now - self.looked < POLL_S:
+            return
+        self.looked = now
+        try:
+            workers = set(self.client.nthreads())
+        except Exception as exc:  # noqa: BLE001 - the scheduler is gone
+            raise ParameterError(f"lost the Dask scheduler ({_reason(exc)})", "engine", "dask") from None
+        for worker in sorted(self.workers - workers):
+            self.options.say(f"dask: lost worker {worker}; Dask gives its tasks to the others")
+        self.workers = workers
+        if workers:
+            self.idle_since = None
+        elif self.idle_since is None:
+            self.idle_since = now
+        elif now - self.idle_since > self.options.timeout_s:
+            raise ParameterError(
+                f"the Dask cluster has had no worker for {self.options.timeout_s:g} s", "engine", "dask"
+            )
 
 
 def _reason(exc: BaseException | None) -> str:
     """An exception as a short phrase: its type, and its first line when it has one."""
     if exc is None:
         return "no reason given"
+    if type(exc).__name__ == "KilledWorker":  # its text is a paragraph of advice
+        return "its worker died: Dask's KilledWorker"
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 

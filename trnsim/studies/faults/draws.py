@@ -22,18 +22,22 @@ class Draw:
 
     load: Callable
     first: Component  # the first part drawn: named in an error of the survivors' runs
-    failures: tuple[str, ...]  # ``fail=`` texts: the parts drawn and the chips they take with them
+    # ``fail=`` texts: the parts drawn and the chips they take with them (None: at most one chip
+    # survives the parts' blast radius, nothing to run)
+    failures: tuple[str, ...] | None
     ops: tuple[str, ...]
     sizes: tuple[int, ...]
     runtime: str = "ideal"
 
 
-def run_draw(draw: Draw) -> tuple[frozenset[str] | None, dict[tuple[str, int], float]]:
+def run_draw(draw: Draw) -> tuple[frozenset[str] | None, dict[tuple[str, int], float] | None]:
     """(the chips the survivors keep, None when no two chips are left connected; busbw per
-    (op, bytes)) of one draw: the system built with its failures (the largest connected part kept),
-    the ops run on it."""
+    (op, bytes), None when the draw has nothing to run) of one draw: the system built with its
+    failures (the largest connected part kept), the ops run on it."""
     from trnsim.errors import TrnsimError
 
+    if draw.failures is None:
+        return frozenset(), None
     try:
         degraded = draw.load(list(draw.failures), keep_largest=True)
     except TrnsimError:  # no two chips left connected: the domain is out of service
@@ -93,23 +97,22 @@ def random_failures(
 
     outcomes, draws = _draw(topology, ops, sizes, count, samples, seed, rates, policy, kinds)
     keys = [(op, size) for op in ops for size in sizes]
+    # every draw is a task, even one with nothing to run: the progress counts every draw
     todo = [
-        (outcome, Draw(load, outcome.component, failures, tuple(ops), tuple(sizes), runtime))
+        Draw(load, outcome.component, failures, tuple(ops), tuple(sizes), runtime)
         for outcome, failures in zip(outcomes, draws, strict=True)
-        if failures is not None
     ]
-    results = run_ordered(run_draw, [draw for _, draw in todo], engine or EngineOptions(), progress)
-    for (outcome, _), (kept, busbw) in zip(todo, results, strict=True):
-        if kept is None:
+    results = run_ordered(run_draw, todo, engine or EngineOptions(), progress)
+    for outcome, (kept, busbw) in zip(outcomes, results, strict=True):
+        if busbw is None:  # every chip but one lost under the policy: nothing ran
+            outcome.busbw_gbps = dict.fromkeys(keys, 0.0)
+        elif kept is None:  # no two chips left connected: the domain is out of service
             outcome.lost = list(topology.chips)
             outcome.busbw_gbps = dict.fromkeys(keys, 0.0)
-            continue
-        lost = outcome.lost
-        outcome.lost = lost + [c for c in topology.chips if c not in kept and c not in lost]
-        outcome.busbw_gbps = busbw
-    for outcome, failures in zip(outcomes, draws, strict=True):
-        if failures is None:  # every chip but one lost: nothing left to run
-            outcome.busbw_gbps = dict.fromkeys(keys, 0.0)
+        else:
+            lost = outcome.lost
+            outcome.lost = lost + [c for c in topology.chips if c not in kept and c not in lost]
+            outcome.busbw_gbps = busbw
     return outcomes
 
 
