@@ -14,6 +14,7 @@ PARAMETERS = (
     "blast_radius",
     "calibration",
     "chips_per_rack",
+    "constraint",
     "counts",
     "design",
     "domains",
@@ -38,6 +39,7 @@ PARAMETERS = (
     "min_chunk_bytes",
     "nic_gbit_per_chip",
     "nodes",
+    "objective",
     "overrides",
     "oversubscription",
     "pairs",
@@ -51,6 +53,7 @@ PARAMETERS = (
     "runtime",
     "save_baseline",
     "scheduler",
+    "search",
     "size",
     "skew",
     "sku",
@@ -61,6 +64,7 @@ PARAMETERS = (
     "tor_tbit",
     "tors_per_rack",
     "traffic",
+    "vary",
 )
 
 

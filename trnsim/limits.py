@@ -22,6 +22,7 @@ TRNSIM_MAX_SIZES          message sizes in one run             1,000
 TRNSIM_MAX_DEMAND_CELLS   a demand op's matrix of pairs        67,108,864
 TRNSIM_MAX_PIPELINE_CELLS a pipeline's cost table              134,217,728
 TRNSIM_MAX_MATRIX_CELLS   cells of a topo hops --matrix        4,194,304
+TRNSIM_MAX_DESIGN_POINTS  points a design run evaluates        1,000
 ========================  ===================================  ============================
 
 Work is counted as sources x (devices + directed links): what a breadth-first search from every
@@ -102,3 +103,6 @@ PIPELINE_CELLS = Limit(
 DEMAND_CELLS = Limit("TRNSIM_MAX_DEMAND_CELLS", 1 << 26, "cells of demand (a matrix of every pair's bytes)")
 # a distance matrix printed cell by cell: 2,048 ranks (all columns) take a few seconds as CSV or JSON
 MATRIX_CELLS = Limit("TRNSIM_MAX_MATRIX_CELLS", 1 << 22, "distances (ranks x columns printed)")
+# a design point builds and evaluates a system (about a second for a 144-chip one here): 1,000 of them
+# are a quarter of an hour on one core; more wants a search (random:N) or a raised limit and workers
+DESIGN_POINTS = Limit("TRNSIM_MAX_DESIGN_POINTS", 1000, "design points")

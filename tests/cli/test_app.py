@@ -122,6 +122,7 @@ def _sku_cases(folder) -> dict[tuple[str, ...], list[str]]:
         # the engine options change nothing: the file is refused before any cluster is started or reached
         ("sweep",): ["--sku", file, "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9"],
         ("plot",): ["allreduce", "--sku", file, "--terminal"],
+        ("design",): ["--sku", file],
         ("calibrate",): [log, "--sku", file],
         ("layout",): ["--sku", file, "--tp", "2"],
         ("faults",): [file, "--random", "2", "--engine", "dask", "--jobs", "2"],

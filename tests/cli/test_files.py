@@ -39,6 +39,8 @@ CASES = [
     (["report", "allreduce", "--sku", "nl16:calibration=FILE.html", "-o", "FILE.html"], "-o",
      "the calibration file"),
     (["measure-plan", "allreduce", "--topology", "FILE.yaml", "-o", "FILE.yaml"], "-o", "--topology"),
+    (["design", "--topology", "FILE.json", "-o", "FILE.json"], "-o", "--topology"),
+    (["design", "--sku", "nl16", "--parts", "FILE.png", "--plot", "FILE.png"], "--plot", "--parts"),
 ]  # fmt: skip
 # output options of commands that read no file: nothing to replace (`topo new` refuses an existing
 # file unless --force: tests/cli/test_topo_cli.py)

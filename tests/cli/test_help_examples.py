@@ -9,7 +9,7 @@ import pytest
 from trnsim.cli.app import command_tree
 
 ROOT = Path(__file__).resolve().parents[2]
-PLOT = ("topo draw", "plot", "report")  # need the plot extra (matplotlib)
+PLOT = ("topo draw", "plot", "report", "design")  # need the plot extra (matplotlib)
 
 
 def _commands() -> list[tuple[str, ...]]:

@@ -14,6 +14,7 @@ SKIPPED = {
     "trnsim topo ...": "names the command group",
     "trnsim layout": "names the command",
     "trnsim faults": "names the command",
+    "trnsim design": "names the command",
     "trnsim calibrate": "names the command",
     "trnsim measure-plan": "names the command",
     "trnsim cluster": "names the command group",

@@ -38,6 +38,7 @@ COMMANDS = (
     Entry("report", "trnsim.cli.report:report", _ORDERED),
     Entry("sweep", "trnsim.cli.sweep:sweep", _ORDERED),
     Entry("plot", "trnsim.cli.plot:plot", _ORDERED),
+    Entry("design", "trnsim.cli.design:design", _ORDERED),
     Entry("calibrate", "trnsim.cli.calibrate:calibrate"),
     Entry("layout", "trnsim.cli.layout:layout"),
     Entry("faults", "trnsim.cli.faults:faults"),

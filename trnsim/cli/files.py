@@ -17,7 +17,7 @@ from pathlib import Path
 from trnsim.errors import UsageError
 
 # parameters (by their Python name) that name files a command writes
-OUTPUTS = ("output", "save_baseline", "export_schedule", "heatmap")
+OUTPUTS = ("output", "save_baseline", "export_schedule", "heatmap", "plot")
 # string parameters that may carry a calibration=FILE: --sku variants and --set edits
 _TEXTS = ("sku", "sku_option", "overrides")
 

@@ -17,6 +17,7 @@ FLAGS = {
     "calibration": "--calibration",
     "chips_per_rack": "--chips-per-rack",
     "design": "--design",
+    "constraint": "--constraint",
     "counts": "--counts",
     "domains": "--domains",
     "dtype": "--dtype",
@@ -40,6 +41,7 @@ FLAGS = {
     "min_chunk_bytes": "--min-chunk",
     "nic_gbit_per_chip": "--nic-gbit",
     "nodes": "--nodes",
+    "objective": "--objective",
     "overrides": "--set",
     "oversubscription": "--oversubscription",
     "pairs": "--pairs",
@@ -53,6 +55,7 @@ FLAGS = {
     "runtime": "--runtime",
     "save_baseline": "--save-baseline",
     "scheduler": "--scheduler",
+    "search": "--search",
     "size": "--size",
     "skew": "--skew",
     "sku": "--sku",
@@ -63,6 +66,7 @@ FLAGS = {
     "tor_tbit": "--tor-tbit",
     "tors_per_rack": "--tors-per-rack",
     "traffic": "--traffic",
+    "vary": "--vary",
 }
 
 
