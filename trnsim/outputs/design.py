@@ -27,10 +27,11 @@ def design_columns(metric: str, unit: str, keys: list[str], faults: bool) -> lis
     if faults:
         columns.append(Column("expected_busbw_gbps", "expected busbw (GB/s)", "{:.4g}", short="E busbw"))
     columns += [
-        Column(f"{perf}_per_kusd", f"{unit} per k$", "{:.4g}", short="per k$"),
-        Column(f"{perf}_per_kw", f"{unit} per kW", "{:.4g}", short="per kW"),
-        Column("capex_usd", "capex ($)", _money, short="capex", drop_priority=4),
-        Column("power_w", "power (W)", _money, short="power", drop_priority=3),
+        # on a narrow terminal the ratios go first: the front is drawn against capex and power
+        Column(f"{perf}_per_kusd", f"{unit} per k$", "{:.4g}", short="per k$", drop_priority=3),
+        Column(f"{perf}_per_kw", f"{unit} per kW", "{:.4g}", short="per kW", drop_priority=4),
+        Column("capex_usd", "capex ($)", _money, short="capex"),
+        Column("power_w", "power (W)", _money, short="power"),
         Column("violates", "breaks", align="left", drop_priority=2),
     ]
     return columns
