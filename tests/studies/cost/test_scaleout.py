@@ -72,3 +72,14 @@ def test_more_nic_bandwidth_means_more_nics_and_tor_ports():
     )
     assert _kind(more, "NIC")[0].gbit == 2 * _kind(base, "NIC")[0].gbit
     assert _kind(more, "link")[0].count == 2 * _kind(base, "link")[0].count
+
+
+@pytest.mark.parametrize("domains", [1, 3, None])
+def test_copper_counts_the_chips_ports_not_the_tors(domains):
+    """One cable per 100G port of each chip, however many domains share a rack's ToRs (nl16: two
+    servers per rack, so one domain alone leaves half the ToRs' down ports empty)."""
+    topology = load_topology("nl16")
+    items, _ = scale_out_items(topology, domains)
+    (copper,) = _kind(items, "link")
+    per_chip = topology.spec.scale_out.efa_gbit_per_chip
+    assert copper.count == 16 * per_chip / 100

@@ -79,11 +79,11 @@ def scale_out_items(topology: Topology, domains: int | None = None) -> tuple[lis
             fabric="scale-out",
             detail=f"{choice.tor_tbit:g} Tbit/s, {planes} per rack; {plan.tor_down} ports down, {plan.tor_up} up",
         ),
-        Item(
+        Item(  # the chips' own ports: a rack's ToRs may have ports for chips of other domains
             "link",
             ("cable-copper",),
-            rack_share * planes * plan.tor_down,
-            gbit=rack_share * planes * plan.tor_down * choice.port_gbit,
+            chips * choice.nic_gbit_per_chip / choice.port_gbit,
+            gbit=chips * choice.nic_gbit_per_chip,
             medium="copper",
             length="in-rack",
             fabric="scale-out",
