@@ -163,3 +163,13 @@ def test_dask_is_imported_only_when_its_engine_runs(line, tmp_path):
     )
     modules = json.loads(done.stdout.splitlines()[-1])
     assert not [name for name in modules if name.split(".")[0] in ("dask", "distributed")]
+
+
+def test_a_local_dask_cluster_starts_no_more_workers_than_there_is_work(cli, no_cache):
+    """As the local pool: one variant's tasks are one batch, so --jobs 4 starts one worker."""
+    pytest.importorskip("distributed")
+    result = cli(
+        "sweep", "--sku", "nl16", "--op", "allreduce", "--sizes", "1M", "--engine", "dask", "--jobs", "4"
+    )
+    assert result.code == 0, result.err
+    assert "dask: a local cluster of 1 worker process\n" in result.err

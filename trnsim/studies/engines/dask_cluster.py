@@ -35,7 +35,7 @@ def run_on_dask(
     require_dask()
     if not tasks:
         return
-    client, cluster = connect(options)
+    client, cluster = connect(options, len(batches))
     try:
         yield from in_order(tasks, _results(client, function, tasks, batches, options), progress)
     finally:
@@ -54,18 +54,18 @@ def require_dask() -> None:
         ) from None
 
 
-def connect(options):
+def connect(options, batches: int | None = None):
     """(client, cluster): a client of the scheduler at ``options.scheduler``, checked to answer,
-    to have workers and to run this trnsim; or of a local cluster of ``options.jobs`` processes
-    (the cluster is None when it is not ours to stop)."""
+    to have workers and to run this trnsim; or of a local cluster of ``options.jobs`` processes, no
+    more than the ``batches`` of work there are, as the local pool (the cluster is None when it is
+    not ours to stop)."""
     from distributed import Client
 
     if options.scheduler is None:
-        cluster = local_cluster(options.jobs)
+        workers = min(options.jobs, batches or options.jobs)
+        cluster = local_cluster(workers)
         client = Client(cluster, set_as_default=False)
-        options.say(
-            f"dask: a local cluster of {options.jobs} worker process{'es' if options.jobs > 1 else ''}"
-        )
+        options.say(f"dask: a local cluster of {workers} worker process{'es' if workers > 1 else ''}")
         return client, cluster
     address = options.scheduler.strip()
     wait = f"{options.timeout_s:g} s"
