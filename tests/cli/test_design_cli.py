@@ -192,3 +192,23 @@ def test_routings_are_systems_and_a_failure_applies_to_every_point(cli, tmp_path
         # the failed part is still bought; the survivors are no faster
         assert r["capex_usd"] == h["capex_usd"] and r["busbw_gbps"] <= h["busbw_gbps"]
     assert any(r["busbw_gbps"] < h["busbw_gbps"] for r, h in zip(rows, before, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("options", "line"),
+    [
+        (("--dtype", "int3"), "error: unknown --dtype 'int3'"),
+        (("--objective", "busbw:allreduce:0"), "error: --objective 'busbw:allreduce:0': expected a size"),
+        (("--vary", "efficency.default=0.8,0.9"), "error: --vary efficency.default: no section 'efficency'"),
+        (
+            ("--sku", "nl72x2", "--vary", "switched.cross_rack.lanes=8,16"),
+            "error: on trn2-nl16: --vary switched.cross_rack.lanes: no section 'switched'",
+        ),
+    ],
+)
+def test_the_inputs_mistakes_are_named_as_such_before_any_point_runs(cli, options, line):
+    """Not 'no point is feasible', nor the --set a user never gave: the option, and the system when
+    several are varied."""
+    result = cli("design", "--sku", "nl16", *options)
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith(line) and result.err.count("\n") == 1, result.err

@@ -67,10 +67,10 @@ def design(
     Examples:
 
         trnsim design --sku nl72x2 --vary switched.cross_rack.lanes=4,8,16
-        trnsim design --sku h100 --vary efficiency.default=0.8,0.9 -o d.csv
-        trnsim design --sku h100 --vary efficiency.default=0.8,0.9 --plot d.png
+        trnsim design --sku nl16 --vary efficiency.default=0.8,0.9 -o d.csv
+        trnsim design --sku nl16 --vary efficiency.default=0.8,0.9 --plot d.png
         trnsim design --sku h100 --objective moe:4:16M --max-power-w 2e4
-        trnsim design --sku h100 --vary latency.step_ns=1000,2000 --search random:1
+        trnsim design --sku nl16 --vary efficiency.default=0.8,0.9 --search random:1
     """
     from trnsim.studies.design.grid import choose, parse_search
 
@@ -89,10 +89,12 @@ def _plan(systems, vary, objective, front, faults, mttf, mttr_h, parts, runtime,
     """Everything a run needs, checked before any point is evaluated; ``systems`` is what
     :func:`~trnsim.cli.variant_options.variants_of` takes (each --routing makes each SKU a system)."""
     from trnsim.cli.variant_options import variants_of
+    from trnsim.collectives.ops import dtype_size
     from trnsim.studies.design.grid import make_grid, parse_axis
     from trnsim.studies.design.objectives import parse_objective
     from trnsim.studies.design.run import FRONTS, FaultModel, check_edits
 
+    dtype_size(dtype)  # a bad --dtype is the input's mistake, not every point's infeasibility
     goal = parse_objective(objective)
     if front not in FRONTS:
         raise UsageError(f"--front {front!r}: expected one of {', '.join(FRONTS)}")

@@ -86,7 +86,10 @@ def parse_objective(text: str | None) -> Objective:
     try:
         if kind == "busbw" and len(parts) <= 2:
             op = get_op(parts[0] if parts else "allreduce").name
-            return Objective(kind, text, op=op, size=parse_size(parts[1]) if len(parts) > 1 else 1 << 30)
+            size = parse_size(parts[1]) if len(parts) > 1 else 1 << 30
+            if size < 1:  # no system runs an op of nothing: the input's mistake, not each point's
+                raise refuse("expected a size of at least 1 byte")
+            return Objective(kind, text, op=op, size=size)
         if kind == "moe" and len(parts) == 2:
             if not parts[0].isdigit() or int(parts[0]) < 2:
                 raise refuse("expected moe:EP:SIZE with EP, the ranks of an expert-parallel group, >= 2")

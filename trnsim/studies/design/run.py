@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trnsim.errors import TrnsimError
+from trnsim.errors import ParameterError, TrnsimError
 from trnsim.studies.design.constraints import Constraint, broken
 from trnsim.studies.design.objectives import Objective, measure
 from trnsim.studies.design.pareto import MAXIMISE, MINIMISE, pareto_front
@@ -141,8 +141,23 @@ def check_edits(systems: list[Variant], edits: list[list[str]]) -> list[str]:
         names.append(load_spec(variant.sku, variant.file, base).spec.name)
         for extra in edits:
             for edit in extra:
-                load_spec(variant.sku, variant.file, [*base, edit])
+                try:
+                    load_spec(variant.sku, variant.file, [*base, edit])
+                except ParameterError as exc:
+                    raise _as_varied(exc, edit, names[-1] if len(systems) > 1 else None) from None
     return names
+
+
+def _as_varied(error: ParameterError, edit: str, system: str | None) -> TrnsimError:
+    """A varied edit's refusal named as the ``vary`` parameter's (the schema names every edit an
+    ``overrides`` one), and the system it was refused on when there are several."""
+    if error.parameters != ("overrides",) or ": " not in error.template:
+        return error
+    reason = error.template.split(": ", 1)[1]
+    if "{" in reason:  # it names other parameters: keep it whole
+        return error
+    renamed = ParameterError(reason, "vary", edit.partition("=")[0].strip())
+    return renamed.within(f"on {system}") if system else renamed
 
 
 # what the front trades performance against: its name -> the columns minimised
