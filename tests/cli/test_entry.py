@@ -184,10 +184,16 @@ def test_a_signal_landing_in_an_import_still_leaves_with_its_code(monkeypatch, c
     """A Ctrl-C inside ``import multiprocessing`` (or trnsim.atomic) finds the module in sys.modules
     without its functions yet: the handler must still leave, not raise into the run (where importlib
     swallowed the error and the run went on to exit 0)."""
+    import multiprocessing
+    import multiprocessing.process
     import types
 
     from trnsim.cli import entry
 
+    # the handler stops new processes for good (the process leaves): this one gets its start back
+    monkeypatch.setattr(
+        multiprocessing.process.BaseProcess, "start", multiprocessing.process.BaseProcess.start
+    )
     monkeypatch.setitem(sys.modules, half_imported, types.ModuleType(half_imported))
     monkeypatch.setattr(entry.signal, "signal", lambda *args: None)  # keep the test process's handlers
     left = []
@@ -195,6 +201,9 @@ def test_a_signal_landing_in_an_import_still_leaves_with_its_code(monkeypatch, c
     entry._leave(130, "interrupted")
     assert left == [130]
     assert capsys.readouterr().err == "interrupted\n"
+    if half_imported != "multiprocessing":  # a Dask nanny replacing a stopped worker starts nothing
+        with pytest.raises(RuntimeError, match="stopping"):
+            multiprocessing.Process(target=print).start()
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="reads /proc")

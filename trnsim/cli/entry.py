@@ -121,11 +121,20 @@ def _stop_children() -> None:
     active_children = getattr(sys.modules.get("multiprocessing"), "active_children", None)
     if active_children is None:
         return
+    # no process starts from here on: a Dask nanny (a thread of this process) replaces a worker it
+    # sees stopped, and the new one, half started when this process leaves, would print a traceback
+    process = sys.modules.get("multiprocessing.process")
+    if process is not None:
+        process.BaseProcess.start = _no_more_processes
     children = active_children()
     for child in children:
         child.terminate()
     for child in children:
         child.join(timeout=5)
+
+
+def _no_more_processes(self) -> None:
+    raise RuntimeError("trnsim is stopping: no new process")
 
 
 def _say(line: str) -> None:
