@@ -3,33 +3,16 @@ errors come out as one process gives them, in the tasks' order."""
 
 import pytest
 
+from tests.studies.sweep_tasks import SIZES, plain, sweep_tasks
 from trnsim.errors import UsageError
 from trnsim.model.backend import Selection
 from trnsim.studies.sweep import Task, run_sweep, units
 from trnsim.studies.variants import Variant
 from trnsim.topology.load import load_topology
 
-SIZES = (1 << 10, 1 << 20)
-
-
-def _tasks(skus, ops=("allreduce", "alltoall"), algos=("auto",), selection=None) -> list[Task]:
-    return [
-        Task(Variant(sku=s), (), op, algo, SIZES, selection or Selection())
-        for s in skus
-        for op in ops
-        for algo in algos
-    ]
-
-
-def _plain(results) -> list[list[dict]]:
-    """Rows as comparable values (a skipped row holds the error itself)."""
-    return [
-        [{k: str(v) if k == "skipped" else v for k, v in row.items()} for row in rows] for rows in results
-    ]
-
 
 def test_units_gather_a_variants_tasks_and_put_the_largest_first():
-    tasks = _tasks(["nl16", "nl72x2", "nl64"], ops=("allreduce", "alltoall", "allgather"))
+    tasks = sweep_tasks(["nl16", "nl72x2", "nl64"], ops=("allreduce", "alltoall", "allgather"))
     tasks.append(Task(Variant(sku="nl16"), (), "reducescatter", "auto", SIZES))  # nl16 again, at the end
     found = units(tasks)
     assert sorted(i for unit in found for i in unit) == list(range(len(tasks)))
@@ -44,10 +27,12 @@ def test_units_gather_a_variants_tasks_and_put_the_largest_first():
 
 
 def test_two_workers_give_one_processs_rows_in_its_order():
-    tasks = _tasks(["nl16", "nl32x2", "nl64"], algos=("auto", "nvls"))  # nvls applies nowhere here: skipped
+    tasks = sweep_tasks(
+        ["nl16", "nl32x2", "nl64"], algos=("auto", "nvls")
+    )  # nvls applies nowhere here: skipped
     done = []
-    alone = _plain(run_sweep(tasks, 1))
-    apart = _plain(run_sweep(tasks, 2, done.append))
+    alone = plain(run_sweep(tasks, 1))
+    apart = plain(run_sweep(tasks, 2, done.append))
     assert apart == alone and done == tasks
     assert any("skipped" in rows[0] for rows in alone) and any("skipped" not in rows[0] for rows in alone)
 
@@ -55,7 +40,7 @@ def test_two_workers_give_one_processs_rows_in_its_order():
 def test_two_workers_raise_the_error_one_process_meets_first():
     """nl72x2 has racks; nl16 and nl64 (tori) have none: one process stops at nl16's task, and so do
     two workers, whichever of nl16's and nl64's tasks finishes first."""
-    tasks = _tasks(["nl72x2", "nl16", "nl64"], ops=("allreduce",), selection=Selection(group="rack:0"))
+    tasks = sweep_tasks(["nl72x2", "nl16", "nl64"], ops=("allreduce",), selection=Selection(group="rack:0"))
     for jobs in (1, 2):
         with pytest.raises(UsageError, match="trn2-nl16 has no racks"):
             list(run_sweep(tasks, jobs))
@@ -68,14 +53,14 @@ def test_a_system_that_cannot_load_is_its_first_tasks_error_on_every_engine(tmp_
     from trnsim.studies.engines import EngineOptions
 
     missing = Variant(file=str(tmp_path / "missing.yaml"))
-    good = _tasks(["nl16"], ops=("allreduce",))
-    tasks = good + [Task(missing, (), "allreduce", "auto", SIZES)] + _tasks(["nl64"], ops=("allreduce",))
+    good = sweep_tasks(["nl16"], ops=("allreduce",))
+    tasks = good + [Task(missing, (), "allreduce", "auto", SIZES)] + sweep_tasks(["nl64"], ops=("allreduce",))
     found = {}
     for jobs in (1, 2):
         rows = []
         with pytest.raises(TrnsimError) as error:
             rows.extend(run_sweep(tasks, jobs))
-        found[jobs] = (_plain(rows), str(error.value))
+        found[jobs] = (plain(rows), str(error.value))
     assert found[1] == found[2] and len(found[1][0]) == 1 and "missing.yaml" in found[1][1]
     nowhere = EngineOptions(engine="dask", scheduler="tcp://127.0.0.1:9", connect_timeout_s=30.0)
     with pytest.raises(TrnsimError) as error:

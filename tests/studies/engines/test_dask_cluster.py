@@ -9,15 +9,13 @@ import time
 
 import pytest
 
+from tests.studies.sweep_tasks import plain, sweep_tasks
 from trnsim.errors import UsageError
 from trnsim.model.backend import Selection
 from trnsim.studies.engines import EngineOptions, run_ordered
-from trnsim.studies.sweep import Task, run_sweep
-from trnsim.studies.variants import Variant
+from trnsim.studies.sweep import run_sweep
 
 distributed = pytest.importorskip("distributed")
-
-SIZES = (1 << 10, 1 << 20)
 
 
 def _cluster(**config):
@@ -49,28 +47,12 @@ def on(cluster, **options) -> EngineOptions:
     return EngineOptions(engine="dask", scheduler=cluster.scheduler_address, **options)
 
 
-def _tasks(skus, ops=("allreduce", "alltoall"), algos=("auto",), selection=None) -> list[Task]:
-    return [
-        Task(Variant(sku=s), (), op, algo, SIZES, selection or Selection())
-        for s in skus
-        for op in ops
-        for algo in algos
-    ]
-
-
-def _plain(results) -> list[list[dict]]:
-    """Rows as comparable values (a skipped row holds the error itself)."""
-    return [
-        [{k: str(v) if k == "skipped" else v for k, v in row.items()} for row in rows] for rows in results
-    ]
-
-
 def test_dask_gives_a_local_runs_rows_in_its_order(cluster, monkeypatch):
     monkeypatch.setenv("TRNSIM_CACHE", "off")
-    tasks = _tasks(["nl16", "nl32x2", "nl64"], algos=("auto", "nvls"))  # nvls applies nowhere: skipped
+    tasks = sweep_tasks(["nl16", "nl32x2", "nl64"], algos=("auto", "nvls"))  # nvls applies nowhere: skipped
     done = []
-    alone = _plain(run_sweep(tasks, 1))
-    apart = _plain(run_sweep(tasks, on_done=done.append, engine=on(cluster)))
+    alone = plain(run_sweep(tasks, 1))
+    apart = plain(run_sweep(tasks, on_done=done.append, engine=on(cluster)))
     assert apart == alone and done == tasks
     assert any("skipped" in rows[0] for rows in alone) and any("skipped" not in rows[0] for rows in alone)
 
@@ -78,7 +60,7 @@ def test_dask_gives_a_local_runs_rows_in_its_order(cluster, monkeypatch):
 def test_a_tasks_error_is_the_one_a_local_run_raises(cluster):
     """nl72x2 has racks, nl16 and nl64 (tori) none: the error is nl16's, as in one process, whichever
     worker finishes first."""
-    tasks = _tasks(["nl72x2", "nl16", "nl64"], ops=("allreduce",), selection=Selection(group="rack:0"))
+    tasks = sweep_tasks(["nl72x2", "nl16", "nl64"], ops=("allreduce",), selection=Selection(group="rack:0"))
     with pytest.raises(UsageError) as local:
         list(run_sweep(tasks, 1))
     with pytest.raises(UsageError) as remote:
