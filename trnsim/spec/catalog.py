@@ -5,7 +5,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import get_args
+from typing import Any, get_args
 
 import msgspec
 
@@ -47,6 +47,28 @@ _CHOICES = {
     "per": "each, lane, gbit",  # parts.NAME.per
 }
 _MSGSPEC_AT = re.compile(r"^(.*?)(?: - at `\$(.*)`)?$", re.S)
+
+
+def convert_document(document: dict, kind: type, where) -> Any:
+    """``document`` as a ``kind`` (a topology's :class:`Spec`, a parts file), or one
+    :class:`ConfigError` line: ``where(keypath)`` (the file, or the edit), the key path (a part by its
+    name, not msgspec's ``parts[...]``) and what was expected.
+
+    Examples
+    --------
+    >>> from trnsim.spec.schema import Latency
+    >>> convert_document({"step_ns": "fast"}, Latency, lambda keypath: "my.yaml")
+    Traceback (most recent call last):
+    ...
+    trnsim.errors.ConfigError: my.yaml: step_ns: expected `float`, got `str`
+    """
+    try:
+        return msgspec.convert(document, kind, strict=True)
+    except msgspec.ValidationError as exc:
+        keypath, message = _describe_validation(exc)
+        if "`$.parts" in str(exc):  # msgspec names a dict's entry parts[...]: find it by name
+            keypath, message = describe_part_error(document.get("parts"), keypath, message)
+        raise ConfigError(f"{where(keypath)}: {keypath}: {message}") from None
 
 
 def _describe_validation(exc: msgspec.ValidationError) -> tuple[str, str]:
@@ -101,13 +123,7 @@ def validate_document(
     ConfigError
         With one line naming the file (or the edit), the key path and what was expected.
     """
-    try:
-        spec = msgspec.convert(document, Spec, strict=True)
-    except msgspec.ValidationError as exc:
-        keypath, message = _describe_validation(exc)
-        if "`$.parts" in str(exc):  # msgspec names a dict's entry parts[...]: find it by name
-            keypath, message = describe_part_error(document.get("parts"), keypath, message)
-        raise ConfigError(f"{_where(path, edits, file, keypath)}: {keypath}: {message}") from None
+    spec = convert_document(document, Spec, lambda keypath: _where(path, edits, file, keypath))
     _check_references(spec, path, edits, file)
     _check_ranges(spec, path, edits, file)
     _check_scale_out(spec, path, edits, file)

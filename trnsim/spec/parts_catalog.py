@@ -3,8 +3,6 @@
 
 from pathlib import Path
 
-import msgspec
-
 from trnsim.errors import ConfigError
 from trnsim.spec.parts import Parts, PartsFile, PartSpec
 
@@ -28,21 +26,14 @@ def read_parts_file(path: Path | str) -> dict[str, PartSpec]:
     ConfigError
         With one line naming the file, the key path and what was expected.
     """
-    from trnsim.spec.catalog import _describe_validation, describe_part_error
+    from trnsim.spec.catalog import convert_document
     from trnsim.yamlio import load_yaml
 
     document = load_yaml(Path(path), "parts file")
     if not isinstance(document, dict):
         got = "an empty file" if document is None else type(document).__name__
         raise ConfigError(f"{path}: (top level): expected a mapping with a parts: section, got {got}")
-    try:
-        parsed = msgspec.convert(document, PartsFile, strict=True)
-    except msgspec.ValidationError as exc:
-        keypath, message = _describe_validation(exc)
-        if "`$.parts" in str(exc):  # msgspec names a dict's entry parts[...]: find it by name
-            keypath, message = describe_part_error(document.get("parts"), keypath, message)
-        raise ConfigError(f"{path}: {keypath}: {message}") from None
-    return parsed.parts
+    return convert_document(document, PartsFile, lambda keypath: str(path)).parts
 
 
 def load_parts(path: Path | str | None = None) -> Parts:
