@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from tests.cli.imported import modules_imported_by
+
 SWEEP = ["sweep", "--sku", "nl16", "--sku", "nl32x2", "--sku", "nl64", "--algo", "auto", "--algo", "ring",
          "--sizes", "1M,1G"]  # fmt: skip
 FAULTS = ["faults", "nl32x2", "--op", "allreduce", "--random", "2", "--samples", "6", "--format", "json"]
@@ -134,17 +136,6 @@ def test_a_scheduler_that_does_not_answer_is_one_line_and_exit_2(cli, monkeypatc
     assert line.startswith(f"error: --scheduler {address}: no Dask scheduler answered within 1 s"), line
 
 
-_MODULES = (
-    "import json, sys\n"
-    "from trnsim.cli.app import main\n"
-    "try:\n"
-    "    main(sys.argv[1:])\n"
-    "except SystemExit as exc:\n"
-    "    assert exc.code in (0, None), exc.code\n"
-    "print(json.dumps(sorted(sys.modules)))\n"
-)
-
-
 @pytest.mark.parametrize(
     "line",
     [("topo", "list"), ("sweep", "--help"), ("sweep", "--sku", "nl16", "--sizes", "1M", "--jobs", "2"),
@@ -152,16 +143,7 @@ _MODULES = (
     ids=" ".join,
 )  # fmt: skip
 def test_dask_is_imported_only_when_its_engine_runs(line, tmp_path):
-    import subprocess
-
-    done = subprocess.run(
-        [sys.executable, "-c", _MODULES, *line],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={"PATH": "", "COLUMNS": "200", "TRNSIM_CACHE_DIR": str(tmp_path)},
-    )
-    modules = json.loads(done.stdout.splitlines()[-1])
+    modules = modules_imported_by(line, tmp_path)
     assert not [name for name in modules if name.split(".")[0] in ("dask", "distributed")]
 
 

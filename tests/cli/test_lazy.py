@@ -4,14 +4,12 @@ import contextlib
 import copy
 import importlib
 import io
-import json
-import subprocess
-import sys
 
 import pytest
 import typer
 import typer.main
 
+from tests.cli.imported import modules_imported_by
 from trnsim.cli import app as root
 from trnsim.cli.lazy import LazyCommands
 
@@ -42,27 +40,10 @@ LINES = {
     ("collective", "allreduce", "--help"): ("trnsim.cli.topo.show",),
 }
 
-_RUN = (
-    "import json, sys\n"
-    "from trnsim.cli.app import main\n"
-    "try:\n"
-    "    main(sys.argv[1:])\n"
-    "except SystemExit as exc:\n"
-    "    assert exc.code in (0, None), exc.code\n"
-    "print(json.dumps(sorted(sys.modules)))\n"
-)
-
 
 @pytest.mark.parametrize("line", list(LINES), ids=" ".join)
 def test_a_command_line_imports_its_own_command_alone(line, tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN, *line],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={"PATH": "", "COLUMNS": "200", "TRNSIM_CACHE_DIR": str(tmp_path)},
-    )
-    modules = set(json.loads(done.stdout.splitlines()[-1]))
+    modules = modules_imported_by(line, tmp_path)
     assert not modules & set(OTHERS + LINES[line])
 
 
