@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from trnsim.errors import ParameterError, TrnsimError
@@ -73,17 +74,25 @@ def evaluate_point(task: PointTask) -> dict:
 
 def cost_of(topology, parts: Path | None) -> dict:
     """The system's capital cost and power from its bill of materials (:mod:`trnsim.studies.cost`)."""
-    from trnsim.studies.cost import bill_of_materials, load_parts
+    from trnsim.studies.cost import bill_of_materials
 
     # a failed part is still bought: the healthy system is priced (a degraded one has fewer chips,
     # which the scale-out share cannot divide into whole racks)
-    bill = bill_of_materials(getattr(topology, "healthy", None) or topology, load_parts(parts))
+    bill = bill_of_materials(getattr(topology, "healthy", None) or topology, _parts(parts))
     return {
         "capex_usd": bill.capex_usd,
         "power_w": bill.power_w,
         "network_capex_usd": bill.network_capex_usd,
         "network_power_w": bill.network_power_w,
     }
+
+
+@cache
+def _parts(path: Path | None):
+    """The parts catalog (with ``path``'s), read once per process rather than once per point."""
+    from trnsim.studies.cost import load_parts
+
+    return load_parts(path)
 
 
 def columns_of(objective: Objective, keys: list[str], faults: bool) -> list[str]:
@@ -107,18 +116,11 @@ def numeric_columns(objective: Objective, faults: bool) -> list[str]:
 def run_points(
     tasks: list[PointTask], engine=None, progress: Callable[[PointTask], None] | None = None
 ) -> Iterator[dict]:
-    """Each task's row, in the tasks' order: here, or through ``engine`` (an
+    """Each task's row, in the tasks' order: here (``engine`` None), or through ``engine`` (an
     :class:`trnsim.studies.engines.EngineOptions`, which gives the same rows in the same order)."""
-    if engine is None:
-        for task in tasks:
-            row = evaluate_point(task)
-            if progress is not None:
-                progress(task)
-            yield row
-        return
-    from trnsim.studies.engines import run_ordered
+    from trnsim.studies.engines import EngineOptions, run_ordered
 
-    yield from run_ordered(evaluate_point, tasks, engine, progress)
+    yield from run_ordered(evaluate_point, tasks, engine or EngineOptions(), progress)
 
 
 def check_edits(systems: list[Variant], edits: list[list[str]]) -> list[str]:
