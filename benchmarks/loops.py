@@ -10,7 +10,13 @@ busy machine slows them alike): the median wall seconds, and CPU seconds (user +
 process and its workers). The cluster run is a ratio to its 1 s goal, beside the import floor
 (numpy, typer, rich, pyyaml, msgspec); the other ops run once each. The sweep is the speed-up of two
 workers over one, with whether their CSV files are identical (byte for byte, rows in the same
-order). Nothing here asserts a time.
+order), and beside it the speed-up of the tasks alone: the time the CLI spends in
+``trnsim.studies.sweep.run_sweep`` (from the first task to the last one's rows), which leaves out what
+every process pays once whatever the workers (the interpreter, the imports, building the tasks,
+writing the file, leaving). Last, what a perfect engine would reach: every worker still imports
+what the tasks need (scipy's csgraph and optimize, timed here after the CLI's own imports), the
+rest of the tasks split evenly with nothing lost to forking, results or the two workers sharing the
+machine: ``rest + imports + (tasks - imports) / 2``. Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -31,8 +37,59 @@ CLUSTER_GOAL_S = 1.0
 SWEEP_GOAL = 1.8
 
 
+# the CLI in-process, timing run_sweep's generator from its first row asked for to its last
+_TASKS_ALONE = """
+import sys, time
+import trnsim.studies.sweep as sweep
+from trnsim.cli.entry import main
+run, spent = sweep.run_sweep, []
+def timed(*args, **kwargs):
+    began = time.perf_counter()
+    yield from run(*args, **kwargs)
+    spent.append(time.perf_counter() - began)
+sweep.run_sweep = timed
+sys.argv = ["trnsim", *sys.argv[1:]]
+import atexit
+atexit.register(lambda: print(f"tasks {sum(spent):.6f}", file=sys.stderr, flush=True))
+main()
+"""
+
+
+# what each worker imports that the CLI did not (the exact bounds' max-flow, Dijkstra and HiGHS)
+_WORKER_IMPORTS = """
+import time
+import trnsim.cli.app, trnsim.studies.sweep
+began = time.perf_counter()
+import scipy.sparse.csgraph, scipy.optimize
+print(time.perf_counter() - began)
+"""
+
+
 def _trnsim(args: list[str]) -> list[str]:
     return [sys.executable, "-m", "trnsim", *args]
+
+
+def _tasks_alone(args: list[str], tree: Path) -> float:
+    """Seconds the sweep ``args`` spends running its tasks (see :data:`_TASKS_ALONE`)."""
+    import os
+
+    done = subprocess.run(
+        [sys.executable, "-c", _TASKS_ALONE, *args],
+        env={**os.environ, "PYTHONPATH": str(tree), "TRNSIM_CACHE": "off"},
+        cwd=tree, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return float(done.stderr.rsplit("tasks ", 1)[1].split()[0])
+
+
+def _worker_imports(tree: Path) -> float:
+    """Seconds a worker spends importing what its first task needs (see :data:`_WORKER_IMPORTS`)."""
+    import os
+
+    done = subprocess.run(
+        [sys.executable, "-c", _WORKER_IMPORTS], env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree,
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return float(done.stdout)
 
 
 def _cluster(trees: dict[str, Path], runs: int) -> dict[str, float]:
@@ -71,13 +128,16 @@ def _sweep(trees: dict[str, Path], runs: int) -> dict[str, float]:
     scratch = Path(tempfile.mkdtemp(prefix="trnsim-loops-"))
     try:
         found: dict[tuple[str, int], list] = {}
+        alone: dict[tuple[str, int], list] = {}
+        imports: dict[str, list] = {}
         for _ in range(runs):  # one, two, one, two...
             for name, tree in trees.items():
+                imports.setdefault(name, []).append(_worker_imports(tree))
                 for jobs in (1, 2):
                     out = scratch / f"{name}-{jobs}.csv"
-                    found.setdefault((name, jobs), []).append(
-                        process(_trnsim(["sweep", "-o", str(out), "--jobs", str(jobs)]), tree)
-                    )
+                    args = ["sweep", "-o", str(out), "--jobs", str(jobs)]
+                    found.setdefault((name, jobs), []).append(process(_trnsim(args), tree))
+                    alone.setdefault((name, jobs), []).append(_tasks_alone(args, tree))
         print(
             f"\nsweep -o out.csv (the whole catalog, default ops), --jobs 1 against --jobs 2, {runs} rounds (median):"
         )
@@ -91,6 +151,17 @@ def _sweep(trees: dict[str, Path], runs: int) -> dict[str, float]:
                 f"  {name:8} --jobs 1 {wall1:6.2f} s ({median([c for _, c in one]):5.2f} s CPU)   --jobs 2 "
                 f"{wall2:6.2f} s ({median([c for _, c in two]):5.2f} s CPU)   speed-up {wall1 / wall2:.2f}x   "
                 f"rows {'identical' if same else 'DIFFER'}"
+            )
+            task1, task2 = median(alone[name, 1]), median(alone[name, 2])
+            print(
+                f"  {'':8} the tasks alone: --jobs 1 {task1:6.2f} s   --jobs 2 {task2:6.2f} s   speed-up "
+                f"{task1 / task2:.2f}x; the rest of the process {wall1 - task1:.2f} s and {wall2 - task2:.2f} s"
+            )
+            each = median(imports[name])
+            perfect = (wall1 - task1) + each + (task1 - each) / 2
+            print(
+                f"  {'':8} a perfect engine (each worker imports scipy's parts, {each:.2f} s, and nothing "
+                f"else is lost): --jobs 2 {perfect:6.2f} s, speed-up {wall1 / perfect:.2f}x"
             )
         return speedups
     finally:

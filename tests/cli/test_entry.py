@@ -232,3 +232,39 @@ def test_blas_runs_on_one_thread_unless_the_user_said_otherwise(given, threads):
     )
     counts = done.stdout.split()
     assert counts and set(counts) == {threads}
+
+
+_EXIT_CHILD = (
+    "import atexit, sys, threading, time\n"
+    "from trnsim.cli import entry\n"
+    "atexit.register(lambda: print('handler ran', flush=True))\n"
+    "if sys.argv[1] == 'thread':  # a thread of the run's, still busy when the command is done\n"
+    "    threading.Thread(target=lambda: (time.sleep(0.3), print('thread done', flush=True))).start()\n"
+    "sys.argv = ['trnsim', *sys.argv[2:]]\n"
+    "entry.main()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("case", "argv", "code"),
+    [
+        ("plain", ["topo", "show", "nl16", "--format", "json"], 0),
+        ("plain", ["topo", "show", "no-such-sku"], 2),
+        ("thread", ["topo", "show", "nl16", "--format", "json"], 0),
+    ],
+)
+def test_leaving_skips_the_teardown_but_not_the_exit_handlers_nor_a_running_thread(case, argv, code):
+    """The exit code, the whole output, then the exit handlers' lines; a thread still running is
+    waited for (Python's own exit), as it was before the teardown was skipped."""
+    done = subprocess.run(
+        [sys.executable, "-c", _EXIT_CHILD, case, *argv], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == code, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "handler ran"
+    if code == 0:
+        import json
+
+        shown = json.loads("\n".join(line for line in lines if line not in ("handler ran", "thread done")))
+        assert shown["name"] == "trn2-nl16"
+    assert ("thread done" in lines) == (case == "thread")
