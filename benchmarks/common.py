@@ -77,6 +77,16 @@ class Goal:
         return self.ratio >= self.limit if self.at_least else self.ratio <= self.limit
 
 
+def tree_env(source: Path, **settings: str) -> dict:
+    """This process's environment for running trnsim from ``source`` (a checkout), plus ``settings``.
+
+    The checkout's catalog is named too (``TRNSIM_CATALOG``): the editable install maps the package's
+    catalog to this checkout's ``topologies/``, whose files an earlier commit's schema may refuse
+    (issue 29 added ``parts:`` to them).
+    """
+    return {**os.environ, "PYTHONPATH": str(source), "TRNSIM_CATALOG": str(source / "topologies"), **settings}
+
+
 def trnsim(args: list[str], source: Path = ROOT, env: dict | None = None, timeout: float = 900) -> Measured:
     """Run ``trnsim ARGS`` from ``source`` (a checkout) in a fresh interpreter and measure it.
 
@@ -84,13 +94,7 @@ def trnsim(args: list[str], source: Path = ROOT, env: dict | None = None, timeou
     use :func:`process` for a whole process, start-up included.
     """
     # the disk cache off unless asked for: a repeated command would print its kept answer
-    environment = {
-        **os.environ,
-        "PYTHONPATH": str(source),
-        "COLUMNS": "200",
-        "TRNSIM_CACHE": "off",
-        **(env or {}),
-    }
+    environment = tree_env(source, COLUMNS="200", TRNSIM_CACHE="off", **(env or {}))
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, *args], capture_output=True, text=True, env=environment,
         cwd=source, check=False, timeout=timeout,
@@ -109,7 +113,7 @@ def process(command: list[str], source: Path = ROOT, env: dict | None = None) ->
 
     # the disk cache off unless a run names its folder (a cold or warm run of benchmarks/startup.py)
     switch = {} if "TRNSIM_CACHE_DIR" in (env or {}) else {"TRNSIM_CACHE": "off"}
-    environment = {**os.environ, "PYTHONPATH": str(source), **switch, **(env or {})}  # env's keys win
+    environment = tree_env(source, **{**switch, **(env or {})})  # env's keys win
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment,

@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, Goal, run_alone  # benchmarks/ is the script's folder
+from common import ROOT, Goal, run_alone, tree_env  # benchmarks/ is the script's folder
 
 FABRICS = {
     "mesh-16x16x16": ROOT / "benchmarks" / "mesh-16x16x16.yaml",
@@ -195,7 +195,7 @@ def _child(who: str, fabric: str, computation: str, out: str) -> None:
 
 
 def _run_child(who, fabric, computation, out: Path, source: Path, cache: Path | None) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(source), TRNSIM_CACHE="off")  # compute, never recall
+    env = tree_env(source, TRNSIM_CACHE="off")  # compute, never recall
     if cache is not None:
         env["NUMBA_CACHE_DIR"] = str(cache)
     done = subprocess.run(
@@ -307,7 +307,7 @@ def _process(
 ) -> tuple[float, float, float]:
     """CPU seconds (interpreter start-up included), wall seconds and peak memory (GB) of a process;
     ``cache`` is numba's cache folder, ``results`` trnsim's own disk cache (off when None: computed)."""
-    env = dict(os.environ, PYTHONPATH=str(source), COLUMNS="200", TRNSIM_CACHE="off")
+    env = tree_env(source, COLUMNS="200", TRNSIM_CACHE="off")
     if results is not None:
         env.update(TRNSIM_CACHE="on", TRNSIM_CACHE_DIR=str(results))
     if cache is not None:

@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import ROOT, Goal, median, process, run_alone
+from common import ROOT, Goal, median, process, run_alone, tree_env
 
 FLOOR = [sys.executable, "-c", "import numpy, typer, rich, yaml, msgspec"]
 CLUSTER = ["cluster", "collective", "allreduce", "--sku", "nl64", "--domains", "6250"]  # 400,000 chips
@@ -71,11 +71,9 @@ def _trnsim(args: list[str]) -> list[str]:
 
 def _tasks_alone(args: list[str], tree: Path) -> float:
     """Seconds the sweep ``args`` spends running its tasks (see :data:`_TASKS_ALONE`)."""
-    import os
-
     done = subprocess.run(
         [sys.executable, "-c", _TASKS_ALONE, *args],
-        env={**os.environ, "PYTHONPATH": str(tree), "TRNSIM_CACHE": "off"},
+        env=tree_env(tree, TRNSIM_CACHE="off"),
         cwd=tree, capture_output=True, text=True, check=True,
     )  # fmt: skip
     return float(done.stderr.rsplit("tasks ", 1)[1].split()[0])
@@ -83,10 +81,8 @@ def _tasks_alone(args: list[str], tree: Path) -> float:
 
 def _worker_imports(tree: Path) -> float:
     """Seconds a worker spends importing what its first task needs (see :data:`_WORKER_IMPORTS`)."""
-    import os
-
     done = subprocess.run(
-        [sys.executable, "-c", _WORKER_IMPORTS], env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree,
+        [sys.executable, "-c", _WORKER_IMPORTS], env=tree_env(tree), cwd=tree,
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     return float(done.stdout)
