@@ -268,3 +268,12 @@ def test_leaving_skips_the_teardown_but_not_the_exit_handlers_nor_a_running_thre
         shown = json.loads("\n".join(line for line in lines if line not in ("handler ran", "thread done")))
         assert shown["name"] == "trn2-nl16"
     assert ("thread done" in lines) == (case == "thread")
+
+
+def test_a_profiled_run_still_returns_to_its_profiler():
+    """`python -m cProfile -m trnsim ...` prints its figures after the run: it must get there."""
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-s", "ncalls", "-m", "trnsim", "topo", "show", "no-such-sku"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert "function calls" in done.stdout and done.stderr.startswith("error: unknown SKU"), done.stderr

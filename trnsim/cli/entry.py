@@ -46,13 +46,16 @@ def _exit_now(code: int) -> None:
     of a 0.25 s catalog answer, for nothing: the process is gone the moment after. The exit handlers
     (``atexit``: multiprocessing's, temporary folders') still run and the streams are flushed again
     after them. A thread still running (a pool's, a Dask cluster's) is left to Python's own exit,
-    which waits for it, as is everything when CPython lacks the handlers' runner.
+    which waits for it, as is a run under a profiler, tracer or debugger (``python -m cProfile -m
+    trnsim`` prints its figures after the run returns), and everything when CPython lacks the
+    handlers' runner.
     """
     import atexit
     import threading
 
     run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)  # CPython's, there since 3.0
-    if run_exit_handlers is None or threading.active_count() > 1:
+    watched = sys.getprofile() is not None or sys.gettrace() is not None
+    if run_exit_handlers is None or threading.active_count() > 1 or watched:
         sys.exit(code)
     try:
         run_exit_handlers()
