@@ -102,7 +102,7 @@ def trnsim(args: list[str], source: Path = ROOT, env: dict | None = None, timeou
     use :func:`process` for a whole process, start-up included.
     """
     # the disk cache off unless asked for: a repeated command would print its kept answer
-    environment = tree_env(source, COLUMNS="200", TRNSIM_CACHE="off", **(env or {}))
+    environment = tree_env(source, **{"COLUMNS": "200", "TRNSIM_CACHE": "off", **(env or {})})  # env wins
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, *args], capture_output=True, text=True, env=environment,
         cwd=source, check=False, timeout=timeout,
