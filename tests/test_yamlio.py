@@ -170,3 +170,43 @@ def test_the_lexical_bound_is_never_below_the_true_depth(tree, flow, indent):
     """Whatever the style PyYAML writes (block, flow, mixed, any indentation, awkward strings)."""
     text = yaml.safe_dump(tree, default_flow_style=flow, indent=indent)
     assert depth_bound(text) >= _depth(tree)
+
+
+def test_a_text_read_again_is_parsed_once_and_handed_out_as_a_copy(tmp_path, monkeypatch):
+    from trnsim import yamlio
+
+    parses = []
+    parse = yamlio._parse
+    monkeypatch.setattr(yamlio, "_parse", lambda text, where: parses.append(where) or parse(text, where))
+    monkeypatch.setattr(yamlio, "_PARSED", {})
+    path = tmp_path / "t.yaml"
+    path.write_text("a: {b: [1, 2]}\n")
+    first = load_yaml(path)
+    first["a"]["b"].append(3)  # a caller's edit stays its own
+    again = load_yaml(path)
+    assert again == {"a": {"b": [1, 2]}} and again is not first and parses == [str(path)]
+    path.write_text("a: {b: [1, 3]}\n")  # the same size, new content: parsed, whatever the clock says
+    assert load_yaml(path) == {"a": {"b": [1, 3]}} and len(parses) == 2
+
+
+def test_a_text_kept_under_one_bound_is_checked_again_under_a_lower_one(tmp_path, monkeypatch):
+    from trnsim import yamlio
+
+    monkeypatch.setattr(yamlio, "_PARSED", {})
+    path = tmp_path / "deep.yaml"
+    path.write_text("a: " + "[" * 12 + "]" * 12 + "\n")
+    assert load_yaml(path)  # within the default depth, and kept
+    monkeypatch.setenv("TRNSIM_MAX_YAML_DEPTH", "5")
+    with pytest.raises(UsageError, match="levels of nesting"):
+        load_yaml(path)
+
+
+def test_the_parsed_texts_kept_are_bounded(monkeypatch):
+    from trnsim import yamlio
+
+    monkeypatch.setattr(yamlio, "_PARSED", {})
+    for n in range(yamlio._PARSED_KEEP + 5):
+        assert yamlio.load_text(f"n: {n}", "t") == {"n": n}
+    assert len(yamlio._PARSED) == yamlio._PARSED_KEEP
+    assert yamlio.load_text("x: " + "y" * (yamlio._PARSED_LARGEST + 1), "big")
+    assert len(yamlio._PARSED) == yamlio._PARSED_KEEP and all(len(k[0]) < 100 for k in yamlio._PARSED)

@@ -58,6 +58,19 @@ def test_csv_holds_the_same_rows(cli, tmp_path):
     assert rows[2]["busbw_gbps"] == "" and rows[2]["reason"]
 
 
+def test_format_csv_prints_what_the_file_holds_and_json_too(cli, tmp_path):
+    """Machines read every point, whichever way they ask: stdout's CSV is the -o file's bytes (the
+    front alone is the table's, for people), and stdout's JSON holds the same points."""
+    assert cli(*BASE, "-o", str(tmp_path / "d.csv")).code == 0
+    printed = cli(*BASE, "--format", "csv")
+    assert printed.code == 0, printed.err
+    assert printed.out == (tmp_path / "d.csv").read_text()
+    document = json.loads(cli(*BASE, "--format", "json").out)
+    assert [str(r["point"]) for r in document["rows"]] == [
+        r["point"] for r in csv.DictReader(printed.out.splitlines())
+    ]
+
+
 def test_constraints_mark_rows_and_keep_them_off_the_front(cli, tmp_path):
     out = tmp_path / "d.json"
     result = cli(*BASE, "--max-power-w", "1", "--constraint", "busbw_gbps >= 0", "-o", str(out))
@@ -134,6 +147,26 @@ def test_expected_busbw_under_faults(cli, tmp_path):
                "--objective", "busbw:allreduce:16M", "--mttf", "chip=1e9", "-o", str(rare)).code == 0  # fmt: skip
     for r, s in zip(_json(out)["rows"], _json(rare)["rows"], strict=True):
         assert r["expected_busbw_gbps"] <= s["expected_busbw_gbps"] <= s["busbw_gbps"]
+
+
+def test_a_repair_time_that_leaves_two_parts_down_often_is_said(cli, tmp_path):
+    """The expectation leaves out the states with two parts or more down: when the rows say those
+    hold more than the note's share of the time, so does stderr, naming the points; else nothing."""
+    from trnsim.studies.design.faults import MULTIPLE_FAILURES_NOTE
+
+    args = ("design", "--sku", "hgx-h100", "--vary", "efficiency.default=0.8,0.9", "--faults",
+            "--objective", "busbw:allreduce:16M")  # fmt: skip
+    for mttr in ("24", "20000"):
+        out = tmp_path / f"mttr-{mttr}.json"
+        result = cli(*args, "--mttr", mttr, "-o", str(out))
+        assert result.code == 0, result.err
+        often = [r["point"] for r in _json(out)["rows"] if r["p_multiple_failures"] > MULTIPLE_FAILURES_NOTE]
+        said = [line for line in result.err.splitlines() if line.startswith("note: ")]
+        if often:
+            assert len(said) == 1 and f"(points {', '.join(map(str, often))};" in said[0]
+        else:
+            assert said == []
+    assert often, "a repair time of 20,000 h should leave two parts down often"
 
 
 def test_a_layout_that_does_not_fit_a_system_is_infeasible_there(cli, tmp_path):

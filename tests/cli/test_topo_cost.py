@@ -61,6 +61,9 @@ def test_outputs_to_files_agree_with_stdout(cli, tmp_path):
     rows = list(csv.DictReader(table.open()))
     assert [row["part"] for row in rows] == [line["part"] for line in stdout["lines"]]
     assert sum(float(row["capex_usd"]) for row in rows) == pytest.approx(stdout["capex_usd"])
+    printed = cli("topo", "cost", "nl64", "--format", "csv")
+    assert printed.code == 0 and printed.out == table.read_text()  # numbers, as the file has them
+    assert all(float(row["price_usd"]) >= 0 and row["per"] in ("each", "lane", "gbit") for row in rows)
 
 
 def test_an_output_of_another_kind_is_refused(cli, tmp_path):

@@ -62,7 +62,8 @@ def design(
     kilowatt. A point whose system cannot be built (a lane or port budget exceeded) is a row marked
     infeasible with its reason; one that breaks a constraint is kept and marked. The table printed
     is the Pareto front: the feasible points within the constraints that no other beats on
-    performance (maximised), capex and power (minimised) at once (--front). -o writes every point.
+    performance (maximised), capex and power (minimised) at once (--front). -o, --format json and
+    --format csv give every point, with every field.
 
     Examples:
 
@@ -231,7 +232,7 @@ def _evaluate(plan: dict, chosen: list[int], engine) -> list[dict]:
 
 def _report(plan: dict, rows: list[dict], checks: list, search, output, plot, fmt: Format) -> None:
     """Constraints and front over the rows; the front printed, every row written, the plot drawn."""
-    from trnsim.outputs.design import design_columns, save_design_plot, write_table
+    from trnsim.outputs.design import design_columns, every_point, save_design_plot, write_table
     from trnsim.studies.design.run import columns_of, judge, tidy
 
     goal, grid = plan["objective"], plan["grid"]
@@ -271,9 +272,32 @@ def _report(plan: dict, rows: list[dict], checks: list, search, output, plot, fm
         written.append(f"wrote {plot}")
     shown = sorted((r for r in rows if r["front"]), key=lambda r: (r["capex_usd"], -r[performance]))
     columns = design_columns(goal.metric, goal.unit, keys, plan["faults"] is not None)
-    emit({**meta, "rows": rows}, [Table(title, columns, shown, _footer(rows))], fmt)
+    # CSV is for machines: every point and field, as -o d.csv writes them; the table shows the front
+    table = every_point(rows, title) if fmt == Format.csv else Table(title, columns, shown, _footer(rows))
+    emit({**meta, "rows": rows}, [table], fmt)
     for line in written:
         typer.echo(line, err=True)
+    if plan["faults"] is not None:
+        _note_multiple_failures(rows, plan["faults"].mttr_h)
+
+
+def _note_multiple_failures(rows: list[dict], mttr_h: float) -> None:
+    """Say when two parts or more are down too often for the single-failure expectation to stand for
+    the system (:data:`~trnsim.studies.design.faults.MULTIPLE_FAILURES_NOTE`)."""
+    from trnsim.studies.design.faults import MULTIPLE_FAILURES_NOTE, often_multiple
+
+    often = often_multiple(rows)
+    if not often:
+        return
+    worst = max(row["p_multiple_failures"] for row in often)
+    points = ", ".join(str(row["point"]) for row in often[:8]) + (", ..." if len(often) > 8 else "")
+    typer.echo(
+        f"note: with parts down {mttr_h:g} h per failure, two or more are down at once up to "
+        f"{worst:.1%} of the time (points {points}; over {MULTIPLE_FAILURES_NOTE:.0%}, an assumption): "
+        "expected_busbw_gbps averages only the states with at most one down; a shorter --mttr or a "
+        "longer --mttf makes it stand for the system",
+        err=True,
+    )
 
 
 def _reason(error, base, grid, row) -> str:

@@ -44,6 +44,13 @@ def bill_rows(bill) -> list[dict]:
     ]
 
 
+def bill_lines(bill) -> Table:
+    """Every line with every field as a number or a name (:func:`bill_rows`): what ``-o bill.csv``
+    writes and ``--format csv`` prints, for machines (the terminal's table shows units as text)."""
+    rows = bill_rows(bill)
+    return Table("", [Column(key, key) for key in rows[0]], rows)
+
+
 def _unit_texts(row: dict) -> dict:
     """A row with its unit price and power as text with their unit (``50 /lane``)."""
     per = _PER.get(row["per"], f" /{row['per']}")

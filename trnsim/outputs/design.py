@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from trnsim.outputs.pictures import quiet, save_picture
-from trnsim.outputs.table import Column
+from trnsim.outputs.table import Column, Table
 
 
 def _money(value: float) -> str:
@@ -37,26 +37,25 @@ def design_columns(metric: str, unit: str, keys: list[str], faults: bool) -> lis
     return columns
 
 
+def every_point(rows: list[dict], title: str = "") -> Table:
+    """Every point with every field: what ``-o d.csv`` writes and ``--format csv`` prints."""
+    return Table(title, [Column(key, key) for key in rows[0]], rows)
+
+
 def write_table(path: Path, rows: list[dict], meta: dict) -> None:
     """Every row to ``path``: CSV (one line per point) or JSON (with ``meta``), written atomically."""
-    import csv
     import io
 
     from trnsim.atomic import write_atomic
+    from trnsim.outputs.plain import emit_csv
     from trnsim.outputs.table import SCHEMA
 
     if path.suffix.lower() == ".json":
         text = json.dumps({"schema": SCHEMA, **meta, "rows": rows}, indent=1, allow_nan=False) + "\n"
         write_atomic(path, text)
         return
-    from trnsim.outputs.render import csv_cell
-
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(
-        {key: "" if value is None else csv_cell(value) for key, value in row.items()} for row in rows
-    )
+    emit_csv([every_point(rows)], buffer)
     write_atomic(path, buffer.getvalue())
 
 

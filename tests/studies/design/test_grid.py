@@ -30,12 +30,22 @@ def test_values_split_at_top_level_commas_only():
 @pytest.mark.parametrize(
     ("text", "why"),
     [("lanes", "expected KEY=V1,V2"), ("=4,8", "expected KEY=V1,V2"), ("a.b=4,,8", "empty"),
-     ("a.b=4,8,", "empty"), ("a.b=4,8,4", "given twice")],
+     ("a.b=4,8,", "empty"), ("a.b=4,8,4", "given twice"), ("a.b=0.8,0.80", "'0.80' is the same as '0.8'"),
+     ("a.b=8,8.0", "the same as '8'"), ("a.b=1e3, 1000", "the same as '1e3'"), ("a.b=x,'x'", "the same as 'x'")],
 )  # fmt: skip
 def test_bad_axes_are_refused_naming_the_option(text, why):
+    """A value written twice, or two that mean the same edit (which would build and run the same
+    system twice), is refused."""
     with pytest.raises(UsageError) as caught:
         parse_axis(text)
     assert caught.value.template.startswith("{vary}") and why in str(caught.value)
+
+
+def test_values_that_differ_as_edits_are_kept():
+    """A number is not a bool, nor the string that quotes it; a list is not its first item."""
+    assert parse_axis("a.b=1,true").values == ("1", "true")
+    assert parse_axis("a.b=8,'8'").values == ("8", "'8'")
+    assert parse_axis("a.b=[A],A,null").values == ("[A]", "A", "null")
 
 
 SIZES = st.lists(st.integers(1, 4), max_size=4)

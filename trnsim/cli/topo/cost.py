@@ -67,7 +67,7 @@ def cost(
         trnsim topo cost nvl72 --domains 1000
     """
     from trnsim.cli.sweep import _check_output
-    from trnsim.outputs.cost import bill_rows, bill_tables
+    from trnsim.outputs.cost import bill_lines, bill_tables
     from trnsim.outputs.render import emit
     from trnsim.spec.parts_catalog import load_parts
     from trnsim.studies.cost import bill_of_materials
@@ -81,8 +81,13 @@ def cost(
         raise _in_our_terms(exc) from None
     payload = {"name": topo.name, **bill.to_dict()}
     if output is not None:
-        _write(output, payload, bill_rows(bill))
-    emit(payload, bill_tables(bill, topo.where, OVERRIDE_HINT), fmt)
+        _write(output, payload, bill_lines(bill))
+    # CSV is for machines: the lines as numbers, as -o bill.csv writes them
+    emit(
+        payload,
+        [bill_lines(bill)] if fmt == Format.csv else bill_tables(bill, topo.where, OVERRIDE_HINT),
+        fmt,
+    )
 
 
 # the scale-out fabric's parameters, which `cluster` sets by flags and this command by --set edits
@@ -102,21 +107,20 @@ def _in_our_terms(error: TrnsimError) -> TrnsimError:
     return UsageError(text, names=tuple(name for name in error.names if name not in SCALE_OUT_KEYS))
 
 
-def _write(path: Path, payload: dict, rows: list[dict]) -> None:
-    """The bill as JSON (the --format json document) or CSV (one row per line), by the suffix."""
-    import csv
+def _write(path: Path, payload: dict, lines) -> None:
+    """The bill as JSON (the --format json document) or CSV (``lines``, one row per line of the
+    bill, as --format csv prints them), by the suffix."""
     import io
     import json
 
     from trnsim.cli.options import write_text
+    from trnsim.outputs.plain import emit_csv
     from trnsim.outputs.table import SCHEMA
 
     if path.suffix.lower() == ".json":
         write_text(path, json.dumps({"schema": SCHEMA, **payload}, indent=1, allow_nan=False) + "\n")
     else:
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+        emit_csv([lines], buffer)
         write_text(path, buffer.getvalue())
     typer.echo(f"wrote {path}", err=True)

@@ -94,7 +94,11 @@ def describe_groups(topology: Topology, groups: list[list[str]], routed: int) ->
     translates = len(groups) - routed
     return (
         f"{topology.where}: {len(groups):,} groups of {len(groups[0]):,} chips at once"
-        + (f" ({routed:,} routed, {translates:,} translates of them)" if translates else "")
+        + (
+            f" ({routed:,} routed, the other {translates:,} their images under the fabric's symmetry)"
+            if translates
+            else ""
+        )
         + f" on {len(topology.nodes):,} devices"
     )
 

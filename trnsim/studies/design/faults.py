@@ -20,6 +20,10 @@ from __future__ import annotations
 
 import math
 
+# an assumption: past this share of the time with two parts or more down, the expectation (which
+# averages the states with at most one down) no longer stands for the system's busbw, and a run says so
+MULTIPLE_FAILURES_NOTE = 0.01
+
 
 def expected_busbw(
     report, key: tuple[str, int], rates: dict[str, float], mttr_h: float
@@ -70,3 +74,16 @@ def busbw_under_faults(
     key = next(k for k in report.healthy if k[0] == op)
     value, multiple = expected_busbw(report, key, rates, mttr_h)
     return {"expected_busbw_gbps": value, "p_multiple_failures": multiple}
+
+
+def often_multiple(rows: list[dict]) -> list[dict]:
+    """The feasible points whose ``p_multiple_failures`` passes :data:`MULTIPLE_FAILURES_NOTE`.
+
+    Examples
+    --------
+    >>> rows = [{"point": 0, "p_multiple_failures": 0.002}, {"point": 1, "p_multiple_failures": 0.4},
+    ...         {"point": 2, "p_multiple_failures": None}]
+    >>> [row["point"] for row in often_multiple(rows)]
+    [1]
+    """
+    return [row for row in rows if (row.get("p_multiple_failures") or 0.0) > MULTIPLE_FAILURES_NOTE]

@@ -66,10 +66,24 @@ def parse_axis(text: str) -> Axis:
     values = split_values(raw)
     if any(not value for value in values):
         raise ParameterError("a value is empty (two commas in a row, or one at an end)", "vary", repr(text))
-    twice = [value for n, value in enumerate(values) if value in values[:n]]
-    if twice:
-        raise ParameterError(f"the value {twice[0]!r} is given twice", "vary", repr(text))
+    seen: dict[tuple, int] = {}
+    for n, value in enumerate(values):
+        first = seen.setdefault(_meaning(value, key), n)
+        if first != n:  # 0.8 and 0.80 build the same system: it would run twice
+            same = "given twice" if values[first] == value else f"the same as {values[first]!r}"
+            raise ParameterError(f"the value {value!r} is {same}", "vary", repr(text))
     return Axis(key, tuple(values))
+
+
+def _meaning(value: str, key: str) -> tuple:
+    """What a value means as an edit (:func:`trnsim.spec.overrides.parse_value`), numbers compared as
+    numbers (``8``, ``8.0`` and ``8e0`` are one) and never equal to a bool (``1`` is not ``true``)."""
+    from trnsim.spec.overrides import parse_value
+
+    typed = parse_value(value, key)
+    if isinstance(typed, bool) or not isinstance(typed, int | float):
+        return (type(typed).__name__, repr(typed))
+    return ("number", float(typed))
 
 
 @dataclass(frozen=True)
