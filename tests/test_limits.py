@@ -91,7 +91,7 @@ def test_estimate_matches_random_tori(sizes, wraps):
                 "--sizes",
                 "1G",
             ],
-            "32 groups of 1,024 chips at once (1 routed, the other 31 their images under the fabric's symmetry) on 32,768 devices need",
+            "32 groups of 1,024 chips at once (1 routed; the other 31 are copies of it moved by the fabric's symmetry) on 32,768 devices need",
         ),
         (
             [

@@ -210,3 +210,20 @@ def test_the_parsed_texts_kept_are_bounded(monkeypatch):
     assert len(yamlio._PARSED) == yamlio._PARSED_KEEP
     assert yamlio.load_text("x: " + "y" * (yamlio._PARSED_LARGEST + 1), "big")
     assert len(yamlio._PARSED) == yamlio._PARSED_KEEP and all(len(k[0]) < 100 for k in yamlio._PARSED)
+
+
+def test_a_document_too_deep_to_copy_is_read_all_the_same(tmp_path, monkeypatch):
+    """Past copying's recursion (a depth limit raised by the user), the document is not kept, and
+    the reader gets it, or the file's own refusal, never an internal error."""
+    from trnsim import yamlio
+
+    monkeypatch.setattr(yamlio, "_PARSED", {})
+    monkeypatch.setenv("TRNSIM_MAX_YAML_DEPTH", "2000")
+    path = tmp_path / "deep.yaml"
+    path.write_text("name: deep\nx: " + "[" * 490 + "]" * 490 + "\n")
+    try:
+        document = load_yaml(path)
+    except ConfigError as refused:  # deeper than this interpreter's stack: said, not crashed
+        assert "nested too deeply" in str(refused)
+    else:
+        assert document["name"] == "deep"

@@ -271,7 +271,10 @@ def load_text(text: str, where: str):
         return copy.deepcopy(_PARSED[key])
     document = _parse(text, where)
     if len(text) <= _PARSED_LARGEST:
-        _PARSED[key] = copy.deepcopy(document)
+        try:
+            _PARSED[key] = copy.deepcopy(document)
+        except RecursionError:  # nested deeper than copying recurses (a raised depth limit): not kept
+            return document
         while len(_PARSED) > _PARSED_KEEP:
             del _PARSED[next(iter(_PARSED))]
     return document

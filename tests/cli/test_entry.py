@@ -277,3 +277,51 @@ def test_a_profiled_run_still_returns_to_its_profiler():
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert "function calls" in done.stdout and done.stderr.startswith("error: unknown SKU"), done.stderr
+
+
+def test_pdb_gets_control_back_at_the_exit():
+    """pdb clears its tracer on `continue`; at the exit it must still say how the program ended."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pdb", "-m", "trnsim", "--version"],
+        input="c\nq\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert "The program exited via sys.exit()" in done.stdout, done.stdout[-500:]
+
+
+@pytest.mark.parametrize("tools", [{}, {2: "cProfile"}, {0: "a debugger"}])
+def test_a_tool_of_sys_monitoring_counts_as_watching(monkeypatch, tools):
+    """From Python 3.12 cProfile, coverage and debuggers hook in through sys.monitoring, which
+    sys.getprofile() does not show."""
+    from trnsim.cli import entry
+
+    class Monitoring:
+        @staticmethod
+        def get_tool(tool):
+            return tools.get(tool)
+
+    monkeypatch.setattr(sys, "monitoring", Monitoring, raising=False)
+    monkeypatch.setattr(sys, "getprofile", lambda: None)
+    monkeypatch.setattr(sys, "gettrace", lambda: None)
+    monkeypatch.delitem(sys.modules, "pdb", raising=False)
+    assert entry._watched() == bool(tools)
+
+
+def test_a_regression_still_fails_when_the_reader_goes_away(tmp_path):
+    """`trnsim sweep --baseline b.json | head -1` in CI: the table's reader leaves, the check still
+    runs and exits 1 (a table larger than stdout's buffer used to end the run at exit 0)."""
+    import json
+
+    saved, raised = tmp_path / "b.json", tmp_path / "raised.json"
+    argv = ["sweep", "--sku", "nl16", "--op", "allreduce", "--format", "csv"]
+    assert _run([*argv, "--save-baseline", str(saved)]).returncode == 0
+    document = json.loads(saved.read_text())
+    for row in document["rows"]:  # every row 50% better than this run will be
+        row["busbw_gbps"] *= 1.5
+    raised.write_text(json.dumps(document))
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        result = _run([*argv, "--baseline", str(raised)], stdout=write)
+    finally:
+        os.close(write)
+    assert result.returncode == 1 and "regression:" in result.stderr

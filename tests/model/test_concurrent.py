@@ -292,7 +292,7 @@ def test_copies_on_a_switched_fabric_cost_no_routing_work(monkeypatch):
     monkeypatch.setenv("TRNSIM_MAX_ROUTING", "1")
     with pytest.raises(
         UsageError,
-        match=r"2 groups of 72 chips at once \(1 routed, the other 1 their images under the fabric's symmetry\)",
+        match=r"2 groups of 72 chips at once \(1 routed; the other 1 is a copy of it moved by the fabric's symmetry\)",
     ):
         evaluate_concurrent(topo, "allreduce", [1 << 20], racks, algo="ring")
 

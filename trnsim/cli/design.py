@@ -62,8 +62,8 @@ def design(
     kilowatt. A point whose system cannot be built (a lane or port budget exceeded) is a row marked
     infeasible with its reason; one that breaks a constraint is kept and marked. The table printed
     is the Pareto front: the feasible points within the constraints that no other beats on
-    performance (maximised), capex and power (minimised) at once (--front). -o, --format json and
-    --format csv give every point, with every field.
+    performance (maximised), capex and power (minimised) at once (--front). Every point, with every
+    field, is what -o writes and what --format json or csv prints.
 
     Examples:
 
@@ -73,12 +73,12 @@ def design(
         trnsim design --sku h100 --objective moe:4:16M --max-power-w 2e4
         trnsim design --sku nl16 --vary efficiency.default=0.8,0.9 --search random:1
     """
-    from trnsim.studies.design.grid import choose, parse_search
+    from trnsim.studies.design.grid import parse_search
 
     named = in_typed_order(ctx, sku=sku, topology=topology)
     systems = (named, overrides, routing, calibration, fail)
-    plan = _plan(systems, vary, objective, front, faults, mttf, mttr_h, parts, runtime, dtype)
-    chosen = choose(plan["grid"], parse_search(search, seed))
+    plan = _plan(systems, vary, objective, front, faults, mttf, mttr_h, parts, runtime, dtype, search, seed)
+    chosen = plan["chosen"]
     checks = _constraints(plan, max_capex_usd, max_power_w, min_busbw_gbps, constraint)
     _check_outputs(output, plot)
     engine_options = _engine(jobs, engine, scheduler)
@@ -86,12 +86,12 @@ def design(
     _report(plan, rows, checks, parse_search(search, seed), output, plot, fmt)
 
 
-def _plan(systems, vary, objective, front, faults, mttf, mttr_h, parts, runtime, dtype) -> dict:
+def _plan(systems, vary, objective, front, faults, mttf, mttr_h, parts, runtime, dtype, search, seed) -> dict:
     """Everything a run needs, checked before any point is evaluated; ``systems`` is what
     :func:`~trnsim.cli.variant_options.variants_of` takes (each --routing makes each SKU a system)."""
     from trnsim.cli.variant_options import variants_of
     from trnsim.collectives.ops import dtype_size
-    from trnsim.studies.design.grid import make_grid, parse_axis
+    from trnsim.studies.design.grid import choose, make_grid, parse_axis, parse_search
     from trnsim.studies.design.objectives import parse_objective
     from trnsim.studies.design.run import FRONTS, FaultModel, check_edits
 
@@ -115,6 +115,7 @@ def _plan(systems, vary, objective, front, faults, mttf, mttr_h, parts, runtime,
     variants, common = variants_of(*systems)
     axes = [parse_axis(text) for text in vary or []]
     grid = make_grid([v.text for v in variants], axes, list(common))
+    chosen = choose(grid, parse_search(search, seed))  # an oversized grid goes before its values are read
     names = check_edits(variants, [[axis.edit(n) for n in range(len(axis.values))] for axis in axes])
     from trnsim.studies.variants import label_form
 
@@ -135,6 +136,7 @@ def _plan(systems, vary, objective, front, faults, mttf, mttr_h, parts, runtime,
         runtime = "ideal"
     return {
         "grid": grid,
+        "chosen": chosen,
         "names": names,
         "variants": variants,
         "common": tuple(common),
@@ -290,10 +292,11 @@ def _note_multiple_failures(rows: list[dict], mttr_h: float) -> None:
     if not often:
         return
     worst = max(row["p_multiple_failures"] for row in often)
+    share = f"up to {worst:.1%}" if worst < 0.9995 else "all" if worst >= 1 else "over 99.9%"
     points = ", ".join(str(row["point"]) for row in often[:8]) + (", ..." if len(often) > 8 else "")
     typer.echo(
-        f"note: with parts down {mttr_h:g} h per failure, two or more are down at once up to "
-        f"{worst:.1%} of the time (points {points}; over {MULTIPLE_FAILURES_NOTE:.0%}, an assumption): "
+        f"note: with parts down {mttr_h:g} h per failure, two or more are down at once "
+        f"{share} of the time (points {points}; over {MULTIPLE_FAILURES_NOTE:.0%}, an assumption): "
         "expected_busbw_gbps averages only the states with at most one down; a shorter --mttr or a "
         "longer --mttf makes it stand for the system",
         err=True,

@@ -54,8 +54,7 @@ def _exit_now(code: int) -> None:
     import threading
 
     run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)  # CPython's, there since 3.0
-    watched = sys.getprofile() is not None or sys.gettrace() is not None
-    if run_exit_handlers is None or threading.active_count() > 1 or watched:
+    if run_exit_handlers is None or threading.active_count() > 1 or _watched():
         sys.exit(code)
     try:
         run_exit_handlers()
@@ -124,6 +123,16 @@ def _leave(code: int, what: str) -> None:
     except BaseException:  # noqa: BLE001 - nothing may stop the exit below
         pass
     os._exit(code)
+
+
+def _watched() -> bool:
+    """Whether a profiler, tracer, coverage tool or debugger is watching the run: the old hooks
+    (``sys.setprofile``, ``sys.settrace``), the tools of ``sys.monitoring`` (Python 3.12+: cProfile's
+    own), or pdb, which clears its tracer on ``continue`` and takes control back at the exit."""
+    if sys.getprofile() is not None or sys.gettrace() is not None or "pdb" in sys.modules:
+        return True
+    monitoring = getattr(sys, "monitoring", None)
+    return monitoring is not None and any(monitoring.get_tool(tool) is not None for tool in range(6))
 
 
 def _warning(message, category, filename, lineno, file=None, line=None) -> None:

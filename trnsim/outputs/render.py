@@ -57,6 +57,27 @@ def emit(payload: dict, tables: list[Table], fmt: Format, stream=None) -> None:
         When the output would hold a NaN or an infinity (nothing is written then).
     """
     stream = stream or sys.stdout
+    try:
+        _emit(payload, tables, fmt, stream)
+    except BrokenPipeError:
+        # the reader went away (`trnsim ... | head`): the run goes on to what decides its exit code
+        # (a baseline check that finds a regression still exits 1), the rest of stdout to nowhere
+        _nowhere(stream)
+
+
+def _nowhere(stream) -> None:
+    """Point ``stream``'s file at the null device: what is still buffered, and any later write, goes
+    there without error."""
+    import os
+
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, stream.fileno())
+    finally:
+        os.close(null)
+
+
+def _emit(payload: dict, tables: list[Table], fmt: Format, stream) -> None:
     if fmt == Format.json:
         try:
             text = json.dumps({"schema": SCHEMA, **payload}, indent=2, default=_json_default, allow_nan=False)

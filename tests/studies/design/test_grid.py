@@ -31,7 +31,8 @@ def test_values_split_at_top_level_commas_only():
     ("text", "why"),
     [("lanes", "expected KEY=V1,V2"), ("=4,8", "expected KEY=V1,V2"), ("a.b=4,,8", "empty"),
      ("a.b=4,8,", "empty"), ("a.b=4,8,4", "given twice"), ("a.b=0.8,0.80", "'0.80' is the same as '0.8'"),
-     ("a.b=8,8.0", "the same as '8'"), ("a.b=1e3, 1000", "the same as '1e3'"), ("a.b=x,'x'", "the same as 'x'")],
+     ("a.b=1e3, 1000.0", "the same as '1e3'"), ("a.b=x,'x'", "the same as 'x'"),
+     ("a.b={p: 1, q: [2]},{q: [2], p: 1}", "the same as '{p: 1, q: [2]}'")],
 )  # fmt: skip
 def test_bad_axes_are_refused_naming_the_option(text, why):
     """A value written twice, or two that mean the same edit (which would build and run the same
@@ -42,10 +43,23 @@ def test_bad_axes_are_refused_naming_the_option(text, why):
 
 
 def test_values_that_differ_as_edits_are_kept():
-    """A number is not a bool, nor the string that quotes it; a list is not its first item."""
+    """A number is not a bool, nor the string that quotes it; a list is not its first item; an int
+    is not a float (the schema may take one and refuse the other), however large."""
     assert parse_axis("a.b=1,true").values == ("1", "true")
+    assert parse_axis("a.b=8,8.0").values == ("8", "8.0")
+    assert parse_axis("a.b=9007199254740993,9007199254740992").values == (
+        "9007199254740993",
+        "9007199254740992",
+    )
     assert parse_axis("a.b=8,'8'").values == ("8", "'8'")
     assert parse_axis("a.b=[A],A,null").values == ("[A]", "A", "null")
+
+
+def test_a_long_list_is_not_echoed_whole():
+    values = ",".join(str(n) for n in range(5000)) + ",7"
+    with pytest.raises(UsageError) as caught:
+        parse_axis(f"a.b={values}")
+    assert "'7' is given twice" in str(caught.value) and len(str(caught.value)) < 300
 
 
 SIZES = st.lists(st.integers(1, 4), max_size=4)

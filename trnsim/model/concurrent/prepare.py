@@ -95,7 +95,8 @@ def describe_groups(topology: Topology, groups: list[list[str]], routed: int) ->
     return (
         f"{topology.where}: {len(groups):,} groups of {len(groups[0]):,} chips at once"
         + (
-            f" ({routed:,} routed, the other {translates:,} their images under the fabric's symmetry)"
+            f" ({routed:,} routed; the other {translates:,} {'is a copy' if translates == 1 else 'are copies'}"
+            f" of {'it' if routed == 1 else 'them'} moved by the fabric's symmetry)"
             if translates
             else ""
         )

@@ -49,6 +49,12 @@ def split_values(text: str) -> list[str]:
     return [part.strip() for part in parts]
 
 
+def _shown(text: str, most: int = 60) -> str:
+    """``text`` quoted for a message, its middle left out past ``most`` characters (a list of
+    thousands of values is not echoed whole)."""
+    return repr(text) if len(text) <= most else repr(text[: most // 2]) + " ... " + repr(text[-most // 4 :])
+
+
 def parse_axis(text: str) -> Axis:
     """An axis from ``KEY=V1,V2,...``.
 
@@ -65,25 +71,31 @@ def parse_axis(text: str) -> Axis:
         )
     values = split_values(raw)
     if any(not value for value in values):
-        raise ParameterError("a value is empty (two commas in a row, or one at an end)", "vary", repr(text))
+        raise ParameterError("a value is empty (two commas in a row, or one at an end)", "vary", _shown(text))
     seen: dict[tuple, int] = {}
     for n, value in enumerate(values):
         first = seen.setdefault(_meaning(value, key), n)
         if first != n:  # 0.8 and 0.80 build the same system: it would run twice
             same = "given twice" if values[first] == value else f"the same as {values[first]!r}"
-            raise ParameterError(f"the value {value!r} is {same}", "vary", repr(text))
+            raise ParameterError(f"the value {value!r} is {same}", "vary", _shown(text))
     return Axis(key, tuple(values))
 
 
-def _meaning(value: str, key: str) -> tuple:
-    """What a value means as an edit (:func:`trnsim.spec.overrides.parse_value`), numbers compared as
-    numbers (``8``, ``8.0`` and ``8e0`` are one) and never equal to a bool (``1`` is not ``true``)."""
+def _meaning(value: str, key: str):
+    """What a value means as an edit (:func:`trnsim.spec.overrides.parse_value`), typed exactly: the
+    schema tells ``8`` from ``8.0`` and ``1`` from ``true``, so they stay apart; a mapping's keys in
+    any order mean the same."""
     from trnsim.spec.overrides import parse_value
 
-    typed = parse_value(value, key)
-    if isinstance(typed, bool) or not isinstance(typed, int | float):
-        return (type(typed).__name__, repr(typed))
-    return ("number", float(typed))
+    return _canonical(parse_value(value, key))
+
+
+def _canonical(typed):
+    if isinstance(typed, dict):
+        return ("map", tuple(sorted(((str(k), _canonical(v)) for k, v in typed.items()), key=repr)))
+    if isinstance(typed, list):
+        return ("list", tuple(_canonical(v) for v in typed))
+    return (type(typed).__name__, typed)
 
 
 @dataclass(frozen=True)
