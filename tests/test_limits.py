@@ -143,6 +143,19 @@ def test_limits_can_be_raised_by_environment(cli, monkeypatch):
     monkeypatch.setenv("TRNSIM_MAX_LINKS", "100")
     result = cli("topo", "show", "nl72x2", "--set", "switched.racks=100000")
     assert result.code == 2 and "links, more than the limit of 100" in result.err
+    # the limit in force is the user's, and the message says so rather than calling it a default
+    assert "(set by the environment variable TRNSIM_MAX_LINKS=100; raise it there)" in result.err
+
+
+def test_a_default_limit_is_called_one(monkeypatch):
+    from trnsim import limits
+    from trnsim.errors import UsageError
+
+    monkeypatch.delenv("TRNSIM_MAX_LINKS", raising=False)
+    with pytest.raises(
+        UsageError, match=r"\(a default; raise it with the environment variable TRNSIM_MAX_LINKS\)"
+    ):
+        limits.LINKS.check(limits.LINKS.default + 1, "x:")
 
 
 def test_a_one_chip_system_has_zero_hops(cli, tmp_path):

@@ -67,10 +67,13 @@ class Limit:
         """
         bound = self.value
         if amount > bound:
-            raise UsageError(
-                f"{subject} {amount:,} {self.what}, more than the limit of {bound:,} "
-                f"(a default; raise it with the environment variable {self.env})"
+            given = (os.environ.get(self.env) or "").strip()
+            origin = (
+                f"set by the environment variable {self.env}={given}; raise it there"
+                if given
+                else f"a default; raise it with the environment variable {self.env}"
             )
+            raise UsageError(f"{subject} {amount:,} {self.what}, more than the limit of {bound:,} ({origin})")
 
 
 FILE_BYTES = Limit("TRNSIM_MAX_FILE_BYTES", 4 << 20, "bytes")
