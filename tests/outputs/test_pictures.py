@@ -93,3 +93,21 @@ def test_a_picture_that_fails_halfway_leaves_the_old_one(tmp_path, monkeypatch):
         draw.save(draw.layout(load_topology("trn1-nl16")), target)
     assert target.read_bytes() == b"the old picture"
     assert [p.name for p in tmp_path.iterdir()] == ["fabric.png"]
+
+
+@pytest.mark.parametrize("suffix", ["png", "bogus"])
+def test_a_picture_is_closed_once_saved_or_refused(tmp_path, suffix):
+    """pyplot keeps every open figure alive: a run drawing many must not hold them all."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    from trnsim.outputs.pictures import save_picture
+
+    figure = pyplot.figure()
+    try:
+        save_picture(figure, tmp_path / f"p.{suffix}")
+    except ValueError:  # a format matplotlib does not know
+        assert suffix == "bogus"
+    assert figure.number not in pyplot.get_fignums()

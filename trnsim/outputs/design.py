@@ -109,7 +109,4 @@ def save_design_plot(rows: list[dict], performance: str, label: str, output: Pat
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize=8)
     figure.tight_layout()
-    try:
-        save_picture(figure, output)
-    finally:
-        pyplot.close(figure)
+    save_picture(figure, output)

@@ -39,11 +39,17 @@ def quiet():
 
 def save_picture(figure, output: Path, **options) -> None:
     """Render ``figure`` in memory in the format ``output``'s suffix names, then write the file in
-    one step (:func:`trnsim.atomic.write_atomic`): an interrupted run leaves no half picture."""
+    one step (:func:`trnsim.atomic.write_atomic`): an interrupted run leaves no half picture. The
+    figure is closed afterwards, written or not (pyplot keeps every open figure alive)."""
     import io
 
     from trnsim.atomic import write_atomic
 
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format=output.suffix.lower().lstrip("."), **options)
+    try:
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format=output.suffix.lower().lstrip("."), **options)
+    finally:
+        import matplotlib.pyplot
+
+        matplotlib.pyplot.close(figure)
     write_atomic(output, buffer.getvalue())

@@ -103,10 +103,7 @@ def save_figure(results: list[VariantResult], op: str, output: Path, title: str,
     axes.grid(True, which="major", alpha=0.3)
     axes.legend(fontsize=8)
     figure.tight_layout()
-    try:
-        save_picture(figure, output)
-    finally:
-        pyplot.close(figure)
+    save_picture(figure, output)
 
 
 def terminal_chart(results: list[VariantResult], op: str, title: str, measured=()) -> str:

@@ -86,10 +86,7 @@ def save(
         bar.ax.tick_params(labelsize=6)
     _frame(axes, drawing, subtitle)
     figure.tight_layout()
-    try:
-        save_picture(figure, output, bbox_inches="tight")
-    finally:
-        pyplot.close(figure)
+    save_picture(figure, output, bbox_inches="tight")
 
 
 def _draw_boxes(axes, drawing: Drawing) -> None:
